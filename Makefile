@@ -1,0 +1,40 @@
+# Two commands on a fresh machine with Python 3 and make:
+#   make demo   runs the embedded demo benchmark, compares it with a baseline and prints the summary
+#   make test   installs everything into .venv and runs the whole test suite with ruff and mypy
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP_CORE := $(VENV)/.installed-core
+STAMP_ALL := $(VENV)/.installed-all
+
+.PHONY: demo test lint typecheck unit clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_CORE): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_ALL): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	touch $@ $(STAMP_CORE)
+
+demo: $(STAMP_CORE)
+	$(BIN)/python benchmarks/demo.py
+
+lint: $(STAMP_ALL)
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
+
+typecheck: $(STAMP_ALL)
+	$(BIN)/mypy
+
+unit: $(STAMP_ALL)
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck unit
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,73 @@
+"""The click group; subcommands are imported only when invoked so ``--help`` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from agent_evals import __version__
+from agent_evals.errors import EXIT_CODES_HELP
+
+# name -> (module, attribute, one-line help). Help text lives here so `--help` imports nothing else.
+COMMANDS: dict[str, tuple[str, str, str]] = {}
+
+
+def register(name: str, module: str, attr: str, help_line: str) -> None:
+    """Declare a lazily imported subcommand."""
+    COMMANDS[name] = (module, attr, help_line)
+
+
+register("run", "agent_evals.cli.run", "run", "Run eval files and YAML benchmarks; write a run record.")
+register("compare", "agent_evals.cli.compare", "compare", "Compare a candidate run record with a baseline.")
+register(
+    "report", "agent_evals.cli.report", "report", "Render one run record as Markdown, JUnit, HTML or JSON."
+)
+register(
+    "regrade", "agent_evals.cli.regrade", "regrade", "Re-score stored outputs with the current evaluators."
+)
+register(
+    "ci", "agent_evals.cli.ci", "ci", "Run, compare with the base branch, comment and set the job status."
+)
+register(
+    "publish", "agent_evals.cli.publish", "publish", "Post a rendered report to a pull request (fork-safe)."
+)
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands load on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module_name, attr, _ = COMMANDS[cmd_name]
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name == module_name:
+                    return None  # not built yet in this version
+                raise
+            command: click.Command = getattr(module, attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="agent-evals")
+def cli() -> None:
+    """Evaluate AI agents and stop regressions in CI."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point."""
+    return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="agent-evals")

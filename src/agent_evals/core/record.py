@@ -1,0 +1,189 @@
+"""The run record: the versioned JSON document every run produces and the gate compares."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_ID = "agent-evals/run@1"
+"""The schema id written by this version."""
+
+READABLE_SCHEMAS = frozenset({"agent-evals/run@1"})
+"""Every schema id this version can read (grows as versions ship; never shrinks)."""
+
+
+class _Model(BaseModel):
+    # Unknown fields are kept so a newer writer's additions survive a read-modify-write.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Usage(_Model):
+    """Tokens and cost one trial reported, when it did."""
+
+    input_tokens: int | None = None
+    """Prompt tokens."""
+    output_tokens: int | None = None
+    """Completion tokens."""
+    cost_usd: float | None = None
+    """Cost in US dollars."""
+
+
+class TrialScore(_Model):
+    """One scorer's result in one trial."""
+
+    value: float | None = None
+    """Numeric value (library scores are in [0, 1]; eval scores may be any number), None if pass/fail only."""
+    passed: bool | None = None
+    """Pass/fail verdict, None for a numeric-only score."""
+    error: str | None = None
+    """Set when the scorer itself failed."""
+    notes: str | None = None
+    """Why: a judge's reasoning, an assertion message, which paths failed."""
+    expected: str | None = None
+    """What the scorer expected, rendered as short text (for reports)."""
+    actual: str | None = None
+    """What it found, rendered as short text (for reports)."""
+
+
+class Trial(_Model):
+    """One execution of a case."""
+
+    passed: bool
+    """Whether the trial passed (always False when ``error`` is set)."""
+    error: str | None = None
+    """Set when the trial errored (exception, timeout, infrastructure); not a failure."""
+    scores: dict[str, TrialScore] = Field(default_factory=dict)
+    """Scores keyed by scorer name."""
+    duration_s: float = 0.0
+    """Wall-clock seconds."""
+    usage: Usage | None = None
+    """Tokens and cost, when reported."""
+    output: str | None = None
+    """The agent's output, truncated (for reports)."""
+
+
+class Location(_Model):
+    """Where a case is declared."""
+
+    file: str | None = None
+    """Path of the declaring file, relative to the working directory when possible."""
+    line: int | None = None
+    """1-based line number."""
+
+
+class Case(_Model):
+    """One scenario or eval case with its trials."""
+
+    id: str
+    """Stable id: ``capability/scenario-id`` for benchmarks, ``file::function[case]`` for evals."""
+    group: str
+    """Capability (benchmarks) or dataset (evals)."""
+    name: str | None = None
+    """Human-readable name."""
+    dimensions: dict[str, str] = Field(default_factory=dict)
+    """Dimension values, e.g. ``{"difficulty": "hard"}``."""
+    critical: bool = False
+    """A critical case that flips from pass to fail fails the gate."""
+    location: Location | None = None
+    """Where the case is declared."""
+    input: str | None = None
+    """The prompt or input, truncated (for reports)."""
+    expected: str | None = None
+    """The reference, rendered as short text (for reports)."""
+    trials: list[Trial] = Field(default_factory=list)
+    """Every trial of the case."""
+
+
+class AgentInfo(_Model):
+    """The agent a suite ran against."""
+
+    name: str | None = None
+    """Agent name."""
+    version: str | None = None
+    """Agent version."""
+
+
+class Suite(_Model):
+    """One benchmark file or one eval collection."""
+
+    id: str
+    """Stable suite id (the benchmark id, or the eval file's path)."""
+    kind: Literal["benchmark", "evals"]
+    """What produced the suite."""
+    source: str
+    """The file or folder it came from."""
+    agent: AgentInfo = Field(default_factory=AgentInfo)
+    """The agent, when declared."""
+    fingerprint: str = ""
+    """Hash of case ids, configuration, agent and trials; differs when runs are not comparable."""
+    gate: dict[str, Any] | None = None
+    """The suite's own ``gate:`` policy block, when its file declares one."""
+    cases: list[Case] = Field(default_factory=list)
+    """Every case of the suite."""
+
+
+class GitInfo(_Model):
+    """The commit a run was made on."""
+
+    sha: str | None = None
+    """Commit SHA."""
+    ref: str | None = None
+    """Branch or ref."""
+
+
+class CIInfo(_Model):
+    """The CI run that made the record."""
+
+    provider: str | None = None
+    """``github`` or None when run locally."""
+    run_id: str | None = None
+    """The provider's run id."""
+    pr: int | None = None
+    """Pull request number, when any."""
+
+
+class RunInfo(_Model):
+    """Facts about the run as a whole."""
+
+    tool_version: str
+    """agent-evals version that wrote the record."""
+    started_at: str
+    """ISO 8601 UTC start time."""
+    finished_at: str | None = None
+    """ISO 8601 UTC end time."""
+    complete: bool = True
+    """False when the run was interrupted and the record holds partial results."""
+    git: GitInfo = Field(default_factory=GitInfo)
+    """Commit information."""
+    ci: CIInfo = Field(default_factory=CIInfo)
+    """CI information."""
+
+
+class RunRecord(_Model):
+    """The whole run record."""
+
+    schema_: str = Field(default=SCHEMA_ID, alias="schema")
+    """Schema id, ``agent-evals/run@1``."""
+    run: RunInfo
+    """Facts about the run."""
+    suites: list[Suite] = Field(default_factory=list)
+    """Every suite that ran."""
+
+    def to_json(self) -> str:
+        """Serialize with the ``schema`` key spelled as in the file format."""
+        return self.model_dump_json(by_alias=True, indent=2, exclude_none=False)
+
+
+def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:
+    """Hash what makes two runs of a suite comparable: case ids, config, agent and trial counts."""
+    payload = {
+        "cases": sorted(c.id for c in suite.cases),
+        "config": config or {},
+        "agent": [suite.agent.name, suite.agent.version],
+        "trials": sorted({len(c.trials) for c in suite.cases}),
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return digest[:16]

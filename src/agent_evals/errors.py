@@ -1,0 +1,121 @@
+"""The exception tree of agent-evals, and the exit code each branch maps to.
+
+    AgentEvalsError                 base; exit code 3 unless a subclass says otherwise
+    ├── UsageError                  bad configuration or input the user can fix; exit code 2
+    │   ├── BenchmarkFileError      a malformed benchmark YAML (file:line:col and key path)
+    │   ├── PolicyError             an invalid gate policy value (names the key)
+    │   ├── UnknownScorer           a scorer/checker name not in the registry (did-you-mean)
+    │   ├── EvalFileError           an eval file that fails to import
+    │   ├── AgentLoadError          an agent `module:attr` that cannot be imported or used
+    │   ├── RunRecordError          an unreadable or schema-invalid run record
+    │   └── MissingDependency       an optional extra is not installed (names the pip command)
+    ├── GitHubError                 the GitHub API answered with an error we cannot work around
+    │   └── GitHubPermissionError   a 403/404 that means a token permission is missing
+    └── UnsafeArchiveError          a downloaded artifact that is not safe to extract
+
+Library entry points that take Python objects (``run_eval_async`` and friends) raise plain
+``ValueError``/``TypeError`` for wrong arguments, as Python code expects.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 passed (warnings allowed); 1 gate failed (regression, floor or error budget); "
+    "2 usage or configuration error (bad YAML, flags, eval file or agent import, unreadable record); "
+    "3 infrastructure or internal error."
+)
+
+
+class AgentEvalsError(Exception):
+    """Base class of every error agent-evals raises on purpose."""
+
+    exit_code: int = EXIT_INTERNAL
+
+
+class UsageError(AgentEvalsError):
+    """Something the user can fix: a file, a flag, a configuration value."""
+
+    exit_code = EXIT_USAGE
+
+
+class BenchmarkFileError(UsageError):
+    """A benchmark YAML file that cannot be loaded; the message names file:line:col and key path."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        key_path: str | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.column = column
+        self.key_path = key_path
+        self.reason = message
+        where = ""
+        if file is not None:
+            where = file
+            if line is not None:
+                where += f":{line}"
+                if column is not None:
+                    where += f":{column}"
+            where += ": "
+        key = f"{key_path}: " if key_path else ""
+        super().__init__(f"{where}{key}{message}")
+
+
+class PolicyError(UsageError):
+    """An invalid gate policy value; the message names the offending key."""
+
+
+class UnknownScorer(UsageError):
+    """A scorer or success-checker name that is not registered."""
+
+
+class EvalFileError(UsageError):
+    """An eval file that cannot be imported."""
+
+
+class AgentLoadError(UsageError):
+    """An agent reference that cannot be imported or does not fit the agent contract."""
+
+
+class RunRecordError(UsageError):
+    """A run record that cannot be read or does not match the schema."""
+
+
+class MissingDependency(UsageError, ImportError):
+    """An optional extra is needed; the message names the ``pip install`` command."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs the '{package}' package, which is not installed. "
+            f"Install it with: pip install 'agent-evals[{extra}]'"
+        )
+
+
+class GitHubError(AgentEvalsError):
+    """The GitHub API failed in a way the caller cannot work around."""
+
+    def __init__(self, message: str, *, status: int | None = None, endpoint: str | None = None) -> None:
+        self.status = status
+        self.endpoint = endpoint
+        super().__init__(message)
+
+
+class GitHubPermissionError(GitHubError):
+    """The token lacks a permission the call needs; the message names it."""
+
+
+class UnsafeArchiveError(AgentEvalsError):
+    """A downloaded archive that would escape its folder, hold links, or expand too far."""

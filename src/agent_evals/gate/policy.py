@@ -1,0 +1,291 @@
+"""Gate policy: the knobs, their sources (defaults < repo config < suite block < CLI) and glob overrides."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
+
+from agent_evals.errors import PolicyError
+
+Action = Literal["pass", "warn", "fail"]
+"""What a situation does to the gate: nothing, a warning, or a failure."""
+
+CriticalAction = Literal["fail", "warn", "ignore"]
+"""What a critical case that flips from passing every trial to failing every trial does."""
+
+REPO_CONFIG_NAMES = ("agent-evals.yaml", "agent-evals.yml")
+"""Repo config files looked for (top-level ``gate:`` key), before ``pyproject.toml``."""
+
+KNOB_NAMES = (
+    "min_pass_rate",
+    "max_drop",
+    "alpha",
+    "max_error_rate",
+    "on_missing_baseline",
+    "on_inconclusive",
+    "critical",
+    "critical_cases",
+    "mid_p",
+)
+"""Every knob a policy block may set (besides ``overrides``)."""
+
+
+class Knobs(BaseModel):
+    """The resolved gate settings that apply to one suite or group."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Absolute floor for the candidate's pass rate (None: no floor)."""
+    max_drop: float = Field(default=0.05, ge=0.0, le=1.0)
+    """Largest tolerated drop versus the baseline (0.05 = 5 points)."""
+    alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
+    """One-sided significance level for calling a drop a regression (family-wise, Holm)."""
+    max_error_rate: float = Field(default=0.05, ge=0.0, le=1.0)
+    """Largest tolerated share of errored trials in the candidate."""
+    on_missing_baseline: Action = "warn"
+    """What a suite without a baseline does: pass, warn (floors still apply) or fail."""
+    on_inconclusive: Action = "warn"
+    """What a drop beyond ``max_drop`` that is not significant does."""
+    critical: CriticalAction = "fail"
+    """What a critical case going from all-pass to all-fail does."""
+    critical_cases: tuple[str, ...] = ()
+    """Globs of case ids treated as critical in addition to those the record marks."""
+    mid_p: bool = False
+    """Use the mid-p exact McNemar test for one trial per case (less conservative)."""
+
+
+class _BlockBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Absolute floor for the candidate's pass rate."""
+    max_drop: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest tolerated drop versus the baseline."""
+    alpha: float | None = Field(default=None, gt=0.0, lt=0.5)
+    """One-sided significance level."""
+    max_error_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest tolerated share of errored trials."""
+    on_missing_baseline: Action | None = None
+    """pass | warn | fail when there is no baseline."""
+    on_inconclusive: Action | None = None
+    """pass | warn | fail for a large drop that is not significant."""
+    critical: CriticalAction | None = None
+    """fail | warn | ignore for a critical case that flips."""
+    critical_cases: tuple[str, ...] | None = None
+    """Globs of case ids to treat as critical."""
+    mid_p: bool | None = None
+    """Use the mid-p McNemar test."""
+
+    def settings(self) -> dict[str, Any]:
+        """The knobs this block sets explicitly."""
+        return {k: getattr(self, k) for k in KNOB_NAMES if k in self.model_fields_set}
+
+
+class OverrideBlock(_BlockBase):
+    """The knobs an override sets for the suites or groups its glob matches."""
+
+
+class PolicyBlock(_BlockBase):
+    """A ``gate:`` block as written in a benchmark YAML, a repo config file or a policy file."""
+
+    overrides: dict[str, OverrideBlock] = Field(default_factory=dict)
+    """Per-suite or per-group settings keyed by glob (``home-v1`` or ``home-v1/doors``)."""
+
+
+class Layer(BaseModel):
+    """One policy source, in precedence order."""
+
+    source: str
+    """Where it came from: ``agent-evals.yaml``, ``suite home-v1``, ``command line`` ..."""
+    suite: str | None = None
+    """Set when the layer is a suite's own ``gate:`` block: it applies to that suite only."""
+    block: PolicyBlock
+    """The settings."""
+
+
+class OverrideView(BaseModel):
+    """An override as reports print it."""
+
+    pattern: str
+    """The glob it matches."""
+    source: str
+    """The policy source that declared it."""
+    settings: dict[str, Any]
+    """The knobs it sets."""
+
+
+class Policy(BaseModel):
+    """A resolved policy: every layer in precedence order, with the knobs that apply where."""
+
+    layers: list[Layer] = Field(default_factory=list)
+    """Sources, lowest precedence first (the built-in defaults are implicit)."""
+
+    @property
+    def effective(self) -> Knobs:
+        """The knobs that apply to a suite no override or suite block targets."""
+        return self.knobs_for(None)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def sources(self) -> list[str]:
+        """Names of the sources that contributed, lowest precedence first."""
+        return ["defaults", *[layer.source for layer in self.layers]]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def overrides(self) -> list[OverrideView]:
+        """Every glob override, with its source."""
+        views: list[OverrideView] = []
+        for layer in self.layers:
+            for pattern, block in layer.block.overrides.items():
+                shown = f"{layer.suite}/{pattern}" if layer.suite and "/" not in pattern else pattern
+                views.append(OverrideView(pattern=shown, source=layer.source, settings=block.settings()))
+        return views
+
+    def knobs_for(self, suite_id: str | None, group: str | None = None) -> Knobs:
+        """The knobs for a suite, or for one group of it when ``group`` is given."""
+        merged: dict[str, Any] = {}
+        for layer in self.layers:
+            if layer.suite is not None and layer.suite != suite_id:
+                continue
+            merged.update(layer.block.settings())
+            if suite_id is None:
+                continue
+            for pattern, block in layer.block.overrides.items():
+                if _matches_suite(pattern, suite_id):
+                    merged.update(block.settings())
+            if group is not None:
+                for pattern, block in layer.block.overrides.items():
+                    if _matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
+                        merged.update(block.settings())
+        return Knobs.model_validate(merged)
+
+    def group_is_gated(self, suite_id: str, group: str) -> bool:
+        """Whether an override targets this group, which makes it able to fail the gate on its own."""
+        for layer in self.layers:
+            if layer.suite is not None and layer.suite != suite_id:
+                continue
+            for pattern in layer.block.overrides:
+                if _matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
+                    return True
+        return False
+
+
+def _matches_suite(pattern: str, suite_id: str) -> bool:
+    return fnmatch.fnmatchcase(suite_id, pattern)
+
+
+def _matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> bool:
+    if _matches_suite(pattern, suite_id):
+        return False  # a suite-level pattern (``home-*``) does not target each group on its own
+    if fnmatch.fnmatchcase(f"{suite_id}/{group}", pattern):
+        return True
+    # In a suite's own block an override may name its groups without the suite id.
+    return scoped and fnmatch.fnmatchcase(group, pattern)
+
+
+def parse_block(data: Any, *, source: str, prefix: str = "gate") -> PolicyBlock:
+    """Validate one ``gate:`` block; any problem is a PolicyError naming the source and key path."""
+    if data is None:
+        return PolicyBlock()
+    if not isinstance(data, Mapping):
+        raise PolicyError(
+            f"{source}: '{prefix}' must be a mapping of policy keys, found {type(data).__name__}"
+        )
+    try:
+        return PolicyBlock.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join([prefix, *(str(p) for p in first["loc"])])
+        found = first.get("input")
+        allowed = ", ".join((*KNOB_NAMES, "overrides"))
+        hint = f" (known keys: {allowed})" if first["type"] == "extra_forbidden" else ""
+        raise PolicyError(
+            f"{source}: invalid policy value for '{key}': {first['msg']}, found {found!r}{hint}"
+        ) from exc
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise PolicyError(f"cannot read policy from {path}: {exc}") from exc
+
+
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise PolicyError(f"cannot read policy from {path}: {exc}") from exc
+
+
+def read_config_block(path: Path) -> PolicyBlock:
+    """Read the gate block of a repo config or policy file.
+
+    ``pyproject.toml`` (or any ``.toml``): ``[tool.agent-evals.gate]``. ``agent-evals.yaml``: its
+    top-level ``gate:`` key. Any other YAML file (``--policy FILE``): its ``gate:`` key when present,
+    else the whole document is the block.
+    """
+    if path.suffix == ".toml":
+        tool = _load_toml(path).get("tool", {}).get("agent-evals", {})
+        return parse_block(tool.get("gate"), source=str(path), prefix="tool.agent-evals.gate")
+    data = _load_yaml(path)
+    if data is None:
+        return PolicyBlock()
+    if not isinstance(data, Mapping):
+        raise PolicyError(f"{path}: expected a mapping at the top level, found {type(data).__name__}")
+    if "gate" in data or path.name in REPO_CONFIG_NAMES:
+        return parse_block(data.get("gate"), source=str(path))
+    return parse_block(data, source=str(path), prefix="policy")
+
+
+def discover_repo_config(directory: Path) -> Path | None:
+    """The repo config file in ``directory``: ``agent-evals.yaml``, else a pyproject.toml with a gate table."""
+    for name in REPO_CONFIG_NAMES:
+        if (directory / name).is_file():
+            return directory / name
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file():
+        tool = _load_toml(pyproject).get("tool", {}).get("agent-evals", {})
+        if isinstance(tool, Mapping) and "gate" in tool:
+            return pyproject
+    return None
+
+
+def resolve_policy(
+    *,
+    repo_config: Path | None,
+    suite_blocks: Mapping[str, Mapping[str, Any] | None],
+    overrides: Mapping[str, Any],
+) -> Policy:
+    """Build the policy from its sources: defaults < repo config < each suite's ``gate:`` block < CLI flags.
+
+    ``overrides`` are CLI flags (knob name -> value; None values are ignored). Invalid values raise
+    PolicyError naming the source and key.
+    """
+    layers: list[Layer] = []
+    if repo_config is not None:
+        layers.append(Layer(source=str(repo_config), block=read_config_block(repo_config)))
+    for suite_id, block in suite_blocks.items():
+        if block:
+            parsed = parse_block(block, source=f"suite {suite_id}")
+            layers.append(Layer(source=f"suite {suite_id} gate block", suite=suite_id, block=parsed))
+    flags = {k.replace("-", "_"): v for k, v in overrides.items() if v is not None}
+    if flags:
+        layers.append(
+            Layer(source="command line", block=parse_block(flags, source="command line", prefix="flag"))
+        )
+    return Policy(layers=layers)

@@ -1,0 +1,104 @@
+"""Scorer names YAML may use (`{type: Name, ...args}`), mapped to lazily imported factories."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from agent_evals.core.scorer import Scorer
+from agent_evals.errors import AgentEvalsError, UnknownScorer, UsageError
+
+_NATIVE_STATE = "agent_evals.adapters.scorers.state"
+_NATIVE_TOOLS = "agent_evals.adapters.scorers.tool_calls"
+_AUTOEVALS = "agent_evals.adapters.scorers.autoevals"
+_AGENTEVALS = "agent_evals.adapters.scorers.agentevals"
+
+# name -> module defining it; the attribute has the same name. Nothing is imported until used.
+_FACTORIES: dict[str, str] = {
+    "StateMatch": _NATIVE_STATE,
+    "ToolCallExactMatch": _NATIVE_TOOLS,
+    "ToolCallSupersetMatch": _NATIVE_TOOLS,
+    "ToolCallSubsetMatch": _NATIVE_TOOLS,
+    "ToolCallUnorderedMatch": _NATIVE_TOOLS,
+    "ToolCallAnyMatch": _NATIVE_TOOLS,
+    **dict.fromkeys(
+        (
+            "Levenshtein",
+            "ExactMatch",
+            "NumericDiff",
+            "JSONDiff",
+            "EmbeddingSimilarity",
+            "Factuality",
+            "ClosedQA",
+            "Humor",
+            "Security",
+            "Summary",
+            "Translation",
+            "Sql",
+            "Possible",
+            "Battle",
+            "LLMClassifier",
+            "ListContains",
+            "ValidJSON",
+        ),
+        _AUTOEVALS,
+    ),
+    **dict.fromkeys(
+        (
+            "TrajectoryStrictMatch",
+            "TrajectoryUnorderedMatch",
+            "TrajectorySubsetMatch",
+            "TrajectorySupsetMatch",
+            "TrajectoryLLMAsJudge",
+            "GraphTrajectoryStrictMatch",
+            "GraphTrajectoryLLMAsJudge",
+        ),
+        _AGENTEVALS,
+    ),
+}
+
+
+def names() -> list[str]:
+    """Every scorer name a YAML ``{type: Name}`` reference may use, sorted."""
+    return sorted(_FACTORIES)
+
+
+def factory(name: str, *, where: str = "") -> Any:
+    """The class or function registered under ``name`` (imports its module on first use)."""
+    module_name = _FACTORIES.get(name)
+    if module_name is None:
+        close = difflib.get_close_matches(name, list(_FACTORIES), n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        prefix = f"{where}: " if where else ""
+        raise UnknownScorer(f"{prefix}unknown scorer {name!r}.{hint} Known scorers: {', '.join(names())}")
+    module = importlib.import_module(module_name)  # may raise MissingDependency for an extra
+    return getattr(module, name)
+
+
+def build_scorer(spec: Mapping[str, Any], *, where: str) -> Scorer:
+    """Build the scorer ``{type: Name, ...args}`` describes; ``where`` prefixes error messages.
+
+    Raises UnknownScorer for an unregistered name (with did-you-mean suggestions),
+    MissingDependency when the scorer's extra is not installed, and UsageError when the
+    arguments do not fit the scorer's constructor.
+    """
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str):
+        raise UsageError(f"{where}: a scorer reference must be a mapping with `type: Name`")
+    name: str = spec["type"]
+    args = {k: v for k, v in spec.items() if k != "type"}
+    target = factory(name, where=where)
+    if not isinstance(target, type):  # a plain scorer function: arguments become bound keywords
+        plain: Scorer = functools.partial(target, **args) if args else target
+        return plain
+    try:
+        built = target(**args)
+    except AgentEvalsError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: invalid arguments for scorer {name!r}: {exc}") from exc
+    if not callable(built):
+        raise UsageError(f"{where}: {name!r} did not build a callable scorer")
+    return built  # type: ignore[no-any-return]

@@ -1,0 +1,1 @@
+"""YAML benchmarks: schema, loader with file:// composition, success checkers, agents, runner, results."""

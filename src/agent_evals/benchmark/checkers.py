@@ -1,0 +1,264 @@
+"""Success checkers (state, tool_use, output, scorers): each compiles to scorers plus expected context."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_evals.benchmark.json_check import check_schema, validate
+from agent_evals.benchmark.schema import OutputCheck, Scenario, ScorerRef, ToolUseCheck
+from agent_evals.benchmark.yaml_source import KeyPath, format_path
+from agent_evals.core.messages import extract_tool_calls
+from agent_evals.core.scorer import scorer_name
+from agent_evals.core.types import ExpectedResult, Score, TaskResult
+from agent_evals.errors import AgentEvalsError
+
+MATCH_CALLS_SCORERS: dict[str, str] = {
+    "exact": "ToolCallExactMatch",
+    "subset": "ToolCallSubsetMatch",
+    "superset": "ToolCallSupersetMatch",
+    "unordered": "ToolCallUnorderedMatch",
+    "any_of": "ToolCallAnyMatch",
+}
+"""``tool_use.match_calls`` value -> the native scorer that implements it."""
+
+
+class CheckerError(ValueError):
+    """A success checker that cannot be compiled; ``path`` is relative to the scenario."""
+
+    def __init__(self, message: str, path: KeyPath) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass
+class ScenarioPlan:
+    """What running a scenario needs: its scorers, the expected result, and its start state."""
+
+    scorers: list[Any]
+    """Scorers, each with a distinct name."""
+    expected: ExpectedResult
+    """Expected context shared by the scorers (``expected_state``, ``reference_outputs``)."""
+    state: dict[str, Any] | None
+    """``world`` with the precondition merged in; None when neither is declared."""
+    scorer_paths: dict[str, KeyPath] = field(default_factory=dict)
+    """Scorer name -> where it was declared (relative to the scenario)."""
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` merged into a copy of ``base``: mappings merge key by key, anything else replaces."""
+    out = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def flatten_paths(expected: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{lights: {kitchen: {state: on}}}`` -> ``{"lights.kitchen.state": "on"}`` (empty mappings kept)."""
+    out: dict[str, Any] = {}
+    for key, value in expected.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, Mapping) and value:
+            out.update(flatten_paths(value, path))
+        else:
+            out[path] = value
+    return out
+
+
+def _build(spec: Mapping[str, Any], path: KeyPath) -> Any:
+    from agent_evals.adapters.scorers.registry import build_scorer
+
+    try:
+        return build_scorer(spec, where=format_path(path))
+    except AgentEvalsError as exc:
+        message = str(exc).removeprefix(f"{format_path(path)}: ")
+        raise CheckerError(message, path) from exc
+
+
+class ToolUseScorer:
+    """Runs a ToolCall* native on the listed calls; calls listed without ``args`` match any arguments."""
+
+    def __init__(self, check: ToolUseCheck, path: KeyPath) -> None:
+        self.check = check
+        self.native = _build(
+            {"type": MATCH_CALLS_SCORERS[check.match_calls], "tool_args_match_mode": check.match_args}, path
+        )
+        self.name = scorer_name(self.native)
+        by_name: dict[str, set[bool]] = {}
+        for call in check.calls:
+            by_name.setdefault(call.name, set()).add(call.args is None)
+        for i, call in enumerate(check.calls):
+            if by_name[call.name] == {True, False}:
+                raise CheckerError(
+                    f"tool {call.name!r} is listed both with and without args; give args for every "
+                    f"call of {call.name!r} or for none",
+                    (*path, "calls", i),
+                )
+        self.any_args = {name for name, omitted in by_name.items() if omitted == {True}}
+        self.reference = [self._message(c.name, c.args or {}) for c in check.calls]
+
+    def _message(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        kept = {} if name in self.any_args else args
+        return {"role": "assistant", "content": "", "tool_calls": [{"name": name, "args": kept}]}
+
+    async def __call__(self, result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        """Score the agent's tool calls against the listed ones."""
+        outputs = (result.context or {}).get("outputs")
+        if outputs is None:
+            return Score(
+                name=self.name,
+                value=0.0,
+                passed=False,
+                reasoning="the agent returned no messages: put them in TaskResult.context['outputs']",
+            )
+        try:
+            calls = extract_tool_calls(outputs)
+        except (TypeError, ValueError) as exc:
+            return Score(name=self.name, value=0.0, passed=False, reasoning=f"unreadable tool calls: {exc}")
+        actual = [self._message(c["name"], c["args"]) for c in calls]
+        wrapped = TaskResult(output=result.output, context={**(result.context or {}), "outputs": actual})
+        reference = ExpectedResult(context={"reference_outputs": self.reference})
+        out = self.native(wrapped, reference)
+        score: Score = await out if hasattr(out, "__await__") else out
+        return score
+
+
+class OutputScorer:
+    """Checks the agent's final text: equals, contains, not_contains, regex, json_schema."""
+
+    name = "output"
+
+    def __init__(self, check: OutputCheck) -> None:
+        self.check = check
+        flags = 0 if check.case_sensitive else re.IGNORECASE
+        self.pattern = re.compile(check.regex, flags) if check.regex is not None else None
+
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        """Score ``result.output``; metadata lists each failed test."""
+        text = result.output or ""
+        fold = (lambda s: s) if self.check.case_sensitive else str.casefold
+        failures: list[str] = []
+        tests = 0
+        if self.check.equals is not None:
+            tests += 1
+            if fold(text.strip()) != fold(self.check.equals.strip()):
+                failures.append(f"expected the output to equal {self.check.equals!r}")
+        for needle in self.check.contains or []:
+            tests += 1
+            if fold(needle) not in fold(text):
+                failures.append(f"expected the output to contain {needle!r}")
+        for needle in self.check.not_contains or []:
+            tests += 1
+            if fold(needle) in fold(text):
+                failures.append(f"expected the output not to contain {needle!r}")
+        if self.pattern is not None:
+            tests += 1
+            if not self.pattern.search(text):
+                failures.append(f"expected the output to match /{self.pattern.pattern}/")
+        if self.check.json_schema is not None:
+            tests += 1
+            try:
+                problems = validate(json.loads(text), self.check.json_schema)
+            except json.JSONDecodeError as exc:
+                problems = [f"the output is not JSON ({exc.msg})"]
+            failures += [f"JSON Schema: {p}" for p in problems[:5]]
+        passed = not failures
+        value = 1.0 if passed else max(0.0, 1 - len(failures) / max(tests, 1))
+        return Score(
+            name=self.name,
+            value=value,
+            passed=passed,
+            reasoning="; ".join(failures) or None,
+            metadata={"failures": failures, "checks": tests, "actual": text[:200]},
+        )
+
+
+Compiled = list[tuple[Any, KeyPath]]
+CheckerFn = Callable[[Any, KeyPath, dict[str, Any]], Compiled]
+
+
+def _state_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+    context["expected_state"] = flatten_paths(spec)
+    return [(_build({"type": "StateMatch"}, path), path)]
+
+
+def _tool_use_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+    return [(ToolUseScorer(spec, path), path)]
+
+
+def _output_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+    if spec.json_schema is not None:
+        try:
+            check_schema(spec.json_schema)
+        except ValueError as exc:
+            raise CheckerError(str(exc), (*path, "json_schema")) from exc
+    return [(OutputScorer(spec), path)]
+
+
+def _scorers_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+    refs: list[ScorerRef] = spec
+    return [(_build({"type": r.type, **r.args()}, (*path, i)), (*path, i)) for i, r in enumerate(refs)]
+
+
+CHECKERS: dict[str, CheckerFn] = {
+    "state": _state_checker,
+    "tool_use": _tool_use_checker,
+    "output": _output_checker,
+    "scorers": _scorers_checker,
+}
+"""The success checker registry: ``success.<name>`` -> compile function."""
+
+
+def compile_scenario(scenario: Scenario, world: Mapping[str, Any]) -> ScenarioPlan:
+    """Compile a scenario's checkers into scorers; raise CheckerError for an unusable one."""
+    context: dict[str, Any] = {}
+    compiled: Compiled = []
+    if scenario.success is not None:
+        for key, checker in CHECKERS.items():
+            spec = getattr(scenario.success, key)
+            if spec is not None:
+                compiled += checker(spec, ("success", key), context)
+    if scenario.expected_state is not None:
+        if "expected_state" in context:
+            raise CheckerError(
+                "expected_state and success.state both give the expected state; keep one", ("expected_state",)
+            )
+        context["expected_state"] = flatten_paths(scenario.expected_state)
+    if scenario.reference_outputs is not None:
+        context["reference_outputs"] = scenario.reference_outputs
+    compiled += _scorers_checker(scenario.scorers or [], ("scorers",), context)
+    names = [scorer_name(s) for s, _ in compiled]
+    if scenario.expected_state is not None and "StateMatch" not in names:
+        compiled.append((_build({"type": "StateMatch"}, ("expected_state",)), ("expected_state",)))
+        names.append(scorer_name(compiled[-1][0]))
+    if not compiled:
+        raise CheckerError(
+            "the scenario has no success criterion; add `success:` (state, tool_use, output or scorers), "
+            "`expected_state:` or `scorers:`",
+            (),
+        )
+    paths: dict[str, KeyPath] = {}
+    for name, (_, where) in zip(names, compiled, strict=True):
+        if name in paths:
+            raise CheckerError(
+                f"two scorers are both named {name!r} (first at {format_path(paths[name])}); "
+                "each scorer may appear once per scenario",
+                where,
+            )
+        paths[name] = where
+    state = None
+    if world or scenario.precondition is not None:
+        state = deep_merge(world, scenario.precondition.state if scenario.precondition else {})
+    return ScenarioPlan(
+        scorers=[s for s, _ in compiled],
+        expected=ExpectedResult(context=context or None),
+        state=state,
+        scorer_paths=paths,
+    )

@@ -1,0 +1,224 @@
+"""Load a benchmark file: compose `file://` capabilities, validate everything, locate every error."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agent_evals.benchmark.checkers import CheckerError, compile_scenario
+from agent_evals.benchmark.schema import Benchmark, Capability
+from agent_evals.benchmark.yaml_source import KeyPath, SourceMap, format_path, load_yaml_file
+from agent_evals.errors import BenchmarkFileError
+
+INCLUDE_PREFIX = "file://"
+"""Prefix of a capability entry that names another YAML file."""
+
+MAX_INCLUDE_DEPTH = 16
+"""How deep ``file://`` includes may nest."""
+
+
+@dataclass
+class _Located:
+    """A raw capability mapping together with where its keys were written."""
+
+    data: Any
+    smap: SourceMap
+    path: KeyPath
+    compact: bool
+
+
+def shown_path(path: Path) -> str:
+    """A path as messages show it: relative to the working directory when it is below it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:  # outside the working directory
+        return str(absolute)
+
+
+def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
+    """Load, compose and fully validate a benchmark file; raise ``BenchmarkFileError`` on any problem."""
+    file = Path(path)
+    shown = shown_path(file)
+    if not file.is_file():
+        raise BenchmarkFileError("no such benchmark file", file=shown)
+    data, smap = load_yaml_file(file, shown)
+    if not isinstance(data, dict):
+        raise smap.error(f"expected a mapping with `benchmark:` at the top, found {_kind(data)}", ())
+    real = file.resolve()
+    raw_caps = data.get("capabilities")
+    capabilities: list[Capability] = []
+    if isinstance(raw_caps, list):
+        located = _expand(raw_caps, smap, ("capabilities",), real, [real])
+        capabilities = [_validate_capability(item) for item in located]
+    top = {k: v for k, v in data.items() if k != "capabilities"}
+    if "capabilities" in data:
+        top["capabilities"] = capabilities if isinstance(raw_caps, list) else raw_caps
+    bench: Benchmark = _validate(Benchmark, top, smap, ())
+    bench._path = shown
+    _check_unique(bench, located if isinstance(raw_caps, list) else [])
+    if bench.gate is not None:
+        bench.gate = _validate_gate(bench.gate, smap)
+    return bench
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _expand(
+    entries: list[Any], smap: SourceMap, base: KeyPath, including: Path, stack: list[Path]
+) -> list[_Located]:
+    """Turn capability entries into located mappings, splicing ``file://`` includes in place."""
+    out: list[_Located] = []
+    for index, entry in enumerate(entries):
+        where = (*base, index)
+        if isinstance(entry, str) and entry.startswith(INCLUDE_PREFIX):
+            out.extend(_include(entry, smap, where, including, stack))
+        elif isinstance(entry, dict):
+            compact = "prompt" in entry and "scenarios" not in entry
+            out.append(_Located(entry, smap, where, compact))
+        else:
+            raise smap.error(
+                f"expected a capability mapping (name + scenarios), a scenario with id + prompt, "
+                f"or 'file://relative/path.yaml'; found {_kind(entry)}",
+                where,
+            )
+    return out
+
+
+def _include(ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: list[Path]) -> list[_Located]:
+    rel = ref[len(INCLUDE_PREFIX) :]
+    folder = including.parent
+    if not rel.strip():
+        raise smap.error("empty file:// reference; expected 'file://relative/path.yaml'", where)
+    rel_path = Path(rel)
+    if rel_path.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        raise smap.error(f"{ref!r} is absolute; includes must be relative to the including file", where)
+    if ".." in rel_path.parts or ".." in rel.replace("\\", "/").split("/"):
+        raise smap.error(
+            f"{ref!r} climbs out with '..'; includes must stay inside {shown_path(folder)}/", where
+        )
+    target = folder / rel_path
+    try:
+        real = target.resolve()
+    except (OSError, RuntimeError) as exc:  # symlink loops
+        raise smap.error(f"cannot resolve {ref!r}: {exc}", where) from exc
+    if not real.is_relative_to(folder):
+        raise smap.error(
+            f"{ref!r} resolves to {real}, outside {shown_path(folder)}/ (through a symlink); "
+            "includes must stay inside the including file's folder",
+            where,
+        )
+    if real in stack:
+        cycle = " -> ".join(shown_path(p) for p in [*stack[stack.index(real) :], real])
+        raise smap.error(f"include cycle: {cycle}", where)
+    if len(stack) > MAX_INCLUDE_DEPTH:
+        raise smap.error(f"includes nest deeper than {MAX_INCLUDE_DEPTH} files", where)
+    if not real.is_file():
+        raise smap.error(f"included file {shown_path(target)} does not exist", where)
+    data, sub = load_yaml_file(real, shown_path(target))
+    if isinstance(data, list):
+        return _expand(data, sub, (), real, [*stack, real])
+    if isinstance(data, dict):
+        compact = "prompt" in data and "scenarios" not in data
+        return [_Located(data, sub, (), compact)]
+    raise sub.error(
+        f"an included file must hold one capability mapping or a list of them; found {_kind(data)}", ()
+    )
+
+
+def _validate_capability(item: _Located) -> Capability:
+    raw = item.data
+    if item.compact:
+        single = dict(raw)
+        raw = {"name": str(single.get("id", "")), "scenarios": [single]}
+    cap: Capability = _validate(Capability, raw, item.smap, item.path, compact=item.compact)
+    for index, scenario in enumerate(cap.scenarios):
+        spath = item.path if item.compact else (*item.path, "scenarios", index)
+        pos = item.smap.position(spath)
+        scenario.locate(item.smap.file, pos[0] if pos else None)
+    return cap
+
+
+def _map_loc(loc: tuple[Any, ...], base: KeyPath, compact: bool) -> KeyPath:
+    parts: KeyPath = tuple(p for p in loc if isinstance(p, (str, int)))
+    if compact:
+        if parts[:2] == ("scenarios", 0):
+            parts = parts[2:]
+        elif parts[:1] == ("name",):
+            parts = ("id",)
+    return (*base, *parts)
+
+
+def _validate(
+    model: type[BaseModel], raw: Any, smap: SourceMap, base: KeyPath, *, compact: bool = False
+) -> Any:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise _located_error(exc, smap, base, compact) from None
+
+
+def _located_error(exc: ValidationError, smap: SourceMap, base: KeyPath, compact: bool) -> BenchmarkFileError:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    path = _map_loc(tuple(first["loc"]), base, compact)
+    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    kind = first["type"]
+    if kind == "unknown_key":
+        key = first.get("ctx", {}).get("key", "")
+        return smap.error(first["msg"] + more, (*path, key), key=True)
+    if kind == "missing":
+        return smap.error(f"missing required key {path[-1]!r}{more}", path[:-1])
+    if kind == "extra_forbidden":
+        return smap.error(f"unknown key {path[-1]!r}{more}", path, key=True)
+    message = first["msg"].removeprefix("Value error, ")
+    got = first.get("input")
+    shown = "" if isinstance(got, (dict, list)) or got is None else f" (found {got!r})"[:120]
+    return smap.error(f"{message}{shown}{more}", path)
+
+
+def _check_unique(bench: Benchmark, located: list[_Located]) -> None:
+    seen_caps: dict[str, int] = {}
+    for ci, (cap, item) in enumerate(zip(bench.capabilities, located, strict=False)):
+        name_path = (*item.path, "id") if item.compact else (*item.path, "name")
+        if cap.name in seen_caps:
+            raise item.smap.error(
+                f"capability {cap.name!r} is declared twice (case ids must be unique); rename one", name_path
+            )
+        seen_caps[cap.name] = ci
+        seen: set[str] = set()
+        for si, scenario in enumerate(cap.scenarios):
+            spath = item.path if item.compact else (*item.path, "scenarios", si)
+            if scenario.key in seen:
+                raise item.smap.error(
+                    f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}", (*spath, "id")
+                )
+            seen.add(scenario.key)
+            try:
+                compile_scenario(scenario, bench.world)
+            except CheckerError as err:
+                raise item.smap.error(str(err), (*spath, *err.path)) from err
+
+
+def _validate_gate(gate: dict[str, Any], smap: SourceMap) -> dict[str, Any]:
+    from agent_evals.gate.policy import PolicyBlock
+
+    try:
+        block = PolicyBlock.model_validate(gate)
+    except ValidationError as exc:
+        raise _located_error(exc, smap, ("gate",), False) from None
+    dumped: dict[str, Any] = block.model_dump(mode="json", exclude_unset=True)
+    return dumped
+
+
+__all__ = ["INCLUDE_PREFIX", "format_path", "load_benchmark", "shown_path"]

@@ -1,0 +1,236 @@
+"""Run a benchmark file: agent lifecycle, scenarios x trials under one concurrency cap, per-trial timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import fnmatch
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agent_evals.benchmark.agent import AgentHandle
+from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
+from agent_evals.benchmark.loader import load_benchmark
+from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
+from agent_evals.benchmark.schema import Benchmark, Capability, Scenario
+from agent_evals.core.scorer import PreparedScorer
+from agent_evals.errors import BenchmarkFileError
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` after every trial."""
+
+
+@dataclass
+class _Job:
+    case: CaseOutcome
+    scenario: Scenario
+    plan: ScenarioPlan
+    scorers: list[PreparedScorer]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _selected(case_id: str, name: str | None, pattern: str | None) -> bool:
+    if not pattern:
+        return True
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(case_id, pattern) or bool(name and fnmatch.fnmatchcase(name, pattern))
+    return pattern in case_id or bool(name and pattern in name)
+
+
+def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioPlan) -> CaseOutcome:
+    dims = {
+        k: str(v).lower() if isinstance(v, bool) else str(v)
+        for k, v in {**cap.dimensions, **scenario.dimensions}.items()
+    }
+    file, line = scenario.location
+    expected: dict[str, Any] = {}
+    if scenario.success is not None:
+        expected = scenario.success.model_dump(exclude_none=True, exclude_defaults=True)
+    expected.update((plan.expected.context or {}) if not expected else {})
+    return CaseOutcome(
+        capability=cap.name,
+        scenario_id=scenario.key,
+        prompt=scenario.prompt,
+        name=scenario.name,
+        dimensions=dims,
+        critical=scenario.critical,
+        file=file or bench.path,
+        line=line,
+        expected=short(expected) if expected else None,
+    )
+
+
+async def run_benchmark_async(
+    path: str | os.PathLike[str],
+    agent: Any = None,
+    *,
+    trials: int | None = None,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    case_filter: str | None = None,
+    progress: Progress | None = None,
+) -> BenchmarkResult:
+    """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
+
+    ``agent`` is a BaseAgent class or instance, an object with ``run_case``, a function, or a
+    ``module:attr`` string (importable from the YAML file's folder); None uses the file's ``agent:``.
+    ``trials``, ``concurrency`` and ``timeout_s`` override the file's ``execution`` block;
+    ``case_filter`` keeps cases whose id or name matches (a glob when it has ``*?[``, else a substring).
+    Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
+    """
+    bench = load_benchmark(path)
+    base_dir = Path(path).resolve().parent
+    ref = agent if agent is not None else bench.agent
+    if ref is None:
+        raise BenchmarkFileError(
+            "no agent to run: add `agent: module:Class` to the file or pass one (--agent module:Class)",
+            file=bench.path,
+            line=1,
+            column=1,
+            key_path="agent",
+        )
+    for name, value in (("trials", trials), ("concurrency", concurrency)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    if timeout_s is not None and timeout_s <= 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    k = trials or bench.execution.runs_per_scenario
+    limit = timeout_s or bench.execution.timeout_s
+    jobs = _plan_jobs(bench, case_filter)
+    handle = AgentHandle(ref, base_dir=base_dir)
+    if any(job.plan.state is not None for job in jobs):
+        handle.require_state()
+
+    result = BenchmarkResult(
+        benchmark_id=bench.benchmark,
+        source=bench.path,
+        agent_name=handle.name,
+        agent_version=handle.version,
+        runs_per_scenario=k,
+        cases=[job.case for job in jobs],
+        gate=bench.gate,
+        config={"runs_per_scenario": k, "timeout_s": limit},
+        description=bench.description,
+        started_at=_now(),
+    )
+    start = time.perf_counter()
+    total = len(jobs) * k
+    done = 0
+    gate = asyncio.Semaphore(concurrency or bench.execution.n_parallel_runs)
+
+    async def one(job: _Job, trial: int) -> TrialOutcome:
+        nonlocal done
+        async with gate:
+            outcome = await _run_trial(handle, job, trial, limit)
+        done += 1
+        if progress is not None:
+            progress(done, total)
+        return outcome
+
+    try:
+        try:
+            await handle.setup()
+        except Exception as exc:
+            logger.debug("agent setup failed", exc_info=True)
+            message = f"agent setup failed: {type(exc).__name__}: {exc}"
+            for job in jobs:
+                job.case.trials = [TrialOutcome(passed=False, error=message) for _ in range(k)]
+        else:
+            outcomes = await asyncio.gather(*(one(job, t) for job in jobs for t in range(k)))
+            for index, job in enumerate(jobs):
+                job.case.trials = list(outcomes[index * k : (index + 1) * k])
+    finally:
+        try:
+            await handle.teardown()
+        except Exception:
+            logger.warning("agent teardown failed", exc_info=True)
+        result.finished_at = _now()
+        result.duration_s = time.perf_counter() - start
+    return result
+
+
+def _plan_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
+    jobs: list[_Job] = []
+    for cap in bench.capabilities:
+        for scenario in cap.scenarios:
+            if not _selected(f"{cap.name}/{scenario.key}", scenario.name, case_filter):
+                continue
+            plan = compile_scenario(scenario, bench.world)  # already validated by the loader
+            scorers = [PreparedScorer.of(s) for s in plan.scorers]
+            jobs.append(_Job(_case(bench, cap, scenario, plan), scenario, plan, scorers))
+    return jobs
+
+
+async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | None) -> TrialOutcome:
+    context: dict[str, Any] = {
+        "case_id": job.case.id,
+        "trial": trial,
+        "dimensions": dict(job.case.dimensions),
+    }
+    if job.plan.state is not None:
+        context["state"] = copy.deepcopy(job.plan.state)
+    elif handle.accepts("state"):
+        context["state"] = {}
+    start = time.perf_counter()
+    try:
+        call = handle.run(job.scenario.prompt, context)
+        task_result = await (asyncio.wait_for(call, limit) if limit else call)
+    except asyncio.TimeoutError:
+        return TrialOutcome(
+            passed=False, error=f"timed out after {limit:g}s", duration_s=time.perf_counter() - start
+        )
+    except Exception as exc:
+        logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=True)
+        return TrialOutcome(
+            passed=False, error=f"{type(exc).__name__}: {exc}", duration_s=time.perf_counter() - start
+        )
+    scores = {}
+    for scorer in job.scorers:
+        scores[scorer.name] = await scorer.score(
+            task_result, job.plan.expected, {"input": job.scenario.prompt}
+        )
+    errored = [s for s in scores.values() if s.error]
+    usage = (task_result.context or {}).get("usage")
+    return TrialOutcome(
+        passed=not errored and all(s.passed for s in scores.values()),
+        error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
+        scores=scores,
+        duration_s=time.perf_counter() - start,
+        output=task_result.output,
+        usage=usage if isinstance(usage, dict) else None,
+    )
+
+
+def run_benchmark(
+    path: str | os.PathLike[str],
+    agent: Any = None,
+    *,
+    trials: int | None = None,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    case_filter: str | None = None,
+    progress: Progress | None = None,
+) -> BenchmarkResult:
+    """Synchronous wrapper of ``run_benchmark_async`` (for scripts; not inside a running event loop)."""
+    return asyncio.run(
+        run_benchmark_async(
+            path,
+            agent,
+            trials=trials,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            case_filter=case_filter,
+            progress=progress,
+        )
+    )

@@ -1,0 +1,279 @@
+"""Pydantic models of a benchmark file; unknown keys are rejected with a did-you-mean hint."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+"""A safe path segment: letters, digits, dot, dash and underscore, not starting with a dot."""
+
+AGENT_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+"""``package.module:Attribute``."""
+
+MatchCalls = Literal["exact", "subset", "superset", "unordered", "any_of"]
+"""How the agent's tool calls must relate to the listed calls."""
+
+MatchArgs = Literal["exact", "subset", "superset", "ignore"]
+"""How each call's arguments must relate to the listed arguments."""
+
+DimensionValue = str | int | float | bool
+"""A dimension value as written; reports show it as text."""
+
+
+class StrictModel(BaseModel):
+    """Base of every benchmark model: unknown keys are an error naming the closest known key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = list(cls.model_fields)
+            for key in data:
+                if key not in cls.model_fields:
+                    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise PydanticCustomError(
+                        "unknown_key",
+                        "unknown key {key!r}{hint} (allowed: {allowed})",
+                        {"key": str(key), "hint": hint, "allowed": ", ".join(known)},
+                    )
+        return data
+
+
+class ScorerRef(BaseModel):
+    """A scorer by registry name with its constructor arguments: ``{type: Name, ...args}``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(min_length=1)
+    """Registered scorer name (``StateMatch``, ``ToolCallExactMatch``, ``Factuality`` ...)."""
+
+    def args(self) -> dict[str, Any]:
+        """The constructor arguments (every key but ``type``)."""
+        return dict(self.model_extra or {})
+
+
+class CallSpec(StrictModel):
+    """One expected tool call."""
+
+    name: str = Field(min_length=1)
+    """Tool name."""
+    args: dict[str, Any] | None = None
+    """Expected arguments; omit to leave this call's arguments unchecked."""
+
+
+class ToolUseCheck(StrictModel):
+    """The ``tool_use`` success checker."""
+
+    calls: list[CallSpec] = Field(min_length=1)
+    """The expected calls."""
+    match_calls: MatchCalls = "superset"
+    """exact | subset | superset | unordered | any_of (see docs/benchmarks.md)."""
+    match_args: MatchArgs = "exact"
+    """exact | subset | superset | ignore, for calls that list ``args``."""
+
+
+class OutputCheck(StrictModel):
+    """The ``output`` success checker: tests on the agent's final text."""
+
+    equals: str | None = None
+    """The output must equal this text (surrounding whitespace ignored)."""
+    contains: list[str] | None = None
+    """Every one of these substrings must occur (a single string is accepted)."""
+    not_contains: list[str] | None = None
+    """None of these substrings may occur (a single string is accepted)."""
+    regex: str | None = None
+    """A regular expression that must match somewhere in the output."""
+    json_schema: dict[str, Any] | None = None
+    """The output must be JSON valid against this schema."""
+    case_sensitive: bool = True
+    """Set false to compare ``equals``/``contains``/``not_contains`` ignoring case."""
+
+    @field_validator("contains", "not_contains", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _something_to_check(self) -> OutputCheck:
+        fields = ("equals", "contains", "not_contains", "regex", "json_schema")
+        if all(getattr(self, name) is None for name in fields):
+            raise ValueError(f"the output checker needs at least one of: {', '.join(fields)}")
+        return self
+
+
+class Success(StrictModel):
+    """What success means for a scenario; every given checker must pass."""
+
+    state: dict[str, Any] | None = None
+    """Dotted paths of the final world state -> expected values (StateMatch)."""
+    tool_use: ToolUseCheck | None = None
+    """Expected tool calls (one of the ToolCall* scorers)."""
+    output: OutputCheck | None = None
+    """Checks on the final text."""
+    scorers: list[ScorerRef] | None = None
+    """Any registered scorers, by name with arguments."""
+
+
+class Precondition(StrictModel):
+    """How the world differs from ``world`` before this scenario starts."""
+
+    state: dict[str, Any] = Field(default_factory=dict)
+    """Deep-merged over the benchmark's ``world``."""
+
+
+class Scenario(StrictModel):
+    """One case: a prompt and what success means."""
+
+    id: str | int
+    """Unique within its capability; the case id is ``capability/id``."""
+    name: str | None = None
+    """Human-readable name."""
+    prompt: str = Field(min_length=1)
+    """What the agent is asked."""
+    dimensions: dict[str, DimensionValue] = Field(default_factory=dict)
+    """Labels for breakdowns (``phrasing: indirect``); override the capability's defaults."""
+    critical: bool = False
+    """A critical case that flips from pass to fail fails the gate."""
+    precondition: Precondition | None = None
+    """State changes applied to ``world`` before this scenario."""
+    success: Success | None = None
+    """The success checkers."""
+    scorers: list[ScorerRef] | None = None
+    """Seed short form: scorers given at scenario level."""
+    reference_outputs: list[dict[str, Any]] | None = None
+    """Seed short form: the reference message list for trajectory/tool-call scorers."""
+    expected_state: dict[str, Any] | None = None
+    """Seed short form: dotted paths -> values for StateMatch."""
+
+    _file: str = PrivateAttr(default="")
+    _line: int | None = PrivateAttr(default=None)
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, value: str | int) -> str | int:
+        if isinstance(value, bool) or not SAFE_ID.match(str(value)):
+            raise ValueError("a scenario id must be a number or a name of letters, digits, '.', '-', '_'")
+        return value
+
+    @property
+    def key(self) -> str:
+        """The id as text."""
+        return str(self.id)
+
+    @property
+    def location(self) -> tuple[str, int | None]:
+        """The file and 1-based line that declare this scenario."""
+        return self._file, self._line
+
+    def locate(self, file: str, line: int | None) -> None:
+        """Remember where the scenario was declared."""
+        self._file, self._line = file, line
+
+
+class Capability(StrictModel):
+    """A group of scenarios that exercise one ability."""
+
+    name: str
+    """Capability name; the group and the first half of each case id."""
+    description: str | None = None
+    """What the capability covers."""
+    dimensions: dict[str, DimensionValue] = Field(default_factory=dict)
+    """Dimension defaults for every scenario of the capability."""
+    scenarios: list[Scenario] = Field(min_length=1)
+    """The scenarios."""
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str) -> str:
+        if not SAFE_ID.match(value):
+            raise ValueError(
+                "a capability name must be letters, digits, '.', '-', '_' (it is part of case ids)"
+            )
+        return value
+
+
+class Execution(StrictModel):
+    """How the benchmark runs."""
+
+    runs_per_scenario: int = Field(default=1, ge=1, le=1000)
+    """Trials per scenario."""
+    n_parallel_runs: int = Field(default=1, ge=1, le=1000)
+    """Trials in flight at once across the whole benchmark."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Per-trial time limit in seconds (None: no limit)."""
+
+
+class PlatformSpec(StrictModel):
+    """Where results are also written (``local`` is the only built-in platform)."""
+
+    type: Literal["local"] = "local"
+    """Platform name."""
+    experiment: str | None = None
+    """Experiment name (a safe path segment)."""
+    output_dir: str | None = None
+    """Folder for the local platform's JSON files."""
+
+
+class Benchmark(StrictModel):
+    """A whole benchmark file after composition and validation."""
+
+    benchmark: str
+    """Benchmark id, the suite id in run records (a safe path segment)."""
+    description: str | None = None
+    """What the benchmark covers."""
+    agent: str | None = None
+    """``module:Class`` or ``module:function``, importable from the file's folder."""
+    platform: PlatformSpec | None = None
+    """Where results are also written; ``local`` is shorthand for ``{type: local}``."""
+    execution: Execution = Field(default_factory=Execution)
+    """Trials, parallelism and timeout."""
+    world: dict[str, Any] = Field(default_factory=dict)
+    """The state every scenario starts from."""
+    gate: dict[str, Any] | None = None
+    """The gate policy block (validated by ``agent_evals.gate.policy.PolicyBlock``)."""
+    capabilities: list[Capability] = Field(min_length=1)
+    """The capabilities, with ``file://`` entries already spliced in."""
+
+    _path: str = PrivateAttr(default="")
+
+    @field_validator("benchmark")
+    @classmethod
+    def _safe_benchmark_id(cls, value: str) -> str:
+        if not SAFE_ID.match(value):
+            raise ValueError("a benchmark id must be a safe path segment: letters, digits, '.', '-', '_'")
+        return value
+
+    @field_validator("agent")
+    @classmethod
+    def _agent_ref(cls, value: str | None) -> str | None:
+        if value is not None and not AGENT_REF.match(value):
+            raise ValueError("expected 'module:Class' or 'module:function', e.g. 'home_agent:HomeAgent'")
+        return value
+
+    @field_validator("platform", mode="before")
+    @classmethod
+    def _platform_shorthand(cls, value: Any) -> Any:
+        return {"type": value} if isinstance(value, str) else value
+
+    @property
+    def path(self) -> str:
+        """The file the benchmark was loaded from."""
+        return self._path

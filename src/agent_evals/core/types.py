@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -165,6 +166,8 @@ class EvalResult(BaseModel):
     """Counts of examples."""
     duration: float
     """Wall-clock seconds of the whole run."""
+    started_at: datetime | None = None
+    """When the run started (UTC)."""
     experiment_id: str | None = None
     """The platform's id for this run, if it recorded one."""
     experiment_url: str | None = None

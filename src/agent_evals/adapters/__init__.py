@@ -1,0 +1,1 @@
+"""Adapters around the core: scorers, result platforms and message converters."""

@@ -1,0 +1,318 @@
+"""Native tool-call scorers: exact, superset, subset, unordered and any-of matching of an agent's calls."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal, get_args
+
+from agent_evals.adapters.scorers.equality import values_equal
+from agent_evals.core.messages import extract_tool_calls
+from agent_evals.core.types import ExpectedResult, Score, TaskResult
+
+__all__ = [
+    "ArgsMatchMode",
+    "ToolCallAnyMatch",
+    "ToolCallExactMatch",
+    "ToolCallSubsetMatch",
+    "ToolCallSupersetMatch",
+    "ToolCallUnorderedMatch",
+    "args_match",
+    "extract_tool_calls",
+]
+
+ArgsMatchMode = Literal["exact", "subset", "superset", "ignore"]
+_MODES: tuple[str, ...] = get_args(ArgsMatchMode)
+
+Call = dict[str, Any]
+Details = dict[str, Any]
+
+
+def args_match(actual: Mapping[str, Any], reference: Mapping[str, Any], mode: ArgsMatchMode) -> bool:
+    """Compare one call's arguments under ``mode``.
+
+    ``exact``: same keys and values. ``subset``: actual ⊆ reference (the agent passes nothing the
+    reference does not list). ``superset``: reference ⊆ actual (extras allowed). ``ignore``: always.
+    """
+    if mode == "exact":
+        return values_equal(actual, reference)
+    if mode == "subset":
+        return all(key in reference and values_equal(value, reference[key]) for key, value in actual.items())
+    if mode == "superset":
+        return all(key in actual and values_equal(actual[key], value) for key, value in reference.items())
+    return True
+
+
+def _show(call: Call) -> str:
+    text = f"{call['name']}({json.dumps(call['args'], sort_keys=True, default=str)})"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+class _ToolCallScorer(ABC):
+    """Shared plumbing: read both call lists, compare, build the Score."""
+
+    default_name: ClassVar[str]
+
+    def __init__(self, tool_args_match_mode: ArgsMatchMode = "exact", *, name: str | None = None) -> None:
+        if tool_args_match_mode not in _MODES:
+            raise ValueError(
+                f"{type(self).__name__}: tool_args_match_mode must be one of {', '.join(_MODES)}, "
+                f"got {tool_args_match_mode!r}"
+            )
+        self.tool_args_match_mode: ArgsMatchMode = tool_args_match_mode
+        self.name = name or self.default_name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tool_args_match_mode={self.tool_args_match_mode!r})"
+
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
+        """Score the agent's tool calls against ``expected.context["reference_outputs"]``."""
+        ref_messages = (expected.context or {}).get("reference_outputs") if expected is not None else None
+        if ref_messages is None:
+            return self._error(
+                "no reference: put the expected calls in ExpectedResult(context={'reference_outputs': [...]})"
+            )
+        try:
+            reference = extract_tool_calls(ref_messages)
+        except (TypeError, ValueError) as exc:
+            return self._error(f"reference_outputs: {exc}")
+        outputs = (result.context or {}).get("outputs")
+        if outputs is None:
+            return self._error(
+                "the task result has no messages: return TaskResult(context={'outputs': messages})"
+            )
+        try:
+            actual = extract_tool_calls(outputs)
+        except (TypeError, ValueError) as exc:
+            return self._score(False, {"reason": f"could not read the agent's tool calls: {exc}"}, None, [])
+        ok, details = self._compare(actual, reference)
+        return self._score(ok, details, actual, reference)
+
+    def _matches(self, actual: Call, reference: Call) -> bool:
+        return actual["name"] == reference["name"] and args_match(
+            actual["args"], reference["args"], self.tool_args_match_mode
+        )
+
+    def _why(self, actual: Call, reference: Call) -> str:
+        if actual["name"] != reference["name"]:
+            return f"expected tool {reference['name']!r}, got {actual['name']!r}"
+        return (
+            f"{actual['name']}: arguments do not match ({self.tool_args_match_mode}): "
+            f"expected {_show(reference)}, got {_show(actual)}"
+        )
+
+    @abstractmethod
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        """Decide the relation; return (passed, metadata details with a ``reason`` on failure)."""
+
+    def _error(self, message: str) -> Score:
+        return Score(
+            name=self.name,
+            value=0.0,
+            passed=False,
+            error=message,
+            metadata={"tool_args_match_mode": self.tool_args_match_mode},
+        )
+
+    def _score(self, ok: bool, details: Details, actual: list[Call] | None, reference: list[Call]) -> Score:
+        metadata: Details = {
+            "tool_args_match_mode": self.tool_args_match_mode,
+            "actual_count": len(actual) if actual is not None else None,
+            "reference_count": len(reference),
+            **details,
+        }
+        return Score(
+            name=self.name,
+            value=1.0 if ok else 0.0,
+            passed=ok,
+            metadata=metadata,
+            reasoning=details.get("reason"),
+        )
+
+
+class ToolCallExactMatch(_ToolCallScorer):
+    """The agent made exactly the reference calls, in order: no extras, no omissions."""
+
+    default_name = "ToolCallExactMatch"
+
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        for i in range(max(len(actual), len(reference))):
+            if i >= len(actual):
+                return False, {
+                    "index": i,
+                    "expected": reference[i],
+                    "actual": None,
+                    "reason": f"call {i}: expected {_show(reference[i])}, but the agent made only "
+                    f"{len(actual)} call(s)",
+                }
+            if i >= len(reference):
+                return False, {
+                    "index": i,
+                    "expected": None,
+                    "actual": actual[i],
+                    "reason": f"call {i}: unexpected extra call {_show(actual[i])}; the reference has "
+                    f"{len(reference)} call(s)",
+                }
+            if not self._matches(actual[i], reference[i]):
+                return False, {
+                    "index": i,
+                    "expected": reference[i],
+                    "actual": actual[i],
+                    "reason": f"call {i}: {self._why(actual[i], reference[i])}",
+                }
+        return True, {}
+
+
+def _subsequence(
+    needles: list[Call], haystack: list[Call], matches: Callable[[Call, Call], bool]
+) -> tuple[list[int], int | None, int]:
+    """Greedy earliest-position embedding of ``needles`` into ``haystack`` in order.
+
+    Greedy is optimal here: taking the earliest match for each needle leaves the most room for
+    the rest. Returns (positions, first needle that could not be placed, haystack search start).
+    """
+    positions: list[int] = []
+    j = 0
+    for i, needle in enumerate(needles):
+        while j < len(haystack) and not matches(needle, haystack[j]):
+            j += 1
+        if j == len(haystack):
+            start = positions[-1] + 1 if positions else 0
+            return positions, i, start
+        positions.append(j)
+        j += 1
+    return positions, None, 0
+
+
+class ToolCallSupersetMatch(_ToolCallScorer):
+    """Every reference call appears among the agent's calls, in order; extra calls are fine."""
+
+    default_name = "ToolCallSupersetMatch"
+
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        positions, missing, start = _subsequence(reference, actual, lambda r, a: self._matches(a, r))
+        if missing is None:
+            return True, {"matched_actual_indices": positions}
+        ref = reference[missing]
+        anywhere = any(self._matches(a, ref) for a in actual)
+        where = "only earlier, out of order" if anywhere else "never"
+        return False, {
+            "index": missing,
+            "expected": ref,
+            "actual": None,
+            "matched_actual_indices": positions,
+            "reason": f"reference call {missing} {_show(ref)} was {where} made "
+            f"(searched agent calls {start}..{len(actual) - 1})"
+            if actual
+            else f"reference call {missing} {_show(ref)} was never made: the agent made no tool calls",
+        }
+
+
+class ToolCallSubsetMatch(_ToolCallScorer):
+    """Every agent call appears in the reference, in order; skipping reference calls is fine."""
+
+    default_name = "ToolCallSubsetMatch"
+
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        positions, extra, start = _subsequence(actual, reference, self._matches)
+        if extra is None:
+            return True, {"matched_reference_indices": positions}
+        call = actual[extra]
+        anywhere = any(self._matches(call, r) for r in reference)
+        why = "comes out of order" if anywhere else "is not in the reference"
+        return False, {
+            "index": extra,
+            "expected": None,
+            "actual": call,
+            "matched_reference_indices": positions,
+            "reason": f"agent call {extra} {_show(call)} {why} (searched reference calls from {start})",
+        }
+
+
+def max_bipartite_matching(left: int, right: int, edges: Callable[[int, int], bool]) -> list[int | None]:
+    """A maximum matching of a bipartite graph by augmenting paths (Kuhn's algorithm).
+
+    Returns, for each left vertex, the right vertex it is paired with (or None). Iterative, so
+    long call lists cannot overflow the recursion limit.
+    """
+    adjacency = [[j for j in range(right) if edges(i, j)] for i in range(left)]
+    match_right: list[int | None] = [None] * right
+    match_left: list[int | None] = [None] * left
+    for root in range(left):
+        parent_of_right: dict[int, int] = {}  # right vertex -> left vertex that reached it
+        stack = [root]
+        visited_left = {root}
+        end: int | None = None
+        while stack and end is None:
+            u = stack.pop()
+            for v in adjacency[u]:
+                if v in parent_of_right:
+                    continue
+                parent_of_right[v] = u
+                owner = match_right[v]
+                if owner is None:
+                    end = v
+                    break
+                if owner not in visited_left:
+                    visited_left.add(owner)
+                    stack.append(owner)
+        while end is not None:  # flip the augmenting path back to the root
+            u = parent_of_right[end]
+            previous = match_left[u]
+            match_left[u] = end
+            match_right[end] = u
+            end = previous
+    return match_left
+
+
+class ToolCallUnorderedMatch(_ToolCallScorer):
+    """The agent made the same multiset of calls as the reference, in any order."""
+
+    default_name = "ToolCallUnorderedMatch"
+
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        pairing = max_bipartite_matching(
+            len(actual), len(reference), lambda i, j: self._matches(actual[i], reference[j])
+        )
+        paired_refs = {j for j in pairing if j is not None}
+        unmatched_actual = [{"index": i, **actual[i]} for i, j in enumerate(pairing) if j is None]
+        unmatched_reference = [
+            {"index": j, **reference[j]} for j in range(len(reference)) if j not in paired_refs
+        ]
+        if not unmatched_actual and not unmatched_reference:
+            return True, {"pairing": pairing}
+        parts = []
+        if len(actual) != len(reference):
+            parts.append(f"expected {len(reference)} call(s), got {len(actual)}")
+        if unmatched_reference:
+            parts.append(
+                "no agent call for reference " + ", ".join(_show(c) for c in unmatched_reference[:5])
+            )
+        if unmatched_actual:
+            parts.append("unexpected " + ", ".join(_show(c) for c in unmatched_actual[:5]))
+        return False, {
+            "unmatched_actual": unmatched_actual,
+            "unmatched_reference": unmatched_reference,
+            "reason": "; ".join(parts),
+        }
+
+
+class ToolCallAnyMatch(_ToolCallScorer):
+    """At least one agent call matches at least one reference call; no calls at all fails."""
+
+    default_name = "ToolCallAnyMatch"
+
+    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+        if not reference:
+            return False, {"reason": "the reference lists no acceptable tool calls"}
+        if not actual:
+            return False, {"reason": "the agent made no tool calls"}
+        for i, call in enumerate(actual):
+            for j, ref in enumerate(reference):
+                if self._matches(call, ref):
+                    return True, {"matched": {"actual_index": i, "reference_index": j}}
+        return False, {
+            "reason": f"none of the agent's {len(actual)} call(s) matches any of the "
+            f"{len(reference)} acceptable call(s): got {', '.join(_show(c) for c in actual[:5])}"
+        }

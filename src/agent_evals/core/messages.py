@@ -1,0 +1,92 @@
+"""Reading tool calls out of message lists, whatever shape the agent framework emitted them in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ACCEPTED_SHAPES = (
+    'OpenAI wire shape {"function": {"name": ..., "arguments": "<json>" or {...}}} '
+    'or flat shape {"name": ..., "args": {...}}'
+)
+
+
+def extract_tool_calls(messages: Any) -> list[dict[str, Any]]:
+    """Every tool call in ``messages``, in order, as ``{"name": str, "args": dict}``.
+
+    ``messages`` is a list of messages or a ``{"messages": [...]}`` mapping. A message is a
+    dict or an object with a ``tool_calls`` attribute (LangChain ``AIMessage``). Each call may be
+    in the OpenAI wire shape (``function.name`` and ``function.arguments`` as a JSON string or
+    an object) or the flat shape (``name`` and ``args``/``arguments``). Anthropic-style
+    ``tool_use`` content blocks are read too, and so are bare calls listed without a message
+    around them (a mapping with ``name``/``function`` but no ``role``). Frames without tool calls (user prompts, tool
+    responses, plain assistant text) are skipped.
+
+    Raises TypeError for a container that is not a message list, and ValueError naming the
+    message and call index for a call without a name or with arguments that are not a JSON object.
+    """
+    if isinstance(messages, Mapping) and "messages" in messages:
+        messages = messages["messages"]
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TypeError(
+            f"expected a list of messages or a {{'messages': [...]}} mapping, got {type(messages).__name__}"
+        )
+    calls: list[dict[str, Any]] = []
+    for m_index, message in enumerate(messages):
+        for c_index, raw in enumerate(_raw_calls(message)):
+            calls.append(_normalize_call(raw, f"message {m_index}, tool call {c_index}"))
+    return calls
+
+
+def _raw_calls(message: Any) -> list[Any]:
+    if isinstance(message, Mapping):
+        if "role" not in message and "type" not in message and ("name" in message or "function" in message):
+            return [message]  # a bare call listed without its message wrapper
+        tool_calls = message.get("tool_calls")
+        content = message.get("content")
+    else:
+        tool_calls = getattr(message, "tool_calls", None)
+        content = getattr(message, "content", None)
+    found: list[Any] = list(tool_calls) if isinstance(tool_calls, Sequence) and tool_calls else []
+    if not found and isinstance(content, list):
+        found = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+    return found
+
+
+def _normalize_call(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raw = {
+            "name": getattr(raw, "name", None),
+            "args": getattr(raw, "args", None),
+            "function": getattr(raw, "function", None),
+        }
+    function = raw.get("function")
+    if isinstance(function, Mapping):
+        name = function.get("name")
+        args = function.get("arguments", function.get("args"))
+    elif function is not None and not isinstance(function, (str, bytes)):
+        name = getattr(function, "name", None)
+        args = getattr(function, "arguments", None)
+    else:
+        name = raw.get("name")
+        args = raw.get("args", raw.get("arguments", raw.get("input")))
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{where}: tool call has no name; accepted shapes: {ACCEPTED_SHAPES}")
+    return {"name": name, "args": _parse_args(args, where, name)}
+
+
+def _parse_args(args: Any, where: str, name: str) -> dict[str, Any]:
+    if args is None or args == "":
+        return {}
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where} ({name}): arguments are not valid JSON: {exc}") from exc
+    if not isinstance(args, Mapping):
+        raise ValueError(
+            f"{where} ({name}): arguments must be a JSON object, got {type(args).__name__}; "
+            f"accepted shapes: {ACCEPTED_SHAPES}"
+        )
+    return dict(args)

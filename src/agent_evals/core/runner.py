@@ -1,0 +1,388 @@
+"""Run a task over a dataset and score every example: ``run_eval_async`` and its sync wrapper ``run_eval``."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any
+
+from agent_evals.core.aggregate import aggregate
+from agent_evals.core.messages import extract_tool_calls
+from agent_evals.core.scorer import PreparedScorer, error_score
+from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, TaskResult
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+# (result or whatever the task returned, error message, seconds spent in the task)
+_Outcome = tuple[Any, "str | None", float]
+
+# Sync tasks run in worker threads. A thread hop costs tens of microseconds, more than a trivial
+# task, so a lane hands a worker several examples at once while tasks stay fast; the batch
+# shrinks back to one example as soon as tasks take noticeable time.
+_MAX_BATCH = 512
+_GROW_BELOW_S = 0.005
+_SHRINK_ABOVE_S = 0.05
+
+
+async def run_eval_async(
+    task: Callable[[Any], Any] | None,
+    dataset: Iterable[ExampleData],
+    scorers: Sequence[Any],
+    platform: Any | None = None,
+    config: EvalConfig | Mapping[str, Any] | None = None,
+    *,
+    progress: Progress | None = None,
+) -> EvalResult:
+    """Run ``task`` on every example of ``dataset``, score each result, and return an EvalResult.
+
+    ``task(input)`` may be sync (run in a worker thread so it never blocks the event loop) or
+    async, and returns a ``TaskResult``; examples that carry a stored ``output`` are replayed
+    without calling it (``task`` may then be None). ``scorers`` are callables
+    ``(result, expected=None, **context)``; their names are fixed up front and must be unique.
+    ``platform`` (e.g. ``LocalConfig``) records the finished run. ``progress(done, total)`` is
+    called after each example.
+
+    A task that raises or times out marks its example with ``error`` and counts as failed for
+    every scorer; a scorer that raises or returns a non-Score yields an errored, failing Score.
+    Wrong arguments raise ValueError/TypeError before anything runs.
+    """
+    cfg = _check_config(config)
+    examples = _check_dataset(dataset)
+    prepared = _prepare_scorers(scorers)
+    _check_task(task, examples)
+    if platform is not None and not callable(getattr(platform, "record", None)):
+        raise TypeError(
+            f"platform must have an async record(result) method (e.g. LocalConfig(...)), "
+            f"got {type(platform).__name__}"
+        )
+    started_at = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    results = await _Run(task, examples, prepared, cfg, progress).execute()
+    pass_rates, means, summary = aggregate(results, [p.name for p in prepared])
+    result = EvalResult(
+        pass_rates=pass_rates,
+        scores=means,
+        examples=results,
+        summary=summary,
+        duration=time.perf_counter() - t0,
+        started_at=started_at,
+    )
+    if platform is not None:
+        await _record(platform, result)
+    return result
+
+
+async def _record(platform: Any, result: EvalResult) -> None:
+    # the scores are the valuable part: a platform that cannot store them is reported, not fatal
+    try:
+        recorded = await platform.record(result)
+    except Exception:
+        logger.error("could not record the run on %s; results are only in memory", platform, exc_info=True)
+        return
+    result.experiment_id = recorded.experiment_id
+    result.experiment_url = recorded.experiment_url
+    result.platform = recorded.platform
+
+
+def run_eval(
+    task: Callable[[Any], Any] | None,
+    dataset: Iterable[ExampleData],
+    scorers: Sequence[Any],
+    platform: Any | None = None,
+    config: EvalConfig | Mapping[str, Any] | None = None,
+    *,
+    progress: Progress | None = None,
+) -> EvalResult:
+    """Blocking form of :func:`run_eval_async` for plain scripts.
+
+    Raises RuntimeError when called while an event loop is running (inside ``async def``,
+    Jupyter): there, ``await run_eval_async(...)`` instead.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run_eval_async(task, dataset, scorers, platform, config, progress=progress))
+    raise RuntimeError(
+        "run_eval() cannot be used while an event loop is running (inside async code or Jupyter); "
+        "use `await run_eval_async(...)` there instead"
+    )
+
+
+class _Run:
+    """One execution: lanes pull examples in dataset order until none are left."""
+
+    def __init__(
+        self,
+        task: Callable[[Any], Any] | None,
+        examples: list[ExampleData],
+        scorers: list[PreparedScorer],
+        config: EvalConfig,
+        progress: Progress | None,
+    ) -> None:
+        self.task = task
+        self.examples = examples
+        self.scorers = scorers
+        self.config = config
+        self.progress = progress
+        self.results: list[ExampleResult | None] = [None] * len(examples)
+        self.cursor = 0
+        self.done = 0
+        self.task_is_async = task is not None and _is_async_callable(task)
+        self.pool: ThreadPoolExecutor | None = None
+
+    async def execute(self) -> list[ExampleResult]:
+        lanes = min(self.config.max_concurrency, len(self.examples))
+        if self.task is not None and not self.task_is_async:
+            # spare threads so a sync task stuck past its timeout does not shrink the concurrency
+            self.pool = ThreadPoolExecutor(max_workers=2 * lanes, thread_name_prefix="agent-evals-task")
+        try:
+            await asyncio.gather(*(self._lane() for _ in range(lanes)))
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+        return [r for r in self.results if r is not None]
+
+    async def _lane(self) -> None:
+        loop = asyncio.get_running_loop()
+        batch = 1
+        batching = self.pool is not None and self.config.timeout_s is None
+        while self.cursor < len(self.examples):
+            start = self.cursor
+            end = min(len(self.examples), start + (batch if batching else 1))
+            self.cursor = end
+            chunk = self.examples[start:end]
+            if self.pool is None:
+                outcomes = [await self._run_async_task(chunk[0])]
+            elif batching:
+                t = time.perf_counter()
+                outcomes = await loop.run_in_executor(self.pool, _run_sync_batch, self.task, chunk)
+                elapsed = time.perf_counter() - t
+                if elapsed < _GROW_BELOW_S:
+                    batch = min(batch * 2, _MAX_BATCH)
+                elif elapsed > _SHRINK_ABOVE_S:
+                    batch = max(1, batch // 2)
+            else:
+                outcomes = [await self._run_sync_with_timeout(loop, chunk[0])]
+            for offset, outcome in enumerate(outcomes):
+                await self._finish(start + offset, outcome)
+
+    async def _run_async_task(self, example: ExampleData) -> _Outcome:
+        if example.output is not None:
+            return example.output, None, 0.0
+        task = self.task
+        if task is None:  # _check_task rejects this before the run starts
+            return None, "no task and no stored output", 0.0
+        t = time.perf_counter()
+        timeout = self.config.timeout_s
+        try:
+            awaitable = task(example.input)
+            value = await (asyncio.wait_for(awaitable, timeout) if timeout is not None else awaitable)
+        except asyncio.CancelledError:
+            raise
+        except asyncio.TimeoutError as exc:
+            return None, _timeout_or_error(exc, time.perf_counter() - t, timeout), time.perf_counter() - t
+        except Exception as exc:
+            logger.debug("task raised on example %r", example.input, exc_info=True)
+            return None, _describe(exc), time.perf_counter() - t
+        return value, None, time.perf_counter() - t
+
+    async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
+        timeout = self.config.timeout_s
+        t = time.perf_counter()
+        future = loop.run_in_executor(self.pool, _run_sync_batch, self.task, [example])
+        try:
+            return (await asyncio.wait_for(future, timeout))[0]
+        except asyncio.TimeoutError:
+            # the worker thread cannot be interrupted; it finishes in the background
+            return None, f"timed out after {timeout:g}s", time.perf_counter() - t
+
+    async def _finish(self, index: int, outcome: _Outcome) -> None:
+        example = self.examples[index]
+        value, error, task_duration = outcome
+        t = time.perf_counter()
+        result: TaskResult | None = None
+        if error is None:
+            if inspect.isawaitable(value):  # a "sync" callable that handed back a coroutine
+                value, error, extra = await self._await_late(value)
+                task_duration += extra
+            if error is None and isinstance(value, TaskResult):
+                result = value
+            elif error is None:
+                error = (
+                    f"task returned {type(value).__name__}, expected a TaskResult "
+                    "(return TaskResult(output=..., context={...}))"
+                )
+        scores = {}
+        if result is not None:
+            context = {"input": example.input, "metadata": example.metadata}
+            timeout = self.config.scorer_timeout_s
+            for scorer in self.scorers:
+                scores[scorer.name] = await scorer.score(result, example.expected, context, timeout)
+        else:
+            for scorer in self.scorers:
+                scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")
+        trajectory, tool_calls = _trajectory(result)
+        self.results[index] = ExampleResult.model_construct(
+            index=index,
+            input=example.input,
+            expected=example.expected,
+            output=result.output if result is not None else None,
+            context=result.context if result is not None else None,
+            scores=scores,
+            error=error,
+            duration=task_duration + (time.perf_counter() - t),
+            metadata=example.metadata,
+            trajectory=trajectory,
+            tool_calls=tool_calls,
+        )
+        self.done += 1
+        if self.progress is not None:
+            try:
+                self.progress(self.done, len(self.examples))
+            except Exception:
+                logger.warning("progress callback raised; it will not be called again", exc_info=True)
+                self.progress = None
+
+    async def _await_late(self, awaitable: Any) -> _Outcome:
+        t = time.perf_counter()
+        timeout = self.config.timeout_s
+        try:
+            value = await (asyncio.wait_for(awaitable, timeout) if timeout is not None else awaitable)
+        except asyncio.CancelledError:
+            raise
+        except asyncio.TimeoutError as exc:
+            return None, _timeout_or_error(exc, time.perf_counter() - t, timeout), time.perf_counter() - t
+        except Exception as exc:
+            return None, _describe(exc), time.perf_counter() - t
+        return value, None, time.perf_counter() - t
+
+
+def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> list[_Outcome]:
+    """Worker-thread side: call a sync task on each example (replayed ones are passed through)."""
+    outcomes: list[_Outcome] = []
+    for example in examples:
+        if example.output is not None:
+            outcomes.append((example.output, None, 0.0))
+            continue
+        if task is None:  # _check_task rejects this before the run starts
+            outcomes.append((None, "no task and no stored output", 0.0))
+            continue
+        t = time.perf_counter()
+        try:
+            value = task(example.input)
+        except Exception as exc:
+            logger.debug("task raised on example %r", example.input, exc_info=True)
+            outcomes.append((None, _describe(exc), time.perf_counter() - t))
+            continue
+        outcomes.append((value, None, time.perf_counter() - t))
+    return outcomes
+
+
+def _trajectory(result: TaskResult | None) -> tuple[list[Any] | None, list[dict[str, Any]] | None]:
+    if result is None or not result.context:
+        return None, None
+    outputs = result.context.get("outputs")
+    if not isinstance(outputs, list):
+        return None, None
+    try:
+        return outputs, extract_tool_calls(outputs)
+    except (TypeError, ValueError):
+        return outputs, None
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _timeout_or_error(exc: BaseException, elapsed: float, timeout: float | None) -> str:
+    # on Python 3.11+ a TimeoutError raised by the task itself looks like ours: tell them apart by time
+    if timeout is not None and elapsed >= timeout * 0.99:
+        return f"timed out after {timeout:g}s"
+    return _describe(exc)
+
+
+def _is_async_callable(fn: Any) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - a class instance with async __call__
+    return not inspect.isfunction(fn) and not inspect.ismethod(fn) and inspect.iscoroutinefunction(call)
+
+
+def _check_config(config: EvalConfig | Mapping[str, Any] | None) -> EvalConfig:
+    if config is None:
+        return EvalConfig()
+    if isinstance(config, EvalConfig):
+        return config
+    if isinstance(config, Mapping):
+        return EvalConfig.model_validate(dict(config))
+    raise TypeError(f"config must be an EvalConfig (or a dict of its fields), got {type(config).__name__}")
+
+
+def _check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
+    if isinstance(dataset, (str, bytes, Mapping)) or not isinstance(dataset, Iterable):
+        raise TypeError(
+            f"dataset must be a list of ExampleData(input=..., expected=...), got {type(dataset).__name__}"
+        )
+    examples = list(dataset)
+    if not examples:
+        raise ValueError("dataset is empty: pass at least one ExampleData(input=..., expected=...)")
+    for index, example in enumerate(examples):
+        if not isinstance(example, ExampleData):
+            raise TypeError(
+                f"dataset[{index}] is a {type(example).__name__}, expected ExampleData(input=..., "
+                "expected=ExpectedResult(...))"
+            )
+    return examples
+
+
+def _prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
+    if callable(scorers) or isinstance(scorers, (str, bytes, Mapping)) or not isinstance(scorers, Iterable):
+        raise TypeError(f"scorers must be a list of scorers, e.g. scorers=[StateMatch()], got {scorers!r}")
+    items = list(scorers)
+    if not items:
+        raise ValueError("scorers is empty: pass at least one scorer, e.g. scorers=[StateMatch()]")
+    prepared: list[PreparedScorer] = []
+    seen: dict[str, int] = {}
+    for index, scorer in enumerate(items):
+        if isinstance(scorer, type):
+            raise TypeError(
+                f"scorers[{index}] is the class {scorer.__name__}; pass an instance: {scorer.__name__}()"
+            )
+        if not callable(scorer):
+            raise TypeError(
+                f"scorers[{index}] is a {type(scorer).__name__}, expected a callable "
+                "scorer(result, expected=None, **context) -> Score"
+            )
+        item = PreparedScorer.of(scorer)
+        if item.name in seen:
+            raise ValueError(
+                f"scorers[{seen[item.name]}] and scorers[{index}] are both named {item.name!r}; "
+                "results are keyed by scorer name, so give one a distinct `name` attribute"
+            )
+        seen[item.name] = index
+        prepared.append(item)
+    return prepared
+
+
+def _check_task(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> None:
+    if task is not None:
+        if not callable(task):
+            raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
+        return
+    missing = [i for i, example in enumerate(examples) if example.output is None]
+    if missing:
+        shown = ", ".join(str(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise ValueError(
+            f"no task given and dataset examples {shown} have no stored output; pass task=... or give "
+            "every ExampleData an output=TaskResult(...) to replay"
+        )

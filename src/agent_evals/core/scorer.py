@@ -1,0 +1,133 @@
+"""The scorer protocol: naming a scorer, and calling one safely (sync or async, kwargs filtered)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from agent_evals.core.types import ExpectedResult, Score, TaskResult
+
+logger = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Anything callable as ``scorer(result, expected=None, **context)`` returning a Score.
+
+    Plain functions, ``async def`` functions and class instances with ``__call__`` all fit.
+    Context keyword arguments (``input``, ``metadata``) are only passed to scorers that
+    accept ``**kwargs``.
+    """
+
+    def __call__(
+        self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
+    ) -> Score | Awaitable[Score]:
+        """Score one example."""
+        ...
+
+
+def scorer_name(obj: Any) -> str:
+    """The name a scorer's results are keyed by, fixed before any example runs.
+
+    Its ``name`` attribute when that is a non-empty string, else its ``__name__`` (functions,
+    methods, classes), else the wrapped function's name for ``functools.partial``, else its
+    class name. ``ValidJSON()`` is therefore "ValidJSON" and ``def my_check(...)`` is "my_check".
+    """
+    name = getattr(obj, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    dunder = getattr(obj, "__name__", None)
+    if isinstance(dunder, str) and dunder:
+        return dunder
+    if isinstance(obj, functools.partial):
+        return scorer_name(obj.func)
+    return type(obj).__name__
+
+
+def _accepts_var_kwargs(fn: Any) -> bool:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins and C callables have no signature
+        return False
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+
+
+@dataclass(frozen=True)
+class PreparedScorer:
+    """A scorer with its name and calling convention worked out once, before the run."""
+
+    name: str
+    """The key its scores are stored under."""
+    fn: Any
+    """The callable itself."""
+    accepts_context: bool
+    """Whether it takes ``**kwargs`` (only then are context keywords passed)."""
+
+    @classmethod
+    def of(cls, scorer: Any, *, name: str | None = None) -> PreparedScorer:
+        """Inspect ``scorer`` once; raise TypeError when it is not callable."""
+        if not callable(scorer):
+            raise TypeError(
+                f"a scorer must be callable as scorer(result, expected=None, **context), "
+                f"got {type(scorer).__name__}"
+            )
+        return cls(
+            name=name if name is not None else scorer_name(scorer),
+            fn=scorer,
+            accepts_context=_accepts_var_kwargs(scorer),
+        )
+
+    async def score(
+        self,
+        result: TaskResult,
+        expected: ExpectedResult | None,
+        context: Mapping[str, Any],
+        timeout_s: float | None = None,
+    ) -> Score:
+        """Call the scorer and always come back with a Score keyed by ``self.name``.
+
+        An exception, a timeout or a return value that is not a Score becomes a Score with
+        ``error`` set, value 0 and ``passed`` False.
+        """
+        try:
+            out = self.fn(result, expected, **context) if self.accepts_context else self.fn(result, expected)
+            if inspect.isawaitable(out):
+                out = await (asyncio.wait_for(out, timeout_s) if timeout_s is not None else out)
+        except asyncio.CancelledError:
+            raise
+        except asyncio.TimeoutError:
+            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
+        except Exception as exc:
+            logger.debug("scorer %r raised", self.name, exc_info=True)
+            return error_score(self.name, f"scorer {self.name!r} raised {type(exc).__name__}: {exc}")
+        if not isinstance(out, Score):
+            return error_score(
+                self.name,
+                f"scorer {self.name!r} returned {type(out).__name__}, expected a Score "
+                "(agent_evals.core.types.Score)",
+            )
+        if out.name != self.name or (out.error is not None and out.passed):
+            # results are keyed by the fixed name; an errored score never passes
+            out = out.model_copy(update={"name": self.name, "passed": out.passed and out.error is None})
+        return out
+
+
+def error_score(name: str, message: str) -> Score:
+    """A failing Score that records why scoring could not happen."""
+    return Score(name=name, value=0.0, passed=False, error=message)
+
+
+async def call_scorer(
+    scorer: Any, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
+) -> Score:
+    """Run one scorer on one result and return its Score, never raising for scorer faults.
+
+    Handles sync and async scorers, passes ``context`` only when the scorer accepts
+    ``**kwargs``, and turns exceptions and non-Score returns into error Scores.
+    """
+    return await PreparedScorer.of(scorer).score(result, expected, context)

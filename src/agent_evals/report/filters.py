@@ -1,0 +1,189 @@
+"""Small formatting filters shared by the report templates and the plain-text renderers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agent_evals.core.redact import Redactor
+from agent_evals.report.escape import DEFAULT_LIMIT, escape_untrusted, truncate
+
+NONE_MARK = "–"
+"""Shown where a figure is missing (no baseline, no valid trial)."""
+
+VERDICT_ICONS: Mapping[str, str] = {
+    "failed": "❌",
+    "inconclusive": "⚠️",
+    "no-baseline": "ℹ️",
+    "passed": "✅",
+}
+"""Icon per verdict."""
+
+OUTCOME_ICONS: Mapping[str, str] = {"fail": "❌", "warn": "⚠️", "pass": "✅"}
+"""Icon per outcome (what the verdict does under the policy)."""
+
+STATUS_LABELS: Mapping[str, str] = {
+    "ok": "✅ ok",
+    "regressed": "❌ regressed",
+    "inconclusive": "⚠️ inconclusive",
+    "improved": "⬆️ improved",
+    "below-floor": "❌ below floor",
+    "new": "🆕 new",
+    "removed": "➖ removed",
+    "no-baseline": "ℹ️ no baseline",
+}
+"""Label per breakdown-row status."""
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    """A rate in [0, 1] as a percentage: ``0.853`` -> ``85.3%``; None -> ``–``."""
+    if not _finite(value):
+        return NONE_MARK
+    return f"{value * 100:.{digits}f}%"
+
+
+def delta(value: Any, digits: int = 1) -> str:
+    """A rate difference as signed percentage points: ``-0.08`` -> ``-8.0 pp``; None -> ``–``."""
+    if not _finite(value):
+        return NONE_MARK
+    points = value * 100
+    if round(points, digits) == 0:
+        return f"±{0:.{digits}f} pp"
+    return f"{points:+.{digits}f} pp"
+
+
+def points(value: Any, digits: int = 1) -> str:
+    """A size of a rate difference, unsigned, in percentage points: ``0.041`` -> ``4.1 pp``."""
+    if not _finite(value):
+        return NONE_MARK
+    return f"{value * 100:.{digits}f} pp"
+
+
+def interval(value: Any, *, points: bool = False, digits: int = 1) -> str:
+    """An interval object (``low``/``high``) as ``[71.2%, 88.9%]``, or in points ``[-9.1, -2.3]``."""
+    if value is None:
+        return ""
+    low: Any = getattr(value, "low", None)
+    high: Any = getattr(value, "high", None)
+    if not (_finite(low) and _finite(high)):
+        return ""
+    if points:
+        return f"[{low * 100:+.{digits}f}, {high * 100:+.{digits}f}]"
+    return f"[{low * 100:.{digits}f}%, {high * 100:.{digits}f}%]"
+
+
+def pvalue(value: Any) -> str:
+    """A p-value for humans: ``0.0312`` -> ``0.031``; below 0.001 -> ``<0.001``; None -> ``–``."""
+    if not _finite(value):
+        return NONE_MARK
+    if value < 0.001:
+        return "<0.001"
+    return f"{value:.3f}"
+
+
+def pluralize(count: Any, singular: str, plural: str | None = None) -> str:
+    """``1 regression``, ``3 regressions``; ``plural`` for irregular words (``1 case``, ``2 cases``)."""
+    n = int(count)
+    word = singular if n == 1 else (plural if plural is not None else singular + "s")
+    return f"{number(n)} {word}"
+
+
+def number(value: Any) -> str:
+    """An integer with thousands separators: ``20000`` -> ``20,000``; None -> ``–``."""
+    if value is None:
+        return NONE_MARK
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.2f}"
+    return f"{int(value):,}"
+
+
+def usd(value: Any) -> str:
+    """Dollars: ``0.01234`` -> ``$0.0123``, ``12.5`` -> ``$12.50``; None -> ``–``."""
+    if not _finite(value):
+        return NONE_MARK
+    sign = "-" if value < 0 else ""
+    amount = abs(value)
+    return f"{sign}${amount:.4f}" if amount < 1 else f"{sign}${amount:,.2f}"
+
+
+def seconds(value: Any) -> str:
+    """A duration: ``0.42`` -> ``420 ms``, ``3.2`` -> ``3.2 s``, ``125`` -> ``2m 05s``; None -> ``–``."""
+    if not _finite(value):
+        return NONE_MARK
+    sign = "-" if value < 0 else ""
+    v = abs(value)
+    if v < 1:
+        return f"{sign}{v * 1000:.0f} ms"
+    if v < 60:
+        return f"{sign}{v:.1f} s"
+    minutes, secs = divmod(round(v), 60)
+    return f"{sign}{minutes}m {secs:02d}s"
+
+
+def signed(value: Any, unit: str = "number") -> str:
+    """A change with an explicit sign; ``unit`` is ``number``, ``usd`` or ``seconds`` (``+1,200``, ``-$0.0100``)."""
+    if not _finite(value):
+        return NONE_MARK
+    formatter: Callable[[Any], str] = {"usd": usd, "seconds": seconds}.get(unit, number)
+    text = formatter(value)
+    return text if text.startswith("-") else "+" + text
+
+
+def short_sha(value: Any) -> str:
+    """The first 7 characters of a commit SHA (the form GitHub shows)."""
+    return str(value)[:7] if value else NONE_MARK
+
+
+def verdict_icon(verdict: Any) -> str:
+    """Icon for a verdict (``failed`` -> ❌)."""
+    return VERDICT_ICONS.get(str(verdict), "❔")
+
+
+def outcome_icon(outcome: Any) -> str:
+    """Icon for an outcome (``warn`` -> ⚠️)."""
+    return OUTCOME_ICONS.get(str(outcome), "❔")
+
+
+def status_label(status: Any) -> str:
+    """Icon and word for a row status (``regressed`` -> ``❌ regressed``)."""
+    return STATUS_LABELS.get(str(status), str(status))
+
+
+def make_untrusted_filter(redactor: Redactor, *, markdown: bool) -> Callable[..., str]:
+    """The ``escape_untrusted`` filter: redact secrets first, then escape (Markdown) or just truncate (HTML,
+    where the template's autoescaping handles markup)."""
+
+    def untrusted(value: Any, limit: int | None = DEFAULT_LIMIT, line_break: str = "<br>") -> str:
+        if value is None:
+            return ""
+        text = redactor(value if isinstance(value, str) else str(value))
+        if markdown:
+            return escape_untrusted(text, limit, line_break=line_break)
+        return truncate(text, limit)
+
+    return untrusted
+
+
+def plain_filters() -> dict[str, Callable[..., str]]:
+    """Every format filter that does not depend on the output format, by template name."""
+    return {
+        "pct": pct,
+        "delta": delta,
+        "points": points,
+        "interval": interval,
+        "pvalue": pvalue,
+        "pluralize": pluralize,
+        "number": number,
+        "usd": usd,
+        "seconds": seconds,
+        "signed": signed,
+        "short_sha": short_sha,
+        "verdict_icon": verdict_icon,
+        "outcome_icon": outcome_icon,
+        "status_label": status_label,
+    }

@@ -1,0 +1,82 @@
+"""The one-line verdict every report starts with, and the overall figures derived from a comparison."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_evals.report.filters import outcome_icon, pct, pluralize
+
+if TYPE_CHECKING:
+    from agent_evals.gate.model import Comparison, SuiteComparison
+
+_GATE_WORDS = {"fail": "gate failed", "warn": "gate passed with warnings", "pass": "gate passed"}
+
+# Reason kinds, besides significant regressions, that the headline names (in this order).
+_EXTRA_REASONS = (
+    ("critical-case", "critical case flipped"),
+    ("floor", "below the pass-rate floor"),
+    ("error-budget", "over the error budget"),
+    ("inconclusive", "inconclusive drop"),
+    ("missing-baseline", "no baseline"),
+    ("removed-suite", "suite removed"),
+    ("incomplete-run", "incomplete run"),
+)
+
+
+def suites_with(comparison: Comparison, kind: str) -> list[SuiteComparison]:
+    """Suites carrying at least one reason of ``kind``."""
+    return [s for s in comparison.suites if any(r.kind == kind for r in s.reasons)]
+
+
+def regressed_cases_in(suite: SuiteComparison) -> int:
+    """Cases behind a suite's regression: the ``regressed`` ones, or the paired cases that dropped
+    when trials make the drop partial (k > 1, no case flipped outright)."""
+    regressed = suite.counts.get("regressed", 0)
+    if regressed == 0 and suite.delta is not None:
+        return suite.delta.n_down
+    return regressed
+
+
+def overall_rate(comparison: Comparison, side: str) -> float | None:
+    """Pass rate across every suite of one side (``baseline``/``candidate``), macro over scored cases."""
+    total = 0.0
+    cases = 0
+    for suite in comparison.suites:
+        summary = suite.baseline if side == "baseline" else suite.candidate
+        if summary is None or summary.rate is None or summary.cases_scored == 0:
+            continue
+        total += summary.rate * summary.cases_scored
+        cases += summary.cases_scored
+    return total / cases if cases else None
+
+
+def total_cases(comparison: Comparison) -> int:
+    """Cases in the candidate run, across suites."""
+    return sum(s.candidate.cases for s in comparison.suites)
+
+
+def headline(comparison: Comparison) -> str:
+    """The verdict line: icon, ``N regressions in M suites`` or ``no regression``, other reasons, outcome.
+
+    Built only from counts, never from untrusted strings, so it is safe as-is in Markdown and HTML.
+    """
+    icon = outcome_icon(comparison.outcome)
+    gate = _GATE_WORDS.get(comparison.outcome, comparison.outcome)
+    if comparison.mode == "single_run":
+        rate = pct(overall_rate(comparison, "candidate"))
+        cases = pluralize(total_cases(comparison), "case")
+        suites = pluralize(len(comparison.suites), "suite")
+        return f"{icon} agent-evals: {rate} pass rate over {cases} in {suites} (single run, no baseline) · {gate}"
+    regressed = suites_with(comparison, "regression")
+    if regressed:
+        n = sum(regressed_cases_in(s) for s in regressed)
+        main = f"{pluralize(max(n, 1), 'regression')} in {pluralize(len(regressed), 'suite')}"
+    else:
+        main = "no regression"
+    extras = []
+    for kind, phrase in _EXTRA_REASONS:
+        hit = suites_with(comparison, kind)
+        if hit:
+            extras.append(f"{phrase} in {pluralize(len(hit), 'suite')}")
+    tail = f" ({'; '.join(extras)})" if extras else ""
+    return f"{icon} agent-evals: {main}{tail} · {gate}"

@@ -1,0 +1,1 @@
+"""GitHub integration: Actions settings, the REST client, baselines, comments and workflow I/O."""

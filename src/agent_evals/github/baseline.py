@@ -1,0 +1,202 @@
+"""Find the base branch's baseline run record among the artifacts of successful workflow runs."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
+
+from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError
+
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
+    from agent_evals.gate.model import BaselineInfo
+    from agent_evals.github.client import GitHubClient
+
+log = logging.getLogger(__name__)
+
+MAX_ARTIFACT_BYTES = 200 * 1024 * 1024
+MAX_RUN_PAGES = 5
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """The baseline found (record plus provenance), or exactly why there is none."""
+
+    record: RunRecord | None
+    """The baseline run record, None when missing."""
+    source: Literal["artifact", "file", "none"]
+    """``artifact``, ``file`` or ``none``."""
+    run_id: int | None = None
+    """The workflow run the artifact came from."""
+    sha: str | None = None
+    """The commit that run was made on."""
+    date: str | None = None
+    """When that run was created (ISO 8601)."""
+    url: str | None = None
+    """Web link to that run."""
+    ref: str | None = None
+    """The branch the baseline was made on."""
+    path: str | None = None
+    """Local file path, for ``file`` baselines."""
+    reason_missing: str | None = None
+    """Why no baseline is available, in words a user can act on."""
+    note: str | None = None
+    """How the run was chosen (merge base, or the newest older run)."""
+
+    def to_info(self) -> BaselineInfo:
+        """The gate's provenance model for reports."""
+        from agent_evals.gate.model import BaselineInfo
+
+        return BaselineInfo(
+            source=self.source,
+            run_id=str(self.run_id) if self.run_id is not None else None,
+            sha=self.sha,
+            ref=self.ref,
+            date=self.date,
+            url=self.url,
+            path=self.path,
+            reason_missing=self.reason_missing,
+        )
+
+
+def missing(reason: str) -> BaselineResult:
+    """A result that says why no baseline is available."""
+    return BaselineResult(record=None, source="none", reason_missing=reason)
+
+
+def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tuple[str | None, str | None]:
+    """``(sha, date)`` of the merge base of ``base...head`` via the compare API, or ``(None, None)``."""
+    try:
+        body = client.get_json(
+            f"/repos/{repo}/compare/{quote(base, safe='')}...{quote(head, safe='')}",
+            permission="contents: read",
+        )
+    except GitHubError as exc:
+        log.warning("cannot find the merge base (%s); using the newest older baseline run", exc)
+        return None, None
+    commit = body.get("merge_base_commit") if isinstance(body, dict) else None
+    if not isinstance(commit, dict) or not isinstance(commit.get("sha"), str):
+        return None, None
+    inner = commit.get("commit") or {}
+    date = ((inner.get("committer") or {}).get("date")) if isinstance(inner, dict) else None
+    return commit["sha"], date if isinstance(date, str) else None
+
+
+def choose_run(
+    runs: list[dict[str, Any]], merge_base_sha: str | None, merge_base_date: str | None
+) -> tuple[dict[str, Any] | None, str]:
+    """Pick the run at the merge base, else the newest run not newer than the merge base, else the newest."""
+    if not runs:
+        return None, ""
+    ordered = sorted(runs, key=lambda r: str(r.get("created_at") or ""), reverse=True)
+    if merge_base_sha:
+        for run in ordered:
+            if run.get("head_sha") == merge_base_sha:
+                return run, f"the run at the merge base {merge_base_sha[:7]}"
+    if merge_base_date:
+        older = [r for r in ordered if str(r.get("created_at") or "") <= merge_base_date]
+        if older:
+            return older[0], "no run at the merge base; the newest older run"
+    if merge_base_sha:
+        return ordered[0], "no run at or before the merge base; the newest run of the base branch"
+    return ordered[0], "the newest successful run of the base branch"
+
+
+def find_baseline(
+    client: GitHubClient,
+    *,
+    repo: str,
+    workflow: str,
+    branch: str,
+    artifact_name: str,
+    base_sha: str | None = None,
+    head_sha: str | None = None,
+    server_url: str = "https://github.com",
+) -> BaselineResult:
+    """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception.
+
+    Endpoints: workflow runs (``actions: read``), compare (``contents: read``), run artifacts and the
+    artifact zip (``actions: read``); the zip is a redirect that is followed without the token.
+    """
+    from agent_evals.github.archive import read_run_record
+
+    where = f"workflow {workflow!r} on branch {branch!r}"
+    merge_sha, merge_date = (None, None)
+    if base_sha and head_sha:
+        merge_sha, merge_date = find_merge_base(client, repo, base_sha, head_sha)
+    try:
+        runs: list[dict[str, Any]] = []
+        for run in client.paginate(
+            f"/repos/{repo}/actions/workflows/{quote(workflow, safe='')}/runs",
+            params={"branch": branch, "event": "push", "status": "success"},
+            item_key="workflow_runs",
+            permission="actions: read",
+            max_pages=MAX_RUN_PAGES,
+        ):
+            runs.append(run)
+            if merge_sha and run.get("head_sha") == merge_sha:
+                break
+        chosen, how = choose_run(runs, merge_sha, merge_date)
+        if chosen is None:
+            return missing(
+                f"no successful push run of {where} yet; the first merge to {branch} creates the baseline"
+            )
+        run_id = int(chosen["id"])
+        provenance: dict[str, Any] = {
+            "run_id": run_id,
+            "sha": chosen.get("head_sha"),
+            "date": chosen.get("created_at"),
+            "url": chosen.get("html_url") or f"{server_url}/{repo}/actions/runs/{run_id}",
+            "ref": branch,
+        }
+        artifact = _find_artifact(client, repo, run_id, artifact_name)
+        if artifact is None:
+            return _missing_with(
+                provenance, f"run {run_id} of {where} has no artifact named {artifact_name!r}"
+            )
+        if artifact.get("expired"):
+            return _missing_with(
+                provenance,
+                f"artifact {artifact_name!r} of run {run_id} has expired; "
+                "re-run the baseline workflow on the base branch or raise its retention-days",
+            )
+        data = client.download(
+            f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
+            permission="actions: read",
+            max_bytes=MAX_ARTIFACT_BYTES,
+        )
+    except GitHubPermissionError as exc:
+        return missing(f"the token cannot read workflow artifacts (add `permissions: actions: read`): {exc}")
+    except GitHubError as exc:
+        if exc.status == 410:
+            return missing(f"artifact {artifact_name!r} has expired (HTTP 410); re-run the baseline workflow")
+        if exc.status == 404 and "/workflows/" in (exc.endpoint or ""):
+            return missing(f"workflow {workflow!r} was not found in {repo}; set --baseline-workflow")
+        return missing(f"could not fetch the baseline of {where}: {exc}")
+    try:
+        record = read_run_record(data, source=f"artifact {artifact_name!r} of run {run_id}")
+    except AgentEvalsError as exc:
+        return _missing_with(provenance, f"rejected the baseline artifact: {exc}")
+    return BaselineResult(record=record, source="artifact", note=how, **provenance)
+
+
+def _missing_with(provenance: dict[str, Any], reason: str) -> BaselineResult:
+    return BaselineResult(record=None, source="none", reason_missing=reason, **provenance)
+
+
+def _find_artifact(client: GitHubClient, repo: str, run_id: int, name: str) -> dict[str, Any] | None:
+    found: dict[str, Any] | None = None
+    for artifact in client.paginate(
+        f"/repos/{repo}/actions/runs/{run_id}/artifacts",
+        params={"name": name},
+        item_key="artifacts",
+        permission="actions: read",
+    ):
+        if artifact.get("name") != name:
+            continue
+        # Prefer a live copy when a re-run uploaded the same name twice.
+        if found is None or (found.get("expired") and not artifact.get("expired")):
+            found = artifact
+    return found

@@ -1,0 +1,320 @@
+"""A small GitHub REST client: timeouts, retries with backoff, rate limits, pagination, safe redirects."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from agent_evals.errors import GitHubError, GitHubPermissionError
+
+if TYPE_CHECKING:
+    import requests
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "2022-11-28"
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+class GitHubClient:
+    """Calls the GitHub REST API through an injected ``requests.Session``.
+
+    Every call has a timeout. 5xx answers and network errors are retried with jittered exponential
+    backoff (``max_retries`` times); rate-limited answers (403/429) wait for ``retry-after`` or, when
+    ``x-ratelimit-remaining`` is 0, until ``x-ratelimit-reset``. Content-creating calls
+    (POST/PATCH/PUT/DELETE) are serialized, as GitHub's secondary rate limits ask.
+    See https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
+    """
+
+    def __init__(
+        self,
+        session: requests.Session,
+        *,
+        api_url: str,
+        token: str | None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        backoff_s: float = 1.0,
+        max_wait_s: float = 900.0,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        jitter: Callable[[], float] = random.random,
+        user_agent: str = "agent-evals",
+    ) -> None:
+        self._session = session
+        self.api_url = api_url.rstrip("/")
+        self.__token = token
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_wait_s = max_wait_s
+        self._sleep = sleep
+        self._clock = clock
+        self._jitter = jitter
+        self._user_agent = user_agent
+        self._write_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"GitHubClient(api_url={self.api_url!r}, token={'set' if self.__token else 'unset'})"
+
+    # -- public calls -------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        permission: str | None = None,
+        allow_redirects: bool = True,
+    ) -> requests.Response:
+        """Call ``path`` (relative to the API root, or an absolute URL on it); raise GitHubError on failure."""
+        url = self._api_url_for(path)
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": self._user_agent,
+        }
+        if self.__token:
+            headers["Authorization"] = f"Bearer {self.__token}"
+        endpoint = f"{method.upper()} {urlsplit(url).path}"
+        if method.upper() in WRITE_METHODS:
+            with self._write_lock:
+                response = self._send(method, url, endpoint, headers, params, json_body, allow_redirects)
+        else:
+            response = self._send(method, url, endpoint, headers, params, json_body, allow_redirects)
+        if response.status_code >= 400:
+            raise self._error(endpoint, response, permission)
+        return response
+
+    def get_json(
+        self, path: str, *, params: Mapping[str, Any] | None = None, permission: str | None = None
+    ) -> Any:
+        """GET ``path`` and decode its JSON body."""
+        return _json(self.request("GET", path, params=params, permission=permission), f"GET {path}")
+
+    def paginate(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        item_key: str | None = None,
+        permission: str | None = None,
+        max_pages: int = 50,
+    ) -> Iterator[dict[str, Any]]:
+        """Yield the items of every page, following ``Link: <...>; rel="next"`` headers.
+
+        ``item_key`` names the list inside an object page (``workflow_runs``, ``artifacts``);
+        without it each page is a JSON list.
+        """
+        next_url: str | None = path
+        query: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
+        pages = 0
+        while next_url and pages < max_pages:
+            response = self.request("GET", next_url, params=query, permission=permission)
+            pages += 1
+            body = _json(response, f"GET {path}")
+            items = body.get(item_key) if item_key and isinstance(body, dict) else body
+            if not isinstance(items, list):
+                raise GitHubError(
+                    f"GitHub API GET {path} returned an unexpected page shape "
+                    f"(expected a list{f' under {item_key!r}' if item_key else ''})",
+                    endpoint=path,
+                )
+            yield from (item for item in items if isinstance(item, dict))
+            next_url = response.links.get("next", {}).get("url")
+            query = None  # the next link carries the whole query string
+
+    def download(self, path: str, *, permission: str | None = None, max_bytes: int) -> bytes:
+        """GET a file that the API serves as a redirect to another host (artifact zips, logs).
+
+        The redirect is followed by hand and WITHOUT the Authorization header: the target is a
+        pre-signed storage URL, and the token must never reach another host.
+        """
+        response = self.request("GET", path, permission=permission, allow_redirects=False)
+        if response.status_code in REDIRECT_STATUSES:
+            location = response.headers.get("Location")
+            response.close()
+            if not location or urlsplit(location).scheme not in ("http", "https"):
+                raise GitHubError(
+                    f"GitHub API GET {path} redirected to an unusable location; re-run the job",
+                    status=response.status_code,
+                    endpoint=path,
+                )
+            endpoint = f"GET {urlsplit(location).netloc}{urlsplit(location).path}"
+            response = self._send(
+                "GET", location, endpoint, {"User-Agent": self._user_agent}, None, None, True, stream=True
+            )
+            if response.status_code >= 400:
+                raise self._error(endpoint, response, None)
+        return _read_capped(response, max_bytes, path)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _api_url_for(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            if not path.startswith(self.api_url + "/"):
+                raise GitHubError(f"refusing to send the token to a URL outside {self.api_url}: {path}")
+            return path
+        return f"{self.api_url}/{path.lstrip('/')}"
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        endpoint: str,
+        headers: Mapping[str, str],
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        allow_redirects: bool,
+        *,
+        stream: bool = False,
+    ) -> requests.Response:
+        import requests
+
+        attempt = 0
+        while True:
+            try:
+                response = self._session.request(
+                    method,
+                    url,
+                    params=params,
+                    json=json_body,
+                    headers=dict(headers),
+                    timeout=self.timeout,
+                    allow_redirects=allow_redirects,
+                    stream=stream,
+                )
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                if attempt >= self.max_retries:
+                    raise GitHubError(
+                        f"GitHub API {endpoint}: network error after {attempt + 1} attempts "
+                        f"({type(exc).__name__}); check connectivity to {urlsplit(url).netloc} and re-run",
+                        endpoint=endpoint,
+                    ) from exc
+                self._wait(self._backoff(attempt), endpoint, f"network error ({type(exc).__name__})")
+                attempt += 1
+                continue
+            log.debug("%s -> %s", endpoint, response.status_code)
+            wait = self._retry_wait(response, attempt)
+            if wait is None or attempt >= self.max_retries:
+                return response
+            if wait > self.max_wait_s:
+                return response  # a reset too far away: report the rate limit instead of hanging
+            response.close()
+            self._wait(wait, endpoint, f"HTTP {response.status_code}")
+            attempt += 1
+
+    def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:
+        status = response.status_code
+        if status in RETRY_STATUSES:
+            return self._backoff(attempt)
+        if status not in (403, 429):
+            return None
+        retry_after = response.headers.get("retry-after")
+        if retry_after is not None:
+            try:
+                return max(0.0, float(retry_after))
+            except ValueError:
+                return 60.0
+        if response.headers.get("x-ratelimit-remaining") == "0":
+            reset = response.headers.get("x-ratelimit-reset")
+            try:
+                return max(0.0, float(reset or 0) - self._clock()) + 1.0
+            except ValueError:
+                return 60.0
+        if status == 429 or "secondary rate limit" in response.text.lower():
+            return 60.0  # GitHub: "wait at least one minute" when no header says how long
+        return None
+
+    def _backoff(self, attempt: int) -> float:
+        return float(self.backoff_s * (2**attempt) * (0.5 + self._jitter()))
+
+    def _wait(self, seconds: float, endpoint: str, why: str) -> None:
+        log.info("GitHub API %s: %s; retrying in %.1fs", endpoint, why, seconds)
+        self._sleep(seconds)
+
+    def _error(self, endpoint: str, response: requests.Response, permission: str | None) -> GitHubError:
+        status = response.status_code
+        api_message = _api_message(response)
+        if self.__token:
+            api_message = api_message.replace(self.__token, "***")
+        base = f"GitHub API {endpoint} failed with HTTP {status}" + (
+            f": {api_message}" if api_message else ""
+        )
+        if status == 401:
+            hint = "the token is missing or invalid; pass --github-token or set GITHUB_TOKEN"
+        elif status == 403 and _rate_limited(response):
+            hint = "rate limited for too long; wait for the limit to reset and re-run"
+        elif status == 403:
+            need = f"the `{permission}` permission" if permission else "a permission this call needs"
+            hint = (
+                f"the token lacks {need}; add `permissions: {{{permission or '...'}}}` to the job "
+                "(a pull request from a fork gets a read-only token)"
+            )
+            return GitHubPermissionError(f"{base}; {hint}", status=status, endpoint=endpoint)
+        elif status == 404:
+            hint = "not found; check the repository, workflow and artifact names" + (
+                f", and that the token has `{permission}` (GitHub answers 404 when it may not see a resource)"
+                if permission
+                else ""
+            )
+        elif status == 410:
+            hint = "the resource is gone (expired or deleted)"
+        elif status == 429:
+            hint = "rate limited; wait and re-run"
+        elif status >= 500:
+            hint = (
+                f"GitHub is having trouble (gave up after {self.max_retries} retries); re-run the job later"
+            )
+        else:
+            hint = "check the request's inputs"
+        return GitHubError(f"{base}; {hint}", status=status, endpoint=endpoint)
+
+
+def _rate_limited(response: requests.Response) -> bool:
+    return (
+        "retry-after" in response.headers
+        or response.headers.get("x-ratelimit-remaining") == "0"
+        or "rate limit" in response.text.lower()
+    )
+
+
+def _api_message(response: requests.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    message = body.get("message") if isinstance(body, dict) else None
+    return str(message)[:300] if message else ""
+
+
+def _json(response: requests.Response, where: str) -> Any:
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise GitHubError(f"GitHub API {where} returned a body that is not JSON; re-run the job") from exc
+
+
+def _read_capped(response: requests.Response, max_bytes: int, where: str) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        for chunk in response.iter_content(chunk_size=1 << 16):
+            total += len(chunk)
+            if total > max_bytes:
+                raise GitHubError(
+                    f"download of {where} exceeds {max_bytes} bytes; refusing to read further", endpoint=where
+                )
+            chunks.append(chunk)
+    finally:
+        response.close()
+    return b"".join(chunks)

@@ -1,0 +1,456 @@
+"""A loopback GitHub REST server (Actions runs/artifacts, compare, issue comments, pulls) with a zip host.
+
+It answers as GitHub documents: ``Link`` pagination, ``x-ratelimit-*`` headers, artifact zips as a
+302 to a second host:port (which records whether an Authorization header arrived), 410 for expired
+artifacts, 403 "Resource not accessible by integration" for read-only tokens, and scripted faults
+(403/404/410/5xx, secondary rate limits with ``retry-after``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import threading
+import time
+import zipfile
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+TOKEN = "ghs_loopbackTOKEN0123456789abcdef"
+
+
+def record_document(outcomes: tuple[bool, ...] = (True, True, False)) -> dict[str, Any]:
+    """A small valid run record: one benchmark suite whose cases pass or fail as given."""
+    return {
+        "schema": "agent-evals/run@1",
+        "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z"},
+        "suites": [
+            {
+                "id": "demo",
+                "kind": "benchmark",
+                "source": "demo.yaml",
+                "cases": [
+                    {"id": f"cap/c{i}", "group": "cap", "trials": [{"passed": passed}]}
+                    for i, passed in enumerate(outcomes)
+                ],
+            }
+        ],
+    }
+
+
+def make_zip(files: dict[str, bytes | str], *, symlinks: tuple[str, ...] = ()) -> bytes:
+    """A zip archive holding ``files``; names in ``symlinks`` are stored as Unix symbolic links."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, content in files.items():
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            if name in symlinks:
+                info.create_system = 3
+                info.external_attr = (0o120777 << 16) & 0xFFFF0000
+            zf.writestr(info, content)
+    return buf.getvalue()
+
+
+def record_zip(doc: dict[str, Any] | None = None, name: str = "run.json") -> bytes:
+    """A baseline artifact zip holding one run record."""
+    return make_zip({name: json.dumps(doc or record_document())})
+
+
+@dataclass
+class Fault:
+    """A scripted answer for requests matching ``method`` and the ``path`` regex (``times`` uses)."""
+
+    method: str
+    path: str
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+
+
+@dataclass
+class Seen:
+    """One request the server received."""
+
+    host: str
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    authorization: str | None
+    body: Any = None
+
+
+@dataclass
+class GitHubState:
+    """Everything the server knows; tests script it directly."""
+
+    repo: str = "octo/demo"
+    token: str | None = TOKEN
+    default_branch: str = "main"
+    read_only: bool = False
+    runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    blobs: dict[int, bytes] = field(default_factory=dict)
+    merge_bases: dict[str, tuple[str, str]] = field(default_factory=dict)
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+    seen: list[Seen] = field(default_factory=list)
+    zip_seen: list[Seen] = field(default_factory=list)
+    next_id: int = 1000
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def new_id(self) -> int:
+        """A fresh id for runs, artifacts and comments."""
+        self.next_id += 1
+        return self.next_id
+
+    def add_run(
+        self,
+        *,
+        workflow: str = "baseline.yml",
+        head_sha: str,
+        created_at: str,
+        branch: str = "main",
+        event: str = "push",
+        conclusion: str = "success",
+        artifact: bytes | None = None,
+        artifact_name: str = "agent-evals-baseline",
+        expired: bool = False,
+    ) -> int:
+        """Add a completed workflow run, with an artifact zip when given; returns the run id."""
+        run_id = self.new_id()
+        self.runs.setdefault(workflow, []).append(
+            {
+                "id": run_id,
+                "name": workflow,
+                "head_sha": head_sha,
+                "head_branch": branch,
+                "event": event,
+                "status": "completed",
+                "conclusion": conclusion,
+                "created_at": created_at,
+                "path": f".github/workflows/{workflow}",
+                "html_url": f"https://github.example/{self.repo}/actions/runs/{run_id}",
+            }
+        )
+        if artifact is not None:
+            self.add_artifact(run_id, artifact, name=artifact_name, expired=expired)
+        return run_id
+
+    def add_artifact(self, run_id: int, data: bytes, *, name: str, expired: bool = False) -> int:
+        """Attach an artifact zip to a run; returns the artifact id."""
+        artifact_id = self.new_id()
+        self.artifacts.setdefault(run_id, []).append(
+            {
+                "id": artifact_id,
+                "name": name,
+                "size_in_bytes": len(data),
+                "expired": expired,
+                "archive_download_url": f"/repos/{self.repo}/actions/artifacts/{artifact_id}/zip",
+                "workflow_run": {"id": run_id},
+            }
+        )
+        self.blobs[artifact_id] = data
+        return artifact_id
+
+    def add_pull(self, number: int, *, head_sha: str, head_repo: str | None = None) -> None:
+        """Register a pull request (for ``GET /pulls/{n}``)."""
+        self.pulls[number] = {
+            "number": number,
+            "state": "open",
+            "head": {"sha": head_sha, "repo": {"full_name": head_repo or self.repo}},
+            "base": {"ref": self.default_branch, "repo": {"full_name": self.repo}},
+        }
+
+    def api_requests(self, method: str | None = None, contains: str = "") -> list[Seen]:
+        """Recorded API requests, filtered by method and a path substring."""
+        return [s for s in self.seen if (method is None or s.method == method) and contains in s.path]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def do_PATCH(self) -> None:
+        self._dispatch("PATCH")
+
+    def _dispatch(self, method: str) -> None:
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        state = self.server.state
+        seen = Seen(
+            host=f"{self.server.server_address[0]}:{self.server.server_address[1]}",
+            method=method,
+            path=unquote(parts.path),
+            query=parse_qs(parts.query),
+            authorization=self.headers.get("Authorization"),
+            body=body,
+        )
+        with state.lock:
+            (state.zip_seen if self.server.is_zip_host else state.seen).append(seen)
+        if self.server.is_zip_host:
+            self._zip(seen)
+            return
+        with state.lock:
+            fault = next(
+                (
+                    f
+                    for f in state.faults
+                    if f.method == method and re.search(f.path, seen.path) and f.times > 0
+                ),
+                None,
+            )
+            if fault is not None:
+                fault.times -= 1
+        if fault is not None:
+            self._send(
+                fault.status, fault.body if fault.body is not None else {"message": "fault"}, fault.headers
+            )
+            return
+        if state.token is not None and seen.authorization != f"Bearer {state.token}":
+            self._send(401, {"message": "Bad credentials"})
+            return
+        try:
+            status, payload, headers = self.server.api.route(method, seen)
+        except _NotFound:
+            status, payload, headers = 404, {"message": "Not Found"}, {}
+        self._send(status, payload, headers)
+
+    def _zip(self, seen: Seen) -> None:
+        match = re.fullmatch(r"/blob/(\d+)", seen.path)
+        data = self.server.state.blobs.get(int(match.group(1))) if match else None
+        if data is None or seen.query.get("sig") != ["signed"]:
+            self._send(403, {"message": "bad signature"})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/zip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = b"" if payload is None else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        merged: dict[str, str] = {}
+        if not self.server.is_zip_host:
+            merged = {
+                "x-ratelimit-limit": "5000",
+                "x-ratelimit-remaining": "4999",
+                "x-ratelimit-reset": str(int(time.time()) + 3600),
+                "x-ratelimit-used": "1",
+            }
+        merged.update(headers or {})
+        for name, value in merged.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _NotFound(Exception):
+    pass
+
+
+Route = tuple[int, Any, dict[str, str]]
+
+
+class _Api:
+    """The GitHub REST routes."""
+
+    def __init__(self, server: GitHubServer) -> None:
+        self.outer = server
+
+    @property
+    def state(self) -> GitHubState:
+        return self.outer.state
+
+    def route(self, method: str, seen: Seen) -> Route:
+        repo = re.escape(self.state.repo)
+        path = seen.path
+        table: list[tuple[str, str, Any]] = [
+            ("GET", rf"/repos/{repo}", self._repo),
+            ("GET", rf"/repos/{repo}/actions/workflows/([^/]+)/runs", self._runs),
+            ("GET", rf"/repos/{repo}/actions/runs/(\d+)/artifacts", self._artifacts),
+            ("GET", rf"/repos/{repo}/actions/artifacts/(\d+)/zip", self._artifact_zip),
+            ("GET", rf"/repos/{repo}/compare/(.+)", self._compare),
+            ("GET", rf"/repos/{repo}/pulls/(\d+)", self._pull),
+            ("GET", rf"/repos/{repo}/issues/(\d+)/comments", self._list_comments),
+            ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_comment),
+            ("PATCH", rf"/repos/{repo}/issues/comments/(\d+)", self._update_comment),
+        ]
+        for verb, pattern, handler in table:
+            match = re.fullmatch(pattern, path)
+            if verb == method and match:
+                result: Route = handler(seen, *match.groups())
+                return result
+        raise _NotFound
+
+    def _page(self, seen: Seen, items: list[Any]) -> tuple[list[Any], dict[str, str]]:
+        per_page = min(int(seen.query.get("per_page", ["30"])[0]), 100)
+        page = int(seen.query.get("page", ["1"])[0])
+        chunk = items[(page - 1) * per_page : page * per_page]
+        last = max(1, -(-len(items) // per_page))
+        links = []
+
+        def link(n: int, rel: str) -> str:
+            query = {k: v[0] for k, v in seen.query.items()}
+            query["page"] = str(n)
+            return f'<{self.outer.api_url}{seen.path}?{urlencode(query)}>; rel="{rel}"'
+
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            links += [link(1, "first"), link(page - 1, "prev")]
+        return chunk, ({"Link": ", ".join(links)} if links else {})
+
+    def _repo(self, seen: Seen) -> Route:
+        return 200, {"full_name": self.state.repo, "default_branch": self.state.default_branch}, {}
+
+    def _runs(self, seen: Seen, workflow: str) -> Route:
+        if workflow not in self.state.runs:
+            raise _NotFound
+        q = {k: v[0] for k, v in seen.query.items()}
+        runs = [
+            r
+            for r in self.state.runs[workflow]
+            if ("branch" not in q or r["head_branch"] == q["branch"])
+            and ("event" not in q or r["event"] == q["event"])
+            and ("status" not in q or r["conclusion"] == q["status"] or r["status"] == q["status"])
+        ]
+        runs.sort(key=lambda r: r["created_at"], reverse=True)
+        chunk, headers = self._page(seen, runs)
+        return 200, {"total_count": len(runs), "workflow_runs": chunk}, headers
+
+    def _artifacts(self, seen: Seen, run_id: str) -> Route:
+        items = self.state.artifacts.get(int(run_id), [])
+        name = seen.query.get("name", [None])[0]
+        if name is not None:
+            items = [a for a in items if a["name"] == name]
+        chunk, headers = self._page(seen, items)
+        return 200, {"total_count": len(items), "artifacts": chunk}, headers
+
+    def _artifact_zip(self, seen: Seen, artifact_id: str) -> Route:
+        for items in self.state.artifacts.values():
+            for artifact in items:
+                if artifact["id"] == int(artifact_id):
+                    if artifact["expired"]:
+                        return 410, {"message": "Artifact has expired"}, {}
+                    location = f"{self.outer.zip_url}/blob/{artifact_id}?sig=signed"
+                    return 302, None, {"Location": location}
+        raise _NotFound
+
+    def _compare(self, seen: Seen, basehead: str) -> Route:
+        if basehead not in self.state.merge_bases:
+            raise _NotFound
+        sha, date = self.state.merge_bases[basehead]
+        return (
+            200,
+            {"status": "ahead", "merge_base_commit": {"sha": sha, "commit": {"committer": {"date": date}}}},
+            {},
+        )
+
+    def _pull(self, seen: Seen, number: str) -> Route:
+        if int(number) not in self.state.pulls:
+            raise _NotFound
+        return 200, self.state.pulls[int(number)], {}
+
+    def _list_comments(self, seen: Seen, number: str) -> Route:
+        chunk, headers = self._page(seen, self.state.comments.get(int(number), []))
+        return 200, chunk, headers
+
+    def _forbidden(self) -> Route:
+        return (
+            403,
+            {
+                "message": "Resource not accessible by integration",
+                "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+            },
+            {},
+        )
+
+    def _create_comment(self, seen: Seen, number: str) -> Route:
+        if self.state.read_only:
+            return self._forbidden()
+        with self.state.lock:
+            cid = self.state.new_id()
+            comment = {
+                "id": cid,
+                "body": seen.body["body"],
+                "user": {"login": "github-actions[bot]"},
+                "html_url": f"https://github.example/{self.state.repo}/pull/{number}#issuecomment-{cid}",
+            }
+            self.state.comments.setdefault(int(number), []).append(comment)
+        return 201, comment, {}
+
+    def _update_comment(self, seen: Seen, comment_id: str) -> Route:
+        if self.state.read_only:
+            return self._forbidden()
+        for items in self.state.comments.values():
+            for comment in items:
+                if comment["id"] == int(comment_id):
+                    comment["body"] = seen.body["body"]
+                    return 200, comment, {}
+        raise _NotFound
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, outer: GitHubServer, *, is_zip_host: bool) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = outer.state
+        self.api = outer.api
+        self.is_zip_host = is_zip_host
+
+
+class GitHubServer:
+    """Two loopback servers: the REST API and the artifact storage host. Use as a context manager."""
+
+    def __init__(self, state: GitHubState | None = None) -> None:
+        self.state = state or GitHubState()
+        self.api = _Api(self)
+        self._api_server = _Server(self, is_zip_host=False)
+        self._zip_server = _Server(self, is_zip_host=True)
+        self._threads = [
+            threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+            for s in (self._api_server, self._zip_server)
+        ]
+
+    @property
+    def api_url(self) -> str:
+        """Root URL of the REST API."""
+        host, port = self._api_server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def zip_url(self) -> str:
+        """Root URL of the storage host (a different port)."""
+        host, port = self._zip_server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> GitHubServer:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for server in (self._api_server, self._zip_server):
+            server.shutdown()
+            server.server_close()

@@ -1,0 +1,145 @@
+"""Baseline lookup against the loopback GitHub server: run choice, artifacts and every missing reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_evals.github.baseline import BaselineResult, choose_run, find_baseline
+from agent_evals.github.client import GitHubClient
+from servers.github_server import Fault, GitHubServer, make_zip, record_document, record_zip
+
+REPO = "octo/demo"
+BASE, HEAD, MERGE = "b" * 40, "h" * 40, "m" * 40
+
+
+def _lookup(client: GitHubClient, workflow: str = "baseline.yml") -> BaselineResult:
+    return find_baseline(
+        client,
+        repo=REPO,
+        workflow=workflow,
+        branch="main",
+        artifact_name="agent-evals-baseline",
+        base_sha=BASE,
+        head_sha=HEAD,
+    )
+
+
+def test_find_baseline__run_at_merge_base__preferred_over_newer_runs(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-02T00:00:00Z")
+    at_base = state.add_run(
+        head_sha=MERGE, created_at="2026-01-02T00:05:00Z", artifact=record_zip(record_document((True,)))
+    )
+    state.add_run(head_sha="n" * 40, created_at="2026-01-05T00:00:00Z", artifact=record_zip())
+    result = _lookup(client)
+    assert result.record is not None and result.source == "artifact"
+    assert (result.run_id, result.sha) == (at_base, MERGE)
+    assert "merge base" in (result.note or "")
+
+
+def test_find_baseline__no_run_at_merge_base__newest_older_run(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-03T00:00:00Z")
+    state.add_run(head_sha="1" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    older = state.add_run(head_sha="2" * 40, created_at="2026-01-02T00:00:00Z", artifact=record_zip())
+    state.add_run(head_sha="3" * 40, created_at="2026-01-04T00:00:00Z", artifact=record_zip())
+    result = _lookup(client)
+    assert result.run_id == older
+    assert "newest older" in (result.note or "")
+
+
+def test_find_baseline__merge_base_run_on_a_later_page__found(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-01T00:00:00Z")
+    target = state.add_run(head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    for day in range(150):
+        state.add_run(head_sha=f"{day:040d}", created_at=f"2026-02-01T00:{day // 60:02d}:{day % 60:02d}Z")
+    assert _lookup(client).run_id == target
+    assert len(state.api_requests("GET", "/workflows/")) == 2
+
+
+def test_find_baseline__no_runs__says_first_merge_creates_it(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.runs["baseline.yml"] = []
+    result = _lookup(client)
+    assert result.record is None
+    assert "no successful push run" in (result.reason_missing or "")
+
+
+def test_find_baseline__workflow_unknown__names_option(github: GitHubServer, client: GitHubClient) -> None:
+    result = _lookup(client, workflow="nope.yml")
+    assert "--baseline-workflow" in (result.reason_missing or "")
+
+
+@pytest.mark.parametrize("how", ["flag", "http-410"])
+def test_find_baseline__expired_artifact__reason_says_expired(
+    github: GitHubServer, client: GitHubClient, how: str
+) -> None:
+    run_id = github.state.add_run(
+        head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip(), expired=how == "flag"
+    )
+    if how == "http-410":
+        github.state.faults.append(Fault("GET", "/zip$", 410, {"message": "Artifact has expired"}))
+    result = _lookup(client)
+    assert result.record is None
+    assert "expired" in (result.reason_missing or "")
+    if how == "flag":
+        assert result.run_id == run_id
+
+
+def test_find_baseline__token_without_actions_read__names_permission(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.add_run(head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    github.state.faults.append(
+        Fault("GET", "/runs$", 403, {"message": "Resource not accessible by integration"})
+    )
+    result = _lookup(client)
+    assert "actions: read" in (result.reason_missing or "")
+
+
+def test_find_baseline__artifact_name_absent__reason_names_it(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.add_run(
+        head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip(), artifact_name="other"
+    )
+    assert "no artifact named 'agent-evals-baseline'" in (_lookup(client).reason_missing or "")
+
+
+def test_find_baseline__malicious_zip__rejected_as_missing_with_reason(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    bad = make_zip({"run.json": "{}", "../../evil": "x"})
+    github.state.add_run(head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=bad)
+    result = _lookup(client)
+    assert result.record is None
+    assert "rejected the baseline artifact" in (result.reason_missing or "")
+
+
+def test_find_baseline__zip_download__token_never_reaches_storage_host(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.add_run(head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    assert _lookup(client).record is not None
+    assert github.state.zip_seen and all(s.authorization is None for s in github.state.zip_seen)
+
+
+def test_find_baseline__to_info__carries_provenance(github: GitHubServer, client: GitHubClient) -> None:
+    run_id = github.state.add_run(head_sha=MERGE, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    info = _lookup(client).to_info()
+    assert (info.source, info.run_id, info.sha, info.ref) == ("artifact", str(run_id), MERGE, "main")
+
+
+def test_choose_run__nothing_known__newest_run() -> None:
+    runs = [{"id": 1, "created_at": "2026-01-01"}, {"id": 2, "created_at": "2026-01-03"}]
+    chosen, how = choose_run(runs, None, None)
+    assert chosen is not None and chosen["id"] == 2
+    assert "newest" in how

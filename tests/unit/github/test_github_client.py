@@ -1,0 +1,149 @@
+"""The REST client against the loopback GitHub server: retries, rate limits, pagination, redirects."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import requests
+
+from agent_evals.errors import GitHubError, GitHubPermissionError
+from agent_evals.github.client import GitHubClient
+from servers.github_server import TOKEN, Fault, GitHubServer, record_zip
+
+REPO = "octo/demo"
+
+
+def _add_comments(github: GitHubServer, n: int) -> None:
+    github.state.comments[7] = [{"id": i, "body": f"c{i}"} for i in range(n)]
+
+
+def test_paginate__follows_link_headers__yields_every_item(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    _add_comments(github, 250)
+    items = list(client.paginate(f"/repos/{REPO}/issues/7/comments"))
+    assert [c["id"] for c in items] == list(range(250))
+    pages = github.state.api_requests("GET", "/comments")
+    assert len(pages) == 3
+    assert pages[2].query["page"] == ["3"]
+
+
+def test_request__transient_502__retries_with_backoff_then_succeeds(
+    github: GitHubServer, client: GitHubClient, sleeps: list[float]
+) -> None:
+    github.state.faults.append(Fault("GET", "/repos/octo/demo$", 502, times=2))
+    assert client.get_json(f"/repos/{REPO}")["default_branch"] == "main"
+    assert sleeps == [1.0, 2.0]  # base 1s doubled, jitter factor 1.0
+
+
+def test_request__persistent_503__gives_up_after_three_retries_naming_endpoint(
+    github: GitHubServer, client: GitHubClient, sleeps: list[float]
+) -> None:
+    github.state.faults.append(Fault("GET", "/repos/octo/demo$", 503, times=10))
+    with pytest.raises(GitHubError) as info:
+        client.get_json(f"/repos/{REPO}")
+    assert len(sleeps) == 3
+    assert info.value.status == 503
+    assert "GET /repos/octo/demo" in str(info.value) and "re-run" in str(info.value)
+
+
+def test_request__secondary_rate_limit__honours_retry_after(
+    github: GitHubServer, client: GitHubClient, sleeps: list[float]
+) -> None:
+    github.state.faults.append(
+        Fault(
+            "GET",
+            "/repos/octo/demo$",
+            403,
+            {"message": "You have exceeded a secondary rate limit."},
+            {"retry-after": "7"},
+        )
+    )
+    assert client.get_json(f"/repos/{REPO}")["full_name"] == REPO
+    assert sleeps == [7.0]
+
+
+def test_request__primary_rate_limit_exhausted__waits_until_reset(
+    github: GitHubServer, sleeps: list[float]
+) -> None:
+    github.state.faults.append(
+        Fault(
+            "GET",
+            "/repos/octo/demo$",
+            403,
+            {"message": "API rate limit exceeded"},
+            {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1000"},
+        )
+    )
+    with requests.Session() as session:
+        client = GitHubClient(
+            session, api_url=github.api_url, token=TOKEN, sleep=sleeps.append, clock=lambda: 990.0
+        )
+        client.get_json(f"/repos/{REPO}")
+    assert sleeps == [11.0]
+
+
+def test_request__forbidden_without_rate_limit__names_missing_permission(
+    github: GitHubServer, client: GitHubClient, sleeps: list[float]
+) -> None:
+    github.state.faults.append(
+        Fault("GET", "/runs$", 403, {"message": "Resource not accessible by integration"})
+    )
+    with pytest.raises(GitHubPermissionError) as info:
+        client.get_json(f"/repos/{REPO}/actions/workflows/b.yml/runs", permission="actions: read")
+    message = str(info.value)
+    assert "`actions: read`" in message and "HTTP 403" in message
+    assert TOKEN not in message
+    assert sleeps == []
+
+
+def test_request__bad_token__401_says_how_to_pass_one(github: GitHubServer, sleeps: list[float]) -> None:
+    with requests.Session() as session:
+        client = GitHubClient(session, api_url=github.api_url, token="wrong", sleep=sleeps.append)
+        with pytest.raises(GitHubError, match="--github-token"):
+            client.get_json(f"/repos/{REPO}")
+
+
+def test_request__unreachable_host__retries_then_reports_network_error(sleeps: list[float]) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with requests.Session() as session:
+        client = GitHubClient(
+            session, api_url=f"http://127.0.0.1:{port}", token=TOKEN, timeout=1, sleep=sleeps.append
+        )
+        with pytest.raises(GitHubError, match="network error after 4 attempts"):
+            client.get_json("/repos/octo/demo")
+    assert len(sleeps) == 3
+
+
+def test_download__redirect_to_storage_host__drops_authorization(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    data = record_zip()
+    run_id = github.state.add_run(head_sha="a" * 40, created_at="2026-01-01T00:00:00Z", artifact=data)
+    artifact_id = github.state.artifacts[run_id][0]["id"]
+    got = client.download(f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=10**6)
+    assert got == data
+    api_call = github.state.api_requests("GET", "/zip")[0]
+    assert api_call.authorization == f"Bearer {TOKEN}"
+    assert [s.authorization for s in github.state.zip_seen] == [None]
+    assert github.state.zip_seen[0].host != api_call.host
+
+
+def test_download__larger_than_cap__refused(github: GitHubServer, client: GitHubClient) -> None:
+    run_id = github.state.add_run(head_sha="a" * 40, created_at="2026-01-01T00:00:00Z", artifact=b"x" * 5000)
+    artifact_id = github.state.artifacts[run_id][0]["id"]
+    with pytest.raises(GitHubError, match="exceeds 1000 bytes"):
+        client.download(f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=1000)
+
+
+def test_request__absolute_url_on_other_host__refused_before_sending_token(client: GitHubClient) -> None:
+    with pytest.raises(GitHubError, match="refusing to send the token"):
+        client.request("GET", "http://evil.example/repos/x")
+
+
+def test_repr__never_shows_token(client: GitHubClient) -> None:
+    assert TOKEN not in repr(client)
+    assert "token=set" in repr(client)

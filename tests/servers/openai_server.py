@@ -1,0 +1,139 @@
+"""A loopback server speaking OpenAI chat completions (text and tool calls) and embeddings, with scripted answers."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from servers.loopback_http import LoopbackJSONServer, Recorded, Reply
+
+
+@dataclass
+class TextAnswer:
+    """An assistant message with text content (e.g. a JSON document for structured output)."""
+
+    content: str
+
+
+@dataclass
+class ToolCallAnswer:
+    """An assistant message that calls one function (the shape autoevals' classifiers read)."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+Answer = TextAnswer | ToolCallAnswer
+
+
+def select_choice(choice: str, reasons: str = "Scripted reasoning.") -> ToolCallAnswer:
+    """The ``select_choice`` call autoevals' model-graded classifiers expect from the model."""
+    return ToolCallAnswer("select_choice", {"reasons": reasons, "choice": choice})
+
+
+class OpenAIServer(LoopbackJSONServer):
+    """``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models`` on loopback.
+
+    Chat answers come from ``script(...)`` (a queue, one answer per request) or from a
+    ``responder(body) -> Answer`` function; with neither, the request fails with a 500 that says
+    the script ran out. Embeddings come from ``embeddings[text]``; an unknown text is a 400.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
+        self._answers: deque[Answer] = deque()
+        self._answers_lock = threading.Lock()
+        self.responder: Callable[[dict[str, Any]], Answer] | None = None
+        self.embeddings: dict[str, list[float]] = {}
+        self.routes[("POST", "/v1/chat/completions")] = self._chat
+        self.routes[("POST", "/v1/embeddings")] = self._embed
+        self.routes[("GET", "/v1/models")] = lambda _: Reply(200, {"object": "list", "data": []})
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (``.../v1``) to give clients."""
+        return f"{self.root_url}/v1"
+
+    def script(self, *answers: Answer) -> None:
+        """Queue answers for the next chat requests, in order."""
+        with self._answers_lock:
+            self._answers.extend(answers)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the chat-completion requests received so far."""
+        return [r.body for r in self.requests_to("/v1/chat/completions")]
+
+    def _next_answer(self, body: dict[str, Any]) -> Answer | None:
+        with self._answers_lock:
+            if self._answers:
+                return self._answers.popleft()
+        return self.responder(body) if self.responder is not None else None
+
+    def _chat(self, request: Recorded) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        answer = self._next_answer(body)
+        if answer is None:
+            return Reply(500, {"error": {"message": "the test server has no scripted answer left"}})
+        message: dict[str, Any]
+        if isinstance(answer, ToolCallAnswer):
+            call_number = len(self.chat_requests)
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{call_number}",
+                        "type": "function",
+                        "function": {"name": answer.name, "arguments": json.dumps(answer.arguments)},
+                    }
+                ],
+            }
+            finish = "tool_calls"
+        else:
+            message = {"role": "assistant", "content": answer.content}
+            finish = "stop"
+        return Reply(
+            200,
+            {
+                "id": f"chatcmpl-{len(self.chat_requests)}",
+                "object": "chat.completion",
+                "created": 1_700_000_000,
+                "model": body.get("model", "scripted"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            },
+        )
+
+    def _embed(self, request: Recorded) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        missing = [t for t in texts if t not in self.embeddings]
+        if missing:
+            return Reply(400, {"error": {"message": f"no scripted embedding for {missing!r}"}})
+        return Reply(
+            200,
+            {
+                "object": "list",
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": _encode(self.embeddings[t], body)}
+                    for i, t in enumerate(texts)
+                ],
+                "model": body.get("model", "scripted-embedding"),
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            },
+        )
+
+
+def _encode(vector: list[float], body: dict[str, Any]) -> list[float] | str:
+    """Floats, or little-endian float32 in base64 when the client asks (the SDK's default)."""
+    if body.get("encoding_format") == "base64":
+        return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+    return vector

@@ -46,6 +46,8 @@ class TrialScore(_Model):
     """What the scorer expected, rendered as short text (for reports)."""
     actual: str | None = None
     """What it found, rendered as short text (for reports)."""
+    source: str | None = None
+    """Code-first evals: ``body`` (the eval itself) or ``evaluator``; lets ``regrade`` replace evaluator scores."""
 
 
 class Trial(_Model):
@@ -63,6 +65,12 @@ class Trial(_Model):
     """Tokens and cost, when reported."""
     output: str | None = None
     """The agent's output, truncated (for reports)."""
+    output_json: Any = None
+    """The output as JSON when it is not text (code-first evals), so ``regrade`` can re-score it."""
+    graded: bool = True
+    """False when the trial has no pass/fail score (numeric-only eval): left out of pass rates and pass@k."""
+    traceback: str | None = None
+    """The error's traceback trimmed to user frames, when the trial errored."""
 
 
 class Location(_Model):
@@ -93,6 +101,12 @@ class Case(_Model):
     """The prompt or input, truncated (for reports)."""
     expected: str | None = None
     """The reference, rendered as short text (for reports)."""
+    labels: list[str] = Field(default_factory=list)
+    """Labels declared on a code-first eval."""
+    input_json: Any = None
+    """The input as JSON when it is not text (code-first evals, for ``regrade``)."""
+    reference_json: Any = None
+    """The reference as JSON when it is not text (code-first evals, for ``regrade``)."""
     trials: list[Trial] = Field(default_factory=list)
     """Every trial of the case."""
 

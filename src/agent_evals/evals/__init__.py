@@ -1,0 +1,1 @@
+"""Code-first evals: the ``@eval`` decorator, ``EvalContext``, evaluators, discovery and execution."""

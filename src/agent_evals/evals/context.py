@@ -1,0 +1,100 @@
+"""``EvalContext``: what an eval function receives, and ``store()`` for outputs, scores and usage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
+
+_UNSET: Any = object()
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
+"""Usage keys recorded per trial."""
+
+_USAGE_ALIASES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens", "cost": "cost_usd"}
+
+
+def normalize_usage(raw: Any, *, where: str = "usage") -> dict[str, float]:
+    """Validate a usage mapping (OpenAI spellings accepted) into ``input_tokens``/``output_tokens``/``cost_usd``."""
+    if not isinstance(raw, Mapping):
+        raise ValueError(
+            f"{where} must be a dict with any of {', '.join(USAGE_FIELDS)}, got {type(raw).__name__}"
+        )
+    out: dict[str, float] = {}
+    for name, value in raw.items():
+        field = _USAGE_ALIASES.get(str(name), str(name))
+        if field not in USAGE_FIELDS:
+            continue  # providers report extra counters (cached tokens, ...); keep the ones we record
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where}.{name} must be a number, got {value!r}")
+        out[field] = value
+    return out
+
+
+class EvalContext:
+    """The state of one eval trial: its input and reference, and what the eval records.
+
+    Set ``ctx.output`` to the agent's answer, assert on it, or call ``ctx.store(...)``.
+    """
+
+    __slots__ = ("default_score_key", "input", "metadata", "output", "reference", "scores", "usage")
+
+    def __init__(
+        self,
+        *,
+        input: Any = None,
+        reference: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        default_score_key: str = "pass",
+        output: Any = None,
+    ) -> None:
+        self.input: Any = input
+        """The eval's input."""
+        self.reference: Any = reference
+        """The expected answer or other reference, if any."""
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        """Free-form metadata; ``store(metadata=...)`` adds to it."""
+        self.output: Any = output
+        """The agent's output; set it in the eval body (or let ``target=`` set it)."""
+        self.scores: list[EvalScore] = []
+        """Scores stored so far."""
+        self.usage: dict[str, float] | None = None
+        """Tokens and cost reported for this trial."""
+        self.default_score_key: str = default_score_key
+        """Key used for assertions and for bare ``True``/``False``/number scores."""
+
+    def store(
+        self,
+        scores: Any = _UNSET,
+        *,
+        output: Any = _UNSET,
+        metadata: Mapping[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
+        input: Any = _UNSET,
+        reference: Any = _UNSET,
+    ) -> None:
+        """Record scores, the output, metadata or usage for this trial.
+
+        ``scores`` takes a score dict (``key`` plus ``passed`` and/or ``value``, optional ``notes``),
+        ``True``/``False`` or a number (under the default key), or a list of these. A score whose key
+        is already stored replaces it. ``metadata`` and ``usage`` are merged into what is there.
+        """
+        if scores is not _UNSET:
+            parsed = parse_scores(scores, default_key=self.default_score_key, where="store(scores=...)")
+            merge_scores(self.scores, parsed)
+        if output is not _UNSET:
+            self.output = output
+        if input is not _UNSET:
+            self.input = input
+        if reference is not _UNSET:
+            self.reference = reference
+        if metadata is not None:
+            if not isinstance(metadata, Mapping):
+                raise ValueError(f"store(metadata=...) must be a dict, got {type(metadata).__name__}")
+            self.metadata.update(metadata)
+        if usage is not None:
+            self.usage = {**(self.usage or {}), **normalize_usage(usage, where="store(usage=...)")}
+
+    def __repr__(self) -> str:
+        return f"EvalContext(input={self.input!r:.60}, output={self.output!r:.60}, scores={self.scores!r})"

@@ -1,0 +1,136 @@
+"""Find eval files and benchmark YAML under the given paths, and import eval files by path."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from agent_evals.errors import EvalFileError, UsageError
+from agent_evals.evals.decorator import EvalFunction
+from agent_evals.evals.tracebacks import describe, user_traceback
+
+EVAL_FILE_PATTERNS = ("eval_*.py", "*_eval.py", "evals.py")
+"""File names searched for in directories (any ``*.py`` named explicitly is accepted)."""
+
+YAML_SUFFIXES = (".yaml", ".yml")
+"""Suffixes of benchmark files."""
+
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv"})
+_BENCHMARK_KEY = re.compile(r"^(benchmark|capabilities)\s*:", re.MULTILINE)
+
+
+@dataclass
+class Collected:
+    """What the paths of a run resolve to."""
+
+    eval_files: list[Path] = field(default_factory=list)
+    """Python eval files, in a stable order."""
+    benchmark_files: list[Path] = field(default_factory=list)
+    """YAML benchmark files, in a stable order."""
+
+
+def is_eval_file_name(name: str) -> bool:
+    """Whether a file name matches the eval file patterns searched in directories."""
+    return name == "evals.py" or (
+        name.endswith(".py") and (name.startswith("eval_") or name.endswith("_eval.py"))
+    )
+
+
+def is_benchmark_yaml(path: Path) -> bool:
+    """Whether a YAML file declares a benchmark (a top-level ``benchmark:`` or ``capabilities:`` key)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return _BENCHMARK_KEY.search(text) is not None
+
+
+def _walk(root: Path) -> Iterable[Path]:
+    for child in sorted(root.iterdir()):
+        if child.is_dir():
+            if child.name.startswith(".") or child.name in _SKIP_DIRS:
+                continue
+            yield from _walk(child)
+        else:
+            yield child
+
+
+def collect(paths: Sequence[str | Path]) -> Collected:
+    """Resolve files and directories into eval files and benchmark YAML; UsageError for bad paths."""
+    found = Collected()
+    seen: set[Path] = set()
+
+    def add(target: list[Path], path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            target.append(path)
+
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in _walk(path):
+                if is_eval_file_name(child.name):
+                    add(found.eval_files, child)
+                elif child.suffix in YAML_SUFFIXES and is_benchmark_yaml(child):
+                    add(found.benchmark_files, child)
+        elif path.is_file():
+            if path.suffix == ".py":
+                add(found.eval_files, path)
+            elif path.suffix in YAML_SUFFIXES:
+                add(found.benchmark_files, path)
+            else:
+                raise UsageError(
+                    f"{path}: not an eval file or a benchmark; expected a .py eval file, a .yaml/.yml "
+                    "benchmark or a directory"
+                )
+        else:
+            raise UsageError(f"{path}: no such file or directory")
+    return found
+
+
+def _module_name(path: Path) -> str:
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
+    stem = re.sub(r"\W", "_", path.stem)
+    return f"agent_evals_file_{stem}_{digest}"
+
+
+def import_eval_file(path: Path) -> ModuleType:
+    """Import a Python file by path (its folder goes on ``sys.path`` so sibling imports work).
+
+    Any failure, syntax errors and ``SystemExit`` included, becomes an ``EvalFileError`` naming the file.
+    """
+    resolved = path.resolve()
+    name = _module_name(path)
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = str(resolved.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise EvalFileError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        del sys.modules[name]
+        raise EvalFileError(f"{path}: failed to import: {describe(exc)}\n{user_traceback(exc)}") from exc
+    return module
+
+
+def eval_functions(module: ModuleType) -> list[EvalFunction]:
+    """The ``@eval`` functions defined in a module (not ones it imported), in definition order."""
+    found = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, EvalFunction) and getattr(value.func, "__module__", None) == module.__name__
+    ]
+    return sorted(found, key=lambda fn: fn.line or 0)

@@ -1,0 +1,186 @@
+"""Run one trial of one eval case: target, body, assertions, the automatic pass, evaluators."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from agent_evals.evals.context import EvalContext, normalize_usage
+from agent_evals.evals.result import EvalCaseResult
+from agent_evals.evals.scores import EvalScore, InvalidScore, merge_scores, parse_scores
+from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.evals.tracebacks import assertion_notes, describe, user_traceback
+
+T = TypeVar("T")
+
+EVALUATOR_DEFAULT_KEY = "pass"
+"""Key given to an evaluator's score that has none (and to a bare True/False it returns)."""
+
+
+class _Failure(Exception):
+    """Internal: carries the user exception out of the timed section."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+async def _awaited(value: Awaitable[T]) -> T:
+    return await value
+
+
+async def _call(fn: Callable[..., Any], args: tuple[Any, ...], sync_mode: bool) -> Any:
+    """Call a sync or async function; in sync mode (a worker thread) awaitables get their own loop."""
+    value = fn(*args)
+    if inspect.isawaitable(value):
+        value = asyncio.run(_awaited(value)) if sync_mode else await value
+    return value
+
+
+def _take_task_result(ctx: EvalContext, value: Any) -> Any:
+    """A TaskResult output becomes its text; its ``context['usage']`` becomes the trial's usage."""
+    from agent_evals.core.types import TaskResult
+
+    if isinstance(value, TaskResult):
+        usage = (value.context or {}).get("usage")
+        if usage is not None:
+            ctx.usage = {**(ctx.usage or {}), **normalize_usage(usage, where="TaskResult.context['usage']")}
+        return value.output
+    return value
+
+
+async def _body(spec: EvalCaseSpec, ctx: EvalContext, sync_mode: bool) -> None:
+    """Target then body; every exception comes out wrapped in ``_Failure``."""
+    try:
+        if spec.target is not None:
+            arg = ctx if spec.target_takes_context else ctx.input
+            out = await _call(spec.target, (arg,), sync_mode)
+            if out is not None:
+                ctx.output = out
+            ctx.output = _take_task_result(ctx, ctx.output)
+        returned = await _call(spec.func, (ctx,) if spec.context_param else (), sync_mode)
+        ctx.output = _take_task_result(ctx, ctx.output)
+        if returned is not None:
+            merge_scores(
+                ctx.scores,
+                parse_scores(returned, default_key=ctx.default_score_key, where=f"{spec.name} returned"),
+            )
+    except (Exception, SystemExit) as exc:
+        raise _Failure(exc) from exc
+
+
+def evaluator_name(fn: Callable[..., Any]) -> str:
+    """Display name of an evaluator."""
+    return str(getattr(fn, "__name__", None) or type(fn).__name__)
+
+
+async def run_evaluators(
+    result: EvalCaseResult, evaluators: tuple[Callable[..., Any], ...], *, sync_mode: bool = False
+) -> None:
+    """Apply evaluators in order to a finished result; one that raises makes the result an error."""
+    for fn in evaluators:
+        name = evaluator_name(fn)
+        try:
+            returned = await _call(fn, (result,), sync_mode)
+            if returned is None:
+                continue
+            scores = parse_scores(
+                returned,
+                default_key=EVALUATOR_DEFAULT_KEY,
+                where=f"evaluator {name} returned",
+                key_required=False,
+            )
+        except (Exception, SystemExit) as exc:
+            result.error = f"evaluator {name} raised {describe(exc)}"
+            result.traceback = user_traceback(exc)
+            return
+        merge_scores(result.scores, scores)
+        for score in scores:
+            result.score_sources[score.key] = "evaluator"
+
+
+async def run_trial(
+    spec: EvalCaseSpec,
+    *,
+    timeout: float | None = None,
+    sync_mode: bool = False,
+    output: Any = None,
+    replay: bool = False,
+) -> EvalCaseResult:
+    """Run one trial of ``spec`` and return its result; user exceptions never escape.
+
+    ``timeout`` (else the spec's) bounds the target and the body. ``sync_mode`` is for a worker
+    thread without an event loop. With ``replay=True`` the target is skipped and ``output`` is used
+    (how ``regrade`` re-scores a stored output).
+    """
+    started = time.perf_counter()
+    ctx = EvalContext(
+        input=spec.input,
+        reference=spec.reference,
+        metadata=spec.metadata,
+        default_score_key=spec.default_score_key,
+        output=output,
+    )
+    result = EvalCaseResult(input=spec.input, reference=spec.reference)
+    run_spec = spec
+    if replay:
+        from dataclasses import replace
+
+        run_spec = replace(spec, target=None)
+    limit = timeout if timeout is not None else spec.timeout
+    failure: BaseException | None = None
+    try:
+        if limit is None or sync_mode:
+            await _body(run_spec, ctx, sync_mode)
+        else:
+            await asyncio.wait_for(_body(run_spec, ctx, sync_mode), limit)
+    except _Failure as wrapped:
+        failure = wrapped.exc
+    except asyncio.TimeoutError:
+        result.error = f"TimeoutError: timed out after {limit:g}s"
+    if isinstance(failure, AssertionError) and spec.context_param is not None:
+        notes = assertion_notes(failure)
+        merge_scores(ctx.scores, [EvalScore(key=spec.default_score_key, passed=False, notes=notes)])
+    elif isinstance(failure, AssertionError):
+        result.error = f"AssertionError: {assertion_notes(failure)}"
+        result.traceback = user_traceback(failure)
+    elif failure is not None:
+        result.error = describe(failure)
+        result.traceback = user_traceback(failure)
+    if result.error is None and not ctx.scores:
+        ctx.scores.append(EvalScore(key=spec.default_score_key, passed=True))
+    result.output = ctx.output
+    result.input = ctx.input
+    result.reference = ctx.reference
+    result.metadata = ctx.metadata
+    result.usage = ctx.usage
+    result.scores = ctx.scores
+    result.score_sources = {s.key: "body" for s in ctx.scores}
+    if result.error is None and spec.evaluators:
+        await run_evaluators(result, spec.evaluators, sync_mode=sync_mode)
+    result.duration = time.perf_counter() - started
+    return result
+
+
+def drive_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (a sync-mode trial) to completion without an event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        value: T = stop.value
+        return value
+    coro.close()
+    raise RuntimeError("a sync-mode eval trial suspended; it should have run on the event loop")
+
+
+__all__ = [
+    "EVALUATOR_DEFAULT_KEY",
+    "InvalidScore",
+    "drive_sync",
+    "evaluator_name",
+    "run_evaluators",
+    "run_trial",
+]

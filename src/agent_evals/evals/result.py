@@ -1,0 +1,64 @@
+"""``EvalCaseResult``: the finished outcome of one eval trial, and the pass rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_evals.evals.scores import EvalScore
+
+
+def passes(scores: list[EvalScore], error: str | None) -> bool:
+    """The pass rule: no error, at least one pass/fail score, and every pass/fail score passed."""
+    if error is not None:
+        return False
+    verdicts = [s.passed for s in scores if s.passed is not None]
+    return bool(verdicts) and all(verdicts)
+
+
+def graded(scores: list[EvalScore], error: str | None) -> bool:
+    """Whether a result counts in pass rates: it errored or holds at least one pass/fail score."""
+    return error is not None or any(s.passed is not None for s in scores)
+
+
+@dataclass(slots=True)
+class EvalCaseResult:
+    """What one run of an eval produced."""
+
+    input: Any = None
+    """The input the eval ran on."""
+    output: Any = None
+    """The output it recorded (``ctx.output``, or the target's return value)."""
+    reference: Any = None
+    """The reference, if any."""
+    scores: list[EvalScore] = field(default_factory=list)
+    """Every score, from the body, assertions and evaluators."""
+    error: str | None = None
+    """``Type: message`` of the exception that stopped the eval, None when it finished."""
+    duration: float = 0.0
+    """Seconds spent in the target, the body and the evaluators."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Metadata declared on the eval plus what it stored."""
+    usage: dict[str, float] | None = None
+    """Tokens and cost reported by the eval, when any."""
+    traceback: str | None = None
+    """The error's traceback trimmed to the user's frames, when there is an error."""
+    score_sources: dict[str, str] = field(default_factory=dict)
+    """Which step produced each score key: ``body`` or ``evaluator``."""
+
+    @property
+    def passed(self) -> bool:
+        """True when there is no error, at least one pass/fail score, and all of them passed."""
+        return passes(self.scores, self.error)
+
+    @property
+    def graded(self) -> bool:
+        """False for a numeric-only result, which neither passes nor fails a pass rate."""
+        return graded(self.scores, self.error)
+
+    def score(self, key: str) -> EvalScore | None:
+        """The score stored under ``key``, or None."""
+        for item in self.scores:
+            if item.key == key:
+                return item
+        return None

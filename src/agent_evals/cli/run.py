@@ -1,0 +1,165 @@
+"""``agent-evals run PATH...``: run eval files and YAML benchmarks, print a summary, write the record."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import time
+import traceback
+from typing import IO
+
+import click
+
+from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
+
+RUN_EXIT_CODES = (
+    "Exit codes: 0 the run finished (whatever its pass rate); 1 --fail-under was given and the pass rate "
+    "is below it; 2 usage error (bad flag or path, an eval file or agent that fails to import, a bad "
+    "benchmark YAML); 3 internal error; 130 interrupted with Ctrl-C (partial results are still written)."
+)
+
+
+class ProgressLine:
+    """A one-line progress display on a terminal, shown once a run has lasted a second."""
+
+    def __init__(self, stream: IO[str], *, delay: float = 1.0, interval: float = 0.1) -> None:
+        """Draw on ``stream`` (a TTY), starting ``delay`` seconds after creation."""
+        self.stream = stream
+        self.delay = delay
+        self.interval = interval
+        self.started = time.monotonic()
+        self._last = 0.0
+        self._drawn = False
+        self._lock = threading.Lock()
+
+    def __call__(self, done: int, total: int) -> None:
+        """Report progress (safe to call from worker threads)."""
+        now = time.monotonic()
+        if now - self.started < self.delay or (now - self._last < self.interval and done < total):
+            return
+        with self._lock:
+            self._last = now
+            pct = f" {done * 100 // total}%" if total else ""
+            self.stream.write(f"\r\x1b[Krunning: {done}/{total}{pct} ({now - self.started:.0f}s)")
+            self.stream.flush()
+            self._drawn = True
+
+    def clear(self) -> None:
+        """Erase the line, if it was drawn."""
+        with self._lock:
+            if self._drawn:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self._drawn = False
+
+
+@click.command("run", epilog=RUN_EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--dataset", "datasets", multiple=True, help="Run only evals of this dataset (repeatable).")
+@click.option("--label", "labels", multiple=True, help="Run only evals carrying this label (repeatable).")
+@click.option(
+    "--filter",
+    "case_filter",
+    metavar="GLOB",
+    help="Run only case ids matching this glob (* and ?; brackets are literal); without a wildcard, a substring.",
+)
+@click.option("--concurrency", type=click.IntRange(min=1), help="Trials in flight at once (default 1).")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per trial; overrides the files."
+)
+@click.option("--trials", type=click.IntRange(min=1), help="Trials per case; overrides the files.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="RUN.json",
+    help="Write the run record here.",
+)
+@click.option(
+    "--agent", metavar="MODULE:ATTR", help="Agent for YAML benchmarks (overrides the file's agent)."
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0.0, 1.0),
+    metavar="RATE",
+    help="Exit 1 when the pass rate is below RATE (0..1).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
+def run(
+    paths: tuple[str, ...],
+    datasets: tuple[str, ...],
+    labels: tuple[str, ...],
+    case_filter: str | None,
+    concurrency: int | None,
+    timeout: float | None,
+    trials: int | None,
+    output: str | None,
+    agent: str | None,
+    fail_under: float | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Run eval files (@eval functions) and YAML benchmarks, then summarise.
+
+    PATH is an eval file, a benchmark YAML or a directory (searched for eval_*.py, *_eval.py,
+    evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
+    """
+    from agent_evals.gate.store import write_record
+    from agent_evals.report.terminal_run import render_run_summary, run_pass_rate
+    from agent_evals.session import RunBuilder, run_paths
+
+    # A run allocates many small long-lived objects; frequent full collections find nothing to free.
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 50)
+    progress = ProgressLine(sys.stderr) if not quiet and sys.stderr.isatty() else None
+    builder = RunBuilder()
+    interrupted = False
+    try:
+        record = run_paths(
+            paths,
+            agent=agent,
+            trials=trials,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            case_filter=case_filter,
+            datasets=datasets,
+            labels=labels,
+            progress=progress,
+            builder=builder,
+        )
+    except KeyboardInterrupt:
+        interrupted = True
+        record = builder.record(complete=False)
+    except AgentEvalsError as exc:
+        if progress:
+            progress.clear()
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except Exception:
+        if progress:
+            progress.clear()
+        click.echo(f"internal error (please report it):\n{traceback.format_exc()}", err=True)
+        sys.exit(EXIT_INTERNAL)
+    if progress:
+        progress.clear()
+    if output:
+        try:
+            write_record(output, record)
+        except OSError as exc:
+            click.echo(f"error: cannot write the run record to {output}: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+    summary = render_run_summary(record, verbose=verbose)
+    click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"))
+    if output and not quiet:
+        click.echo(f"Run record written to {output}")
+    if interrupted:
+        click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
+        sys.exit(130)
+    if fail_under is not None:
+        rate = run_pass_rate(record)
+        if rate is None or rate < fail_under:
+            shown = "none" if rate is None else f"{rate:.3f}"
+            click.echo(f"Pass rate {shown} is below --fail-under {fail_under:g}", err=True)
+            sys.exit(1)

@@ -1,0 +1,400 @@
+"""One run over eval files and YAML benchmarks: collect, execute, and build the run record."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import gc
+import json
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agent_evals import __version__
+from agent_evals.core.record import (
+    CIInfo,
+    GitInfo,
+    RunInfo,
+    RunRecord,
+    Suite,
+    fingerprint,
+)
+from agent_evals.core.redact import Redactor
+from agent_evals.errors import UsageError
+from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
+from agent_evals.evals.execution import evaluator_name
+from agent_evals.evals.result import EvalCaseResult
+from agent_evals.evals.scheduler import Job, run_jobs
+from agent_evals.evals.spec import EvalCaseSpec
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``; may be called from a worker thread."""
+
+DEFAULT_DIR = "benchmarks"
+"""Searched when ``agent-evals run`` gets no path."""
+
+TEXT_LIMIT = 100_000
+"""Longest input/output/reference text kept in the record (characters)."""
+
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 with a ``Z`` suffix."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` in POSIX form when it is below it, else absolute."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def match_case_id(case_id: str, pattern: str) -> bool:
+    """``--filter``: a glob over case ids (``*``, ``?``; brackets are literal); no wildcard = substring."""
+    if "*" not in pattern and "?" not in pattern:
+        return pattern in case_id
+    escaped = pattern.replace("[", "\0").replace("]", "[]]").replace("\0", "[[]")
+    return fnmatch.fnmatchcase(case_id, escaped)
+
+
+def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
+    """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
+    sha = env.get("GITHUB_SHA") or _git(["rev-parse", "HEAD"], cwd)
+    ref = (
+        env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF") or _git(["symbolic-ref", "--short", "HEAD"], cwd)
+    )
+    return GitInfo(sha=sha, ref=ref)
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and out else None
+
+
+def ci_info(env: Mapping[str, str]) -> CIInfo:
+    """CI provider, run id and pull request number from the GitHub Actions environment."""
+    if env.get("GITHUB_ACTIONS") != "true":
+        return CIInfo()
+    match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
+    return CIInfo(
+        provider="github", run_id=env.get("GITHUB_RUN_ID"), pr=int(match.group(1)) if match else None
+    )
+
+
+class _EvalSuitePlan:
+    """One eval file's selected cases and where their results land."""
+
+    def __init__(self, label: str, specs: list[EvalCaseSpec], start: int) -> None:
+        self.label = label
+        self.specs = specs
+        self.start = start
+
+
+class RunBuilder:
+    """Accumulates results while a run executes, so an interrupted run can still be written."""
+
+    def __init__(self, *, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> None:
+        """Start a run now; ``env`` (default ``os.environ``) feeds git/CI facts and secret redaction."""
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.cwd = cwd or Path.cwd()
+        self.started_at = utc_now()
+        self.redact = Redactor.from_env(self.env)
+        self._plans: list[_EvalSuitePlan] = []
+        self._specs: list[EvalCaseSpec] = []
+        self._results: dict[int, dict[int, EvalCaseResult]] = {}
+        self._lock = threading.Lock()
+        self._other_suites: list[Suite] = []
+
+    def add_eval_suite(self, label: str, specs: list[EvalCaseSpec]) -> None:
+        """Plan an eval suite (one file's selected cases)."""
+        self._plans.append(_EvalSuitePlan(label, specs, len(self._specs)))
+        self._specs.extend(specs)
+
+    @property
+    def specs(self) -> list[EvalCaseSpec]:
+        """Every planned eval case, in suite order."""
+        return self._specs
+
+    def add_result(self, spec_index: int, trial: int, result: EvalCaseResult) -> None:
+        """Record one finished trial (thread-safe)."""
+        with self._lock:
+            self._results.setdefault(spec_index, {})[trial] = result
+
+    def add_suite(self, suite: Suite) -> None:
+        """Add a finished suite (a benchmark)."""
+        self._other_suites.append(suite)
+
+    def record(self, *, complete: bool) -> RunRecord:
+        """The run record of everything finished so far."""
+        # Building tens of thousands of small objects triggers many full GC passes that find
+        # nothing to free; pausing the collector halves the time of a large record.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            suites = [self._eval_suite(plan) for plan in self._plans]
+        finally:
+            if paused:
+                gc.enable()
+        suites = [s for s in suites if s.cases or complete]
+        run = RunInfo(
+            tool_version=__version__,
+            started_at=self.started_at,
+            finished_at=utc_now(),
+            complete=complete,
+            git=git_info(self.env, self.cwd),
+            ci=ci_info(self.env),
+        )
+        return RunRecord(run=run, suites=[*suites, *self._other_suites])
+
+    # -- conversion ------------------------------------------------------------------------------
+
+    def _text(self, value: Any) -> tuple[str | None, Any]:
+        """Text for reports plus the JSON value when it is not text (redacted)."""
+        if value is None:
+            return None, None
+        if isinstance(value, str):
+            return self.redact(value[:TEXT_LIMIT]), None
+        try:
+            dumped = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return self.redact(repr(value)[:TEXT_LIMIT]), None
+        if not self.redact.active:
+            return dumped[:TEXT_LIMIT], value
+        return self.redact(dumped[:TEXT_LIMIT]), json.loads(self.redact(dumped))
+
+    def _opt(self, text: str | None) -> str | None:
+        return None if text is None else self.redact(text)
+
+    def _trial(self, result: EvalCaseResult) -> dict[str, Any]:
+        # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
+        # the time of a large run.
+        scores = {
+            s.key: {
+                "value": s.value,
+                "passed": s.passed,
+                "notes": self._opt(s.notes),
+                "source": result.score_sources.get(s.key),
+            }
+            for s in result.scores
+        }
+        usage = None
+        if result.usage:
+            u = result.usage
+            usage = {
+                "input_tokens": int(u["input_tokens"]) if "input_tokens" in u else None,
+                "output_tokens": int(u["output_tokens"]) if "output_tokens" in u else None,
+                "cost_usd": float(u["cost_usd"]) if "cost_usd" in u else None,
+            }
+        output, output_json = self._text(result.output)
+        return {
+            "passed": result.passed,
+            "error": self._opt(result.error),
+            "scores": scores,
+            "duration_s": round(result.duration, 6),
+            "usage": usage,
+            "output": output,
+            "output_json": output_json,
+            "graded": result.graded,
+            "traceback": self._opt(result.traceback),
+        }
+
+    def _eval_suite(self, plan: _EvalSuitePlan) -> Suite:
+        cases = []
+        evaluators: set[str] = set()
+        for offset, spec in enumerate(plan.specs):
+            done = self._results.get(plan.start + offset, {})
+            if not done:
+                continue
+            evaluators.update(evaluator_name(e) for e in spec.evaluators)
+            input_text, input_json = self._text(spec.input)
+            ref_text, ref_json = self._text(spec.reference)
+            cases.append(
+                {
+                    "id": f"{plan.label}::{spec.function_id}",
+                    "group": spec.dataset or Path(plan.label).stem,
+                    "name": spec.function_id,
+                    "location": {"file": plan.label, "line": spec.line},
+                    "input": input_text,
+                    "input_json": input_json,
+                    "expected": ref_text,
+                    "reference_json": ref_json,
+                    "labels": list(spec.labels),
+                    "trials": [self._trial(done[t]) for t in sorted(done)],
+                }
+            )
+        suite = Suite.model_validate(
+            {"id": plan.label, "kind": "evals", "source": plan.label, "cases": cases}
+        )
+        suite.fingerprint = fingerprint(suite, {"evaluators": sorted(evaluators)})
+        return suite
+
+
+def _select(
+    specs: list[EvalCaseSpec],
+    label: str,
+    *,
+    case_filter: str | None,
+    datasets: Sequence[str],
+    labels: Sequence[str],
+) -> list[EvalCaseSpec]:
+    out = []
+    for spec in specs:
+        if datasets and spec.dataset not in datasets:
+            continue
+        if labels and not set(labels) & set(spec.labels):
+            continue
+        if case_filter and not match_case_id(f"{label}::{spec.function_id}", case_filter):
+            continue
+        out.append(spec)
+    return out
+
+
+def _benchmark_runner() -> Any:
+    try:
+        from agent_evals.benchmark import runner
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("agent_evals"):
+            raise UsageError(
+                "YAML benchmarks cannot run: this build of agent-evals has no benchmark runner"
+            ) from exc
+        raise
+    return runner.run_benchmark_async
+
+
+async def run_paths_async(
+    paths: Sequence[str | Path],
+    *,
+    agent: str | None = None,
+    trials: int | None = None,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    case_filter: str | None = None,
+    datasets: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    progress: Progress | None = None,
+    builder: RunBuilder | None = None,
+) -> RunRecord:
+    """Run eval files and YAML benchmarks and return the run record.
+
+    Directories are searched for eval files and benchmark YAML; no path means ``benchmarks/``.
+    ``trials``, ``timeout_s`` and ``concurrency`` override what the files declare. ``datasets``,
+    ``labels`` select evals; ``case_filter`` selects case ids. Pass a ``RunBuilder`` to keep the
+    partial results of an interrupted run. Raises ``UsageError`` (incl. ``EvalFileError``).
+    """
+    if trials is not None and trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {trials}")
+    if concurrency is not None and concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    if timeout_s is not None and timeout_s <= 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout_s}")
+    builder = builder or RunBuilder()
+    if not paths:
+        if not (builder.cwd / DEFAULT_DIR).is_dir():
+            raise UsageError(
+                f"no path given and no {DEFAULT_DIR}/ folder here; pass eval files or benchmark YAML"
+            )
+        paths = [builder.cwd / DEFAULT_DIR]
+    found = collect(paths)
+    if found.benchmark_files:
+        _benchmark_runner()  # fail before running anything when benchmarks cannot run
+    for file in found.eval_files:
+        label = display_path(file, builder.cwd)
+        module = import_eval_file(file)
+        specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
+        selected = _select(specs, label, case_filter=case_filter, datasets=datasets, labels=labels)
+        if trials is not None:
+            for spec in selected:
+                spec.trials = trials
+        if selected:
+            builder.add_eval_suite(label, selected)
+    if not builder.specs and not found.benchmark_files:
+        where = ", ".join(str(p) for p in paths)
+        chosen = " matching the selection" if (case_filter or datasets or labels) else ""
+        raise UsageError(
+            f"no evals{chosen} found in {where} (eval files are eval_*.py, *_eval.py or evals.py)"
+        )
+
+    jobs = [Job(i, t) for i, spec in enumerate(builder.specs) for t in range(spec.trials)]
+    total = len(jobs)
+    done = 0
+    count_lock = threading.Lock()
+
+    def on_result(spec_index: int, trial: int, result: EvalCaseResult) -> None:
+        nonlocal done
+        builder.add_result(spec_index, trial, result)
+        if progress is not None:
+            with count_lock:
+                done += 1
+                progress(done, total)
+
+    if jobs:
+        await run_jobs(
+            builder.specs, jobs, on_result=on_result, concurrency=concurrency or 1, timeout=timeout_s
+        )
+    for yaml_file in found.benchmark_files:
+        offset = done
+
+        def bench_progress(b_done: int, b_total: int, offset: int = offset) -> None:
+            if progress is not None:
+                progress(offset + b_done, total + b_total)
+
+        result = await _benchmark_runner()(
+            yaml_file,
+            agent,
+            trials=trials,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            case_filter=case_filter,
+            progress=bench_progress,
+        )
+        builder.add_suite(result.to_suite())
+    return builder.record(complete=True)
+
+
+def run_paths(
+    paths: Sequence[str | Path],
+    *,
+    agent: str | None = None,
+    trials: int | None = None,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    case_filter: str | None = None,
+    datasets: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    progress: Progress | None = None,
+    builder: RunBuilder | None = None,
+) -> RunRecord:
+    """Synchronous wrapper of :func:`run_paths_async`."""
+    holder: list[RunRecord] = []
+
+    async def main() -> None:
+        # The record is handed back through `holder`, not as the task's result: on Python 3.11
+        # asyncio.run's SIGINT bookkeeping can repr the finished task, and with it a huge record.
+        holder.append(
+            await run_paths_async(
+                paths,
+                agent=agent,
+                trials=trials,
+                concurrency=concurrency,
+                timeout_s=timeout_s,
+                case_filter=case_filter,
+                datasets=datasets,
+                labels=labels,
+                progress=progress,
+                builder=builder,
+            )
+        )
+
+    asyncio.run(main())
+    return holder[0]

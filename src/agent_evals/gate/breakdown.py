@@ -1,0 +1,147 @@
+"""Breakdown rows of a suite: per group (capability/dataset), per scorer and per dimension value."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from agent_evals.gate.align import CaseView
+from agent_evals.gate.model import GroupRow, RowKind
+from agent_evals.gate.paired import EPS, Tally, TallyLike, delta_stat, make_pairs, rate_summary
+from agent_evals.gate.policy import Knobs
+from agent_evals.gate.stats import benjamini_hochberg
+
+Views = Mapping[str, CaseView]
+
+
+def _index(views: Views | None, keys_of: Callable[[CaseView], Iterable[str]]) -> dict[str, list[str]]:
+    index: dict[str, list[str]] = defaultdict(list)
+    for cid, view in (views or {}).items():
+        for key in keys_of(view):
+            index[key].append(cid)
+    return index
+
+
+def _dims(view: CaseView) -> Iterable[str]:
+    dims: dict[str, str] = view.raw.get("dimensions") or {}
+    return (f"{name}={value}" for name, value in dims.items())
+
+
+def _group(view: CaseView) -> Iterable[str]:
+    return (view.group,)
+
+
+def rows_by_cases(
+    kind: RowKind, base: Views | None, cand: Views, knobs_for: Callable[[str], Knobs]
+) -> list[GroupRow]:
+    """One row per group (``kind='group'``) or dimension value (``kind='dimension'``)."""
+    keys_of = _group if kind == "group" else _dims
+    b_index, c_index = _index(base, keys_of), _index(cand, keys_of)
+    rows = []
+    for key in sorted(set(b_index) | set(c_index)):
+        b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
+        knobs = knobs_for(key)
+        b_tallies: list[TallyLike] = [base[i] for i in b_ids] if base is not None else []
+        c_tallies: list[TallyLike] = [cand[i] for i in c_ids]
+        sides = [(base[i], cand[i]) for i in c_ids if base is not None and i in base]
+        row = _row(kind, key, base is not None, b_tallies, c_tallies, sides, knobs)
+        if kind == "dimension":
+            row.dimension, _, row.value = key.partition("=")
+        rows.append(row)
+    return rows
+
+
+def _scorer_tallies(views: Views | None) -> dict[str, dict[str, Tally]]:
+    """scorer -> case id -> trials in which that scorer gave a pass/fail verdict."""
+    out: dict[str, dict[str, Tally]] = defaultdict(dict)
+    for cid, view in (views or {}).items():
+        for trial in view.raw.get("trials", []):
+            errored = trial.get("error") is not None
+            for name, score in (trial.get("scores") or {}).items():
+                passed = score.get("passed")
+                if passed is None and score.get("error") is None and not errored:
+                    continue  # numeric-only score: no pass/fail verdict of its own
+                tally = out[name].get(cid)
+                if tally is None:
+                    tally = out[name][cid] = Tally(0, 0, 0)
+                tally.trials += 1
+                if errored or score.get("error") is not None:
+                    tally.errors += 1
+                elif passed:
+                    tally.passes += 1
+    return out
+
+
+def scorer_rows(base: Views | None, cand: Views, knobs: Knobs) -> list[GroupRow]:
+    """One row per scorer: the share of trials each scorer passed, paired by case."""
+    b_all, c_all = _scorer_tallies(base), _scorer_tallies(cand)
+    rows = []
+    for name in sorted(set(b_all) | set(c_all)):
+        b, c = b_all.get(name, {}), c_all.get(name, {})
+        sides = [(b[i], c[i]) for i in c if i in b]
+        b_list: list[TallyLike] = list(b.values())
+        c_list: list[TallyLike] = list(c.values())
+        rows.append(_row("scorer", name, base is not None, b_list, c_list, sides, knobs))
+    return rows
+
+
+def _row(
+    kind: RowKind,
+    key: str,
+    has_baseline: bool,
+    b_tallies: list[TallyLike],
+    c_tallies: list[TallyLike],
+    sides: list[tuple[Any, Any]],
+    knobs: Knobs,
+) -> GroupRow:
+    pairs = make_pairs(sides)
+    return GroupRow.model_construct(
+        kind=kind,
+        key=key,
+        dimension=None,
+        value=None,
+        baseline=rate_summary(b_tallies) if b_tallies else None,
+        candidate=rate_summary(c_tallies) if c_tallies else None,
+        delta=delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        if has_baseline
+        else None,
+        status="ok",
+        gated=False,
+        verdict=None,
+        bh_flag=False,
+        reasons=[],
+    )
+
+
+def flag_rows(rows: list[GroupRow], knobs_for: Callable[[GroupRow], Knobs]) -> None:
+    """Set Benjamini-Hochberg q-values and status flags of informational (non-gated) rows in place."""
+    tested = [r for r in rows if not r.gated and r.delta is not None and r.delta.p_value is not None]
+    qs = benjamini_hochberg([r.delta.p_value for r in tested if r.delta and r.delta.p_value is not None])
+    for row, q in zip(tested, qs, strict=True):
+        if row.delta is not None and row.delta.delta is not None:
+            row.delta.p_adjusted = q
+            row.bh_flag = q < knobs_for(row).alpha and row.delta.delta < -EPS
+    for row in rows:
+        if not row.gated:
+            row.status = _status(row, knobs_for(row))
+
+
+def _status(row: GroupRow, knobs: Knobs) -> Any:
+    cand = row.candidate
+    if cand is None:
+        return "removed"
+    if knobs.min_pass_rate is not None and cand.rate is not None and cand.rate < knobs.min_pass_rate - EPS:
+        return "below-floor"
+    if row.delta is None:
+        return "no-baseline"
+    if row.baseline is None:
+        return "new"
+    delta = row.delta.delta
+    if delta is None:
+        return "ok"
+    if delta <= -knobs.max_drop + EPS and delta < 0:
+        return "regressed" if row.bh_flag else "inconclusive"
+    if delta >= knobs.max_drop - EPS and delta > 0:
+        return "improved"
+    return "ok"

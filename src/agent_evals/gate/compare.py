@@ -1,0 +1,339 @@
+"""Compare a candidate run with its baseline under a policy and decide the gate's verdict."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_evals.core.record import RunRecord
+from agent_evals.errors import RunRecordError
+from agent_evals.gate import breakdown
+from agent_evals.gate.align import (
+    CLASS_ORDER,
+    CaseView,
+    case_diff,
+    classify,
+    usage_diff,
+    usage_totals,
+    view_cases,
+)
+from agent_evals.gate.model import (
+    BaselineInfo,
+    CaseDiff,
+    Comparison,
+    DeltaStat,
+    FingerprintCheck,
+    GroupRow,
+    Mode,
+    Reason,
+    RunInfoView,
+    SuiteComparison,
+)
+from agent_evals.gate.paired import Pair, delta_stat, make_pairs, rate_summary, settle_hint
+from agent_evals.gate.policy import Knobs, Policy
+from agent_evals.gate.reader import Document, record_to_document
+from agent_evals.gate.stats import holm
+from agent_evals.gate.verdict import decide, worst_outcome, worst_verdict
+
+
+@dataclass
+class _Unit:
+    """A suite or gated group that can fail the gate: tested together under Holm."""
+
+    stat: DeltaStat
+    pairs: list[Pair]
+    knobs: Knobs
+
+
+@dataclass
+class _SuiteWork:
+    suite: dict[str, Any]
+    knobs: Knobs
+    base: dict[str, CaseView] | None
+    cand: dict[str, CaseView]
+    result: SuiteComparison
+    unit: _Unit | None
+    group_units: dict[str, _Unit] = field(default_factory=dict)
+
+
+def compare_runs(
+    baseline: RunRecord | None,
+    candidate: RunRecord,
+    policy: Policy,
+    *,
+    baseline_info: BaselineInfo | None = None,
+) -> Comparison:
+    """Compare two run records (baseline may be None) under ``policy``; pure: data in, data out."""
+    base_doc = record_to_document(baseline) if baseline is not None else None
+    return compare_documents(base_doc, record_to_document(candidate), policy, baseline_info=baseline_info)
+
+
+def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
+    """A comparison without a baseline, for rendering one run alone (floors and error budget still apply)."""
+    doc = record_to_document(candidate) if isinstance(candidate, RunRecord) else candidate
+    info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
+    return compare_documents(None, doc, policy, baseline_info=info, mode="single_run")
+
+
+def _overlap_or_refuse(baseline: Document, candidate: Document) -> None:
+    base_ids = {(s["id"], c["id"]) for s in baseline.get("suites", []) for c in s.get("cases", [])}
+    cand_ids = [(s["id"], c["id"]) for s in candidate.get("suites", []) for c in s.get("cases", [])]
+    if base_ids and cand_ids and not any(key in base_ids for key in cand_ids):
+        base_suites = sorted({s for s, _ in base_ids})
+        cand_suites = sorted({s for s, _ in cand_ids})
+        raise RunRecordError(
+            "the baseline and the candidate share no (suite id, case id): they are not runs of the same "
+            f"suites (baseline suites: {', '.join(base_suites[:5])}; candidate suites: {', '.join(cand_suites[:5])}). "
+            "Compare runs of the same benchmarks or eval files."
+        )
+
+
+def compare_documents(
+    baseline: Document | None,
+    candidate: Document,
+    policy: Policy,
+    *,
+    baseline_info: BaselineInfo | None = None,
+    mode: Mode = "compare",
+) -> Comparison:
+    """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``."""
+    if baseline is not None:
+        _overlap_or_refuse(baseline, candidate)
+    info = baseline_info or _info_from(baseline)
+    base_suites = {s["id"]: s for s in baseline.get("suites", [])} if baseline is not None else {}
+    works = [_prepare(suite, base_suites.get(suite["id"]), policy) for suite in candidate.get("suites", [])]
+
+    units = [w.unit for w in works if w.unit is not None]
+    units += [u for w in works for u in w.group_units.values()]
+    for unit, p_adj in zip(units, holm([u.stat.p_value or 1.0 for u in units]), strict=True):
+        unit.stat.p_adjusted = p_adj
+        unit.stat.significant = p_adj < unit.knobs.alpha
+        delta = unit.stat.delta
+        if delta is not None and delta < 0 and delta <= -unit.knobs.max_drop and not unit.stat.significant:
+            unit.stat.settle = settle_hint(
+                unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
+            )
+
+    suites = [_finish(w, policy, report_missing=mode == "compare") for w in works]
+    cand_ids = {s["id"] for s in candidate.get("suites", [])}
+    removed = [sid for sid in base_suites if sid not in cand_ids]
+    reasons = [r for s in suites for r in s.reasons]
+    reasons += [
+        Reason(
+            kind="removed-suite",
+            message=f"Suite {sid} ran in the baseline but not in this run.",
+            suite_id=sid,
+        )
+        for sid in removed
+    ]
+    notes = _run_notes(baseline, candidate)
+    reasons += [Reason(kind="incomplete-run", message=n) for n in notes if n.startswith("The ")]
+    reasons.sort(key=lambda r: not r.blocking)
+    outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
+    return Comparison(
+        mode=mode,
+        verdict=worst_verdict([s.verdict for s in suites]) if suites else "no-baseline",
+        outcome=worst_outcome(outcomes),
+        reasons=reasons,
+        suites=suites,
+        removed_suite_ids=removed,
+        policy=policy,
+        effective_policy=policy.effective,
+        baseline=info,
+        candidate=_run_view(candidate),
+        notes=notes,
+    )
+
+
+def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: Policy) -> _SuiteWork:
+    sid = suite["id"]
+    knobs = policy.knobs_for(sid)
+    cand = view_cases(suite, knobs.critical_cases)
+    base = view_cases(base_suite, knobs.critical_cases) if base_suite is not None else None
+    if base is not None and not any(cid in base for cid in cand):
+        base = None  # nothing in common: treated as having no baseline (the fingerprint note says why)
+    sides = [(base[cid], view) for cid, view in cand.items() if cid in base] if base is not None else []
+    pairs = make_pairs(sides)
+    stat = (
+        delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        if base is not None
+        else None
+    )
+    result = SuiteComparison.model_construct(
+        suite_id=sid,
+        kind=suite.get("kind", "benchmark"),
+        source=suite.get("source"),
+        verdict="passed",
+        outcome="pass",
+        reasons=[],
+        policy=knobs,
+        baseline=rate_summary(list(base.values())) if base is not None else None,
+        candidate=rate_summary(list(cand.values())),
+        paired_baseline=rate_summary([b for b, _ in sides]) if base is not None else None,
+        paired_candidate=rate_summary([c for _, c in sides]) if base is not None else None,
+        delta=stat,
+        groups=breakdown.rows_by_cases("group", base, cand, lambda g: policy.knobs_for(sid, g)),
+        scorers=breakdown.scorer_rows(base, cand, knobs),
+        dimensions=breakdown.rows_by_cases("dimension", base, cand, lambda _: knobs),
+        cases=[],
+        added_case_ids=[cid for cid in cand if base is not None and cid not in base],
+        removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],
+        fingerprint=_fingerprint(suite, base_suite, base is not None),
+        usage=_suite_usage(base_suite if base is not None else None, suite),
+        counts={},
+    )
+    work = _SuiteWork(
+        suite, knobs, base, cand, result, _Unit(stat, pairs, knobs) if stat is not None else None
+    )
+    for row in result.groups:
+        if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
+            row.gated = True
+            group_pairs = make_pairs(
+                [(base[c], v) for c, v in cand.items() if v.group == row.key and c in base]
+            )
+            work.group_units[row.key] = _Unit(row.delta, group_pairs, policy.knobs_for(sid, row.key))
+    return work
+
+
+def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteComparison:
+    result, base, cand, sid = work.result, work.base, work.cand, work.result.suite_id
+    diffs = _case_diffs(sid, base, cand)
+    result.cases = diffs
+    counts = Counter(d.classification for d in diffs)
+    result.counts = {klass: counts.get(klass, 0) for klass in CLASS_ORDER}
+    flips = [d.case_id for d in diffs if d.critical_flip]
+    decision = decide(
+        label=f"Suite {sid}",
+        suite_id=sid,
+        group=None,
+        knobs=work.knobs,
+        candidate=result.candidate,
+        delta=result.delta,
+        has_baseline=base is not None,
+        critical_flips=flips,
+        report_missing=report_missing,
+    )
+    verdicts, outcomes, reasons = [decision.verdict], [decision.outcome], list(decision.reasons)
+    for row in result.groups:
+        if row.gated:
+            _decide_group(row, sid, policy.knobs_for(sid, row.key))
+            verdicts.append(row.verdict or "passed")
+            outcomes.append(
+                "fail" if any(r.blocking for r in row.reasons) else "warn" if row.reasons else "pass"
+            )
+            reasons += row.reasons
+    breakdown.flag_rows(result.groups, lambda r: policy.knobs_for(sid, r.key))
+    breakdown.flag_rows(result.scorers, lambda _: work.knobs)
+    breakdown.flag_rows(result.dimensions, lambda _: work.knobs)
+    result.verdict = worst_verdict(verdicts)
+    result.outcome = worst_outcome(outcomes)
+    result.reasons = sorted(reasons, key=lambda r: not r.blocking)
+    return result
+
+
+def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> None:
+    decision = decide(
+        label=f"Group {sid}/{row.key}",
+        suite_id=sid,
+        group=row.key,
+        knobs=knobs,
+        candidate=row.candidate,
+        delta=row.delta,
+        has_baseline=True,
+    )
+    row.verdict = decision.verdict
+    row.reasons = decision.reasons
+    kinds = {r.kind for r in decision.reasons}
+    if "regression" in kinds:
+        row.status = "regressed"
+    elif "floor" in kinds:
+        row.status = "below-floor"
+    elif decision.verdict == "inconclusive":
+        row.status = "inconclusive"
+    elif row.delta is not None and row.delta.delta is not None and row.delta.delta >= knobs.max_drop > 0:
+        row.status = "improved"
+    else:
+        row.status = "ok"
+
+
+def _case_diffs(
+    sid: str, base: Mapping[str, CaseView] | None, cand: Mapping[str, CaseView]
+) -> list[CaseDiff]:
+    diffs = []
+    for cid, view in cand.items():
+        b = base.get(cid) if base is not None else None
+        diffs.append(case_diff(sid, b, view, classify(b, view) if base is not None else "new"))
+    if base is not None:
+        diffs += [case_diff(sid, b, None, "removed") for cid, b in base.items() if cid not in cand]
+    rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
+    diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
+    return diffs
+
+
+def _fingerprint(
+    suite: dict[str, Any], base_suite: dict[str, Any] | None, comparable: bool
+) -> FingerprintCheck:
+    cand_fp = str(suite.get("fingerprint") or "")
+    if base_suite is None:
+        return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
+    base_fp = str(base_suite.get("fingerprint") or "")
+    notes = []
+    if not comparable:
+        notes.append("No case id is common to both runs: the suite is reported without a baseline.")
+    base_ids = {c["id"] for c in base_suite.get("cases", [])}
+    cand_ids = {c["id"] for c in suite.get("cases", [])}
+    if base_ids != cand_ids:
+        notes.append(
+            f"Case ids differ: {len(cand_ids - base_ids)} added, {len(base_ids - cand_ids)} removed."
+        )
+    b_agent, c_agent = base_suite.get("agent") or {}, suite.get("agent") or {}
+    for key in ("name", "version"):
+        if b_agent.get(key) != c_agent.get(key):
+            notes.append(
+                f"Agent {key} differs: {b_agent.get(key)!r} in the baseline, {c_agent.get(key)!r} now."
+            )
+    b_trials = sorted({len(c.get("trials", [])) for c in base_suite.get("cases", [])})
+    c_trials = sorted({len(c.get("trials", [])) for c in suite.get("cases", [])})
+    if b_trials != c_trials:
+        notes.append(f"Trials per case differ: {b_trials} in the baseline, {c_trials} now.")
+    matches = base_fp == cand_fp
+    if not matches and not notes:
+        notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
+    return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)
+
+
+def _suite_usage(base_suite: dict[str, Any] | None, suite: dict[str, Any]) -> Any:
+    cand = usage_totals([c.get("trials", []) for c in suite.get("cases", [])])
+    base = usage_totals([c.get("trials", []) for c in base_suite.get("cases", [])]) if base_suite else None
+    return usage_diff(base, cand)
+
+
+def _run_view(doc: Document) -> RunInfoView:
+    run = doc.get("run") or {}
+    git, ci = run.get("git") or {}, run.get("ci") or {}
+    return RunInfoView(
+        run_id=ci.get("run_id"),
+        sha=git.get("sha"),
+        ref=git.get("ref"),
+        date=run.get("started_at"),
+        complete=bool(run.get("complete", True)),
+        tool_version=run.get("tool_version"),
+    )
+
+
+def _info_from(baseline: Document | None) -> BaselineInfo:
+    if baseline is None:
+        return BaselineInfo(source="none", reason_missing="no baseline run record was given")
+    view = _run_view(baseline)
+    return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
+
+
+def _run_notes(baseline: Document | None, candidate: Document) -> list[str]:
+    notes = []
+    if not (candidate.get("run") or {}).get("complete", True):
+        notes.append("The candidate run is incomplete (interrupted): missing cases are not regressions.")
+    if baseline is not None and not (baseline.get("run") or {}).get("complete", True):
+        notes.append("The baseline run is incomplete (interrupted): some cases may show as new.")
+    return notes

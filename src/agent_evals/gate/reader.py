@@ -1,0 +1,133 @@
+"""Fast run-record reader for the gate: parse JSON once and check the fields the comparison reads."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_evals.core.record import READABLE_SCHEMAS, RunRecord
+from agent_evals.errors import RunRecordError
+
+Document = dict[str, Any]
+"""A decoded run record (plain JSON objects), as the comparison consumes it."""
+
+_UPGRADERS: dict[str, Callable[[Document], Document]] = {}
+"""Schema id -> function that rewrites an older document into the current shape (none needed yet)."""
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _fail(source: str, path: str, expected: str, value: Any) -> RunRecordError:
+    return RunRecordError(
+        f"{source}: invalid run record at '{path}': expected {expected}, found {_kind(value)} {value!r:.60}"
+    )
+
+
+def _check_trial(trial: Any, where: str, source: str) -> None:
+    if not isinstance(trial, dict):
+        raise _fail(source, where, "an object (a trial)", trial)
+    if not isinstance(trial.get("passed"), bool):
+        raise _fail(source, f"{where}.passed", "a boolean", trial.get("passed"))
+    error = trial.get("error")
+    if error is not None and not isinstance(error, str):
+        raise _fail(source, f"{where}.error", "a string or null", error)
+    scores = trial.get("scores")
+    if scores is not None:
+        if not isinstance(scores, dict):
+            raise _fail(source, f"{where}.scores", "an object keyed by scorer name", scores)
+        for name, score in scores.items():
+            if not isinstance(score, dict):
+                raise _fail(source, f"{where}.scores.{name}", "an object", score)
+    usage = trial.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        raise _fail(source, f"{where}.usage", "an object or null", usage)
+    duration = trial.get("duration_s", 0.0)
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool):
+        raise _fail(source, f"{where}.duration_s", "a number", duration)
+
+
+def _check_case(case: Any, where: str, source: str) -> None:
+    if not isinstance(case, dict):
+        raise _fail(source, where, "an object (a case)", case)
+    for key in ("id", "group"):
+        if not isinstance(case.get(key), str):
+            raise _fail(source, f"{where}.{key}", "a string", case.get(key))
+    if not isinstance(case.get("critical", False), bool):
+        raise _fail(source, f"{where}.critical", "a boolean", case.get("critical"))
+    dims = case.get("dimensions", {})
+    if not isinstance(dims, dict) or not all(isinstance(v, str) for v in dims.values()):
+        raise _fail(source, f"{where}.dimensions", "an object of string values", dims)
+    trials = case.get("trials", [])
+    if not isinstance(trials, list):
+        raise _fail(source, f"{where}.trials", "a list", trials)
+    for t_index, trial in enumerate(trials):
+        _check_trial(trial, f"{where}.trials.{t_index}", source)
+
+
+def check_document(data: Any, *, source: str = "<run record>") -> Document:
+    """Check a decoded run record (schema id, structure the gate reads); return it in the current shape."""
+    if not isinstance(data, dict):
+        raise RunRecordError(f"{source}: expected a JSON object at the top level, found {_kind(data)}")
+    schema = data.get("schema")
+    if schema not in READABLE_SCHEMAS:
+        known = ", ".join(sorted(READABLE_SCHEMAS))
+        raise RunRecordError(
+            f"{source}: 'schema' is {schema!r}; this version of agent-evals reads {known}. "
+            "Upgrade agent-evals if the record was written by a newer version."
+        )
+    upgrade = _UPGRADERS.get(schema)
+    if upgrade is not None:
+        data = upgrade(data)
+    run = data.get("run")
+    if not isinstance(run, dict):
+        raise _fail(source, "run", "an object", run)
+    for key in ("tool_version", "started_at"):
+        if not isinstance(run.get(key), str):
+            raise _fail(source, f"run.{key}", "a string", run.get(key))
+    suites = data.get("suites", [])
+    if not isinstance(suites, list):
+        raise _fail(source, "suites", "a list", suites)
+    for s_index, suite in enumerate(suites):
+        where = f"suites.{s_index}"
+        if not isinstance(suite, dict):
+            raise _fail(source, where, "an object (a suite)", suite)
+        if not isinstance(suite.get("id"), str):
+            raise _fail(source, f"{where}.id", "a string", suite.get("id"))
+        if suite.get("kind") not in ("benchmark", "evals"):
+            raise _fail(source, f"{where}.kind", "'benchmark' or 'evals'", suite.get("kind"))
+        gate = suite.get("gate")
+        if gate is not None and not isinstance(gate, dict):
+            raise _fail(source, f"{where}.gate", "an object or null", gate)
+        cases = suite.get("cases", [])
+        if not isinstance(cases, list):
+            raise _fail(source, f"{where}.cases", "a list", cases)
+        for c_index, case in enumerate(cases):
+            _check_case(case, f"{where}.cases.{c_index}", source)
+    checked: Document = data
+    return checked
+
+
+def read_document(path: str | os.PathLike[str]) -> Document:
+    """Read and check a run record file for comparison; any problem is a RunRecordError naming the file."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise RunRecordError(f"cannot read run record {p}: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = f"{exc.lineno}:{exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
+        raise RunRecordError(f"{p}:{where}not valid JSON: {exc}") from exc
+    return check_document(data, source=str(p))
+
+
+def record_to_document(record: RunRecord) -> Document:
+    """A run record model as the plain document the comparison consumes."""
+    doc: Document = record.model_dump(mode="json", by_alias=True)
+    return doc

@@ -1,0 +1,153 @@
+"""Turn rates and paired statistics into a verdict, its reasons and its outcome under the policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent_evals.gate.model import DeltaStat, Outcome, RateSummary, Reason, ReasonKind, Verdict
+from agent_evals.gate.paired import EPS
+from agent_evals.gate.policy import Knobs
+
+VERDICT_RANK: dict[Verdict, int] = {"passed": 0, "no-baseline": 1, "inconclusive": 2, "failed": 3}
+"""Severity order used to combine verdicts (the worst wins)."""
+
+OUTCOME_RANK: dict[Outcome, int] = {"pass": 0, "warn": 1, "fail": 2}
+"""Severity order of outcomes."""
+
+
+def pct(x: float) -> str:
+    """A rate as a percentage with one decimal."""
+    return f"{x * 100:.1f}%"
+
+
+def points(x: float) -> str:
+    """A difference of rates in percentage points, signed."""
+    return f"{x * 100:+.1f} points"
+
+
+@dataclass
+class Decision:
+    """A verdict with the reasons behind it and the outcome the policy gives it."""
+
+    verdict: Verdict
+    outcome: Outcome
+    reasons: list[Reason] = field(default_factory=list)
+
+
+def decide(
+    *,
+    label: str,
+    suite_id: str,
+    group: str | None,
+    knobs: Knobs,
+    candidate: RateSummary | None,
+    delta: DeltaStat | None,
+    has_baseline: bool,
+    critical_flips: Sequence[str] = (),
+    report_missing: bool = True,
+) -> Decision:
+    """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm)."""
+    reasons: list[Reason] = []
+    failed = False
+    inconclusive = False
+
+    def add(kind: ReasonKind, message: str, *, blocking: bool, case_id: str | None = None) -> None:
+        reasons.append(
+            Reason(
+                kind=kind, message=message, suite_id=suite_id, group=group, case_id=case_id, blocking=blocking
+            )
+        )
+
+    rate = candidate.rate if candidate is not None else None
+    if knobs.min_pass_rate is not None and rate is not None and rate < knobs.min_pass_rate - EPS:
+        failed = True
+        add(
+            "floor",
+            f"{label}: pass rate {pct(rate)} is below the floor of {pct(knobs.min_pass_rate)}.",
+            blocking=True,
+        )
+    error_rate = candidate.error_rate if candidate is not None else None
+    if error_rate is not None and error_rate > knobs.max_error_rate + EPS:
+        failed = True
+        add(
+            "error-budget",
+            f"{label}: {candidate.errored_trials if candidate else 0} of {candidate.trials if candidate else 0} trials "
+            f"errored ({pct(error_rate)}), over the error budget of {pct(knobs.max_error_rate)}.",
+            blocking=True,
+        )
+    if knobs.critical != "ignore":
+        for case_id in critical_flips:
+            blocking = knobs.critical == "fail"
+            failed = failed or blocking
+            add(
+                "critical-case",
+                f"{label}: critical case {case_id} passed every trial in the baseline and failed every trial now.",
+                blocking=blocking,
+                case_id=case_id,
+            )
+    if not has_baseline:
+        action = knobs.on_missing_baseline
+        if report_missing:
+            add(
+                "missing-baseline",
+                f"{label}: no baseline to compare with (policy: {action}).",
+                blocking=action == "fail",
+            )
+    elif (
+        delta is not None
+        and delta.delta is not None
+        and delta.delta < 0
+        and delta.delta <= -knobs.max_drop + EPS
+    ):
+        p_adj = delta.p_adjusted if delta.p_adjusted is not None else 1.0
+        if delta.significant:
+            failed = True
+            add(
+                "regression",
+                f"{label}: pass rate dropped {points(delta.delta)} over {delta.n_paired} paired cases "
+                f"(p = {p_adj:.3g} adjusted, {delta.test}; tolerated drop {points(-knobs.max_drop)}).",
+                blocking=True,
+            )
+        else:
+            inconclusive = True
+            hint = f" {delta.settle.message}" if delta.settle is not None else ""
+            add(
+                "inconclusive",
+                f"{label}: pass rate dropped {points(delta.delta)}, beyond the tolerated "
+                f"{points(-knobs.max_drop)}, but the drop is not significant (p = {p_adj:.3g} adjusted, "
+                f"alpha {knobs.alpha:g}).{hint}",
+                blocking=knobs.on_inconclusive == "fail",
+            )
+    if failed:
+        verdict: Verdict = "failed"
+    elif inconclusive:
+        verdict = "inconclusive"
+    elif not has_baseline:
+        verdict = "no-baseline"
+    else:
+        verdict = "passed"
+    return Decision(verdict=verdict, outcome=outcome_of(reasons, knobs), reasons=reasons)
+
+
+def outcome_of(reasons: Sequence[Reason], knobs: Knobs) -> Outcome:
+    """fail when a reason blocks; warn when a reason is worth a warning under the policy; else pass."""
+    if any(r.blocking for r in reasons):
+        return "fail"
+    for r in reasons:
+        if r.kind == "inconclusive" and knobs.on_inconclusive == "pass":
+            continue
+        if r.kind == "missing-baseline" and knobs.on_missing_baseline == "pass":
+            continue
+        return "warn"
+    return "pass"
+
+
+def worst_verdict(verdicts: Sequence[Verdict]) -> Verdict:
+    """The most severe verdict (passed when there is none)."""
+    return max(verdicts, key=VERDICT_RANK.__getitem__, default="passed")
+
+
+def worst_outcome(outcomes: Sequence[Outcome]) -> Outcome:
+    """The most severe outcome (pass when there is none)."""
+    return max(outcomes, key=OUTCOME_RANK.__getitem__, default="pass")

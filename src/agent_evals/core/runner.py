@@ -15,7 +15,7 @@ from typing import Any
 from agent_evals.core.aggregate import aggregate
 from agent_evals.core.messages import extract_tool_calls
 from agent_evals.core.scorer import PreparedScorer, error_score
-from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, TaskResult
+from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, Score, TaskResult
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +136,7 @@ class _Run:
         self.done = 0
         self.task_is_async = task is not None and _is_async_callable(task)
         self.pool: ThreadPoolExecutor | None = None
+        self.any_context = any(s.accepts_context for s in scorers)
 
     async def execute(self) -> list[ExampleResult]:
         lanes = min(self.config.max_concurrency, len(self.examples))
@@ -221,10 +222,12 @@ class _Run:
                 )
         scores = {}
         if result is not None:
-            context = {"input": example.input, "metadata": example.metadata}
-            timeout = self.config.scorer_timeout_s
+            context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
             for scorer in self.scorers:
-                scores[scorer.name] = await scorer.score(result, example.expected, context, timeout)
+                out = scorer.start(result, example.expected, context)
+                if not isinstance(out, Score):
+                    out = await scorer.finish(out, self.config.scorer_timeout_s)
+                scores[scorer.name] = out
         else:
             for scorer in self.scorers:
                 scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")

@@ -82,6 +82,33 @@ class PreparedScorer:
             accepts_context=_accepts_var_kwargs(scorer),
         )
 
+    def start(
+        self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
+    ) -> Score | Awaitable[Any]:
+        """Call the scorer: a finished Score for sync scorers, else the awaitable to finish.
+
+        Pass an awaitable result to :meth:`finish`. Exceptions become error Scores here.
+        """
+        try:
+            out = self.fn(result, expected, **context) if self.accepts_context else self.fn(result, expected)
+        except Exception as exc:
+            return self._raised(exc)
+        if inspect.isawaitable(out):
+            return out
+        return self.check(out)
+
+    async def finish(self, pending: Awaitable[Any], timeout_s: float | None = None) -> Score:
+        """Await what :meth:`start` returned for an async scorer and check it."""
+        try:
+            out = await (asyncio.wait_for(pending, timeout_s) if timeout_s is not None else pending)
+        except asyncio.CancelledError:
+            raise
+        except asyncio.TimeoutError:
+            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
+        except Exception as exc:
+            return self._raised(exc)
+        return self.check(out)
+
     async def score(
         self,
         result: TaskResult,
@@ -94,27 +121,28 @@ class PreparedScorer:
         An exception, a timeout or a return value that is not a Score becomes a Score with
         ``error`` set, value 0 and ``passed`` False.
         """
-        try:
-            out = self.fn(result, expected, **context) if self.accepts_context else self.fn(result, expected)
-            if inspect.isawaitable(out):
-                out = await (asyncio.wait_for(out, timeout_s) if timeout_s is not None else out)
-        except asyncio.CancelledError:
-            raise
-        except asyncio.TimeoutError:
-            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
-        except Exception as exc:
-            logger.debug("scorer %r raised", self.name, exc_info=True)
-            return error_score(self.name, f"scorer {self.name!r} raised {type(exc).__name__}: {exc}")
+        out = self.start(result, expected, context)
+        return out if isinstance(out, Score) else await self.finish(out, timeout_s)
+
+    def check(self, out: Any) -> Score:
+        """Turn a scorer's return value into the Score stored under ``self.name``."""
         if not isinstance(out, Score):
             return error_score(
                 self.name,
                 f"scorer {self.name!r} returned {type(out).__name__}, expected a Score "
                 "(agent_evals.core.types.Score)",
             )
-        if out.name != self.name or (out.error is not None and out.passed):
+        score: Score = out
+        if score.name != self.name or (score.error is not None and score.passed):
             # results are keyed by the fixed name; an errored score never passes
-            out = out.model_copy(update={"name": self.name, "passed": out.passed and out.error is None})
-        return out
+            score = score.model_copy(
+                update={"name": self.name, "passed": score.passed and score.error is None}
+            )
+        return score
+
+    def _raised(self, exc: Exception) -> Score:
+        logger.debug("scorer %r raised", self.name, exc_info=True)
+        return error_score(self.name, f"scorer {self.name!r} raised {type(exc).__name__}: {exc}")
 
 
 def error_score(name: str, message: str) -> Score:

@@ -28,6 +28,9 @@ def resolve_path(state: Any, path: str) -> tuple[bool, Any]:
 def _walk(state: Any, path: str) -> Any:
     node = state
     for part in path.split("."):
+        if type(node) is dict and part in node:  # the common case, without ABC checks
+            node = node[part]
+            continue
         if isinstance(node, Mapping):
             if part in node:
                 node = node[part]

@@ -1,0 +1,1 @@
+"""Result platforms: where a finished run is recorded (``LocalConfig`` writes JSON files)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,8 +150,27 @@ def _validate_capability(item: _Located) -> Capability:
     return cap
 
 
-def _map_loc(loc: tuple[Any, ...], base: KeyPath, compact: bool) -> KeyPath:
-    parts: KeyPath = tuple(p for p in loc if isinstance(p, (str, int)))
+def _real_parts(loc: tuple[Any, ...], raw: Any) -> KeyPath:
+    """Keep the loc parts that are keys or indexes of ``raw`` (drops pydantic's union-member tags)."""
+    parts: list[str | int] = []
+    node = raw
+    for i, part in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, dict) and isinstance(part, str) and (part in node or last):
+            parts.append(part)
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            parts.append(part)
+            node = node[part]
+        elif last and isinstance(part, (str, int)) and not isinstance(node, (dict, list)):
+            continue
+    return tuple(parts)
+
+
+def _map_loc(loc: tuple[Any, ...], base: KeyPath, compact: bool, raw: Any = None) -> KeyPath:
+    parts: KeyPath = (
+        _real_parts(loc, raw) if raw is not None else tuple(p for p in loc if isinstance(p, (str, int)))
+    )
     if compact:
         if parts[:2] == ("scenarios", 0):
             parts = parts[2:]
@@ -165,13 +185,20 @@ def _validate(
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise _located_error(exc, smap, base, compact) from None
+        raise _located_error(exc, smap, base, compact, raw=raw) from None
 
 
-def _located_error(exc: ValidationError, smap: SourceMap, base: KeyPath, compact: bool) -> BenchmarkFileError:
+def _located_error(
+    exc: ValidationError,
+    smap: SourceMap,
+    base: KeyPath,
+    compact: bool,
+    known: list[str] | None = None,
+    raw: Any = None,
+) -> BenchmarkFileError:
     errors = exc.errors(include_url=False)
     first = errors[0]
-    path = _map_loc(tuple(first["loc"]), base, compact)
+    path = _map_loc(tuple(first["loc"]), base, compact, raw)
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     kind = first["type"]
     if kind == "unknown_key":
@@ -180,7 +207,10 @@ def _located_error(exc: ValidationError, smap: SourceMap, base: KeyPath, compact
     if kind == "missing":
         return smap.error(f"missing required key {path[-1]!r}{more}", path[:-1])
     if kind == "extra_forbidden":
-        return smap.error(f"unknown key {path[-1]!r}{more}", path, key=True)
+        close = difflib.get_close_matches(str(path[-1]), known or [], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        allowed = f" (allowed: {', '.join(known)})" if known else ""
+        return smap.error(f"unknown key {path[-1]!r}{hint}{allowed}{more}", path, key=True)
     message = first["msg"].removeprefix("Value error, ")
     got = first.get("input")
     shown = "" if isinstance(got, (dict, list)) or got is None else f" (found {got!r})"[:120]
@@ -216,7 +246,7 @@ def _validate_gate(gate: dict[str, Any], smap: SourceMap) -> dict[str, Any]:
     try:
         block = PolicyBlock.model_validate(gate)
     except ValidationError as exc:
-        raise _located_error(exc, smap, ("gate",), False) from None
+        raise _located_error(exc, smap, ("gate",), False, list(PolicyBlock.model_fields), raw=gate) from None
     dumped: dict[str, Any] = block.model_dump(mode="json", exclude_unset=True)
     return dumped
 

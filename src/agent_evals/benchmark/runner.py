@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import fnmatch
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,18 +41,18 @@ def _now() -> str:
 
 
 def _selected(case_id: str, name: str | None, pattern: str | None) -> bool:
+    """Glob (``*`` and ``?``; brackets are literal) when the pattern has a wildcard, else a substring."""
     if not pattern:
         return True
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(case_id, pattern) or bool(name and fnmatch.fnmatchcase(name, pattern))
-    return pattern in case_id or bool(name and pattern in name)
+    texts = [case_id] + ([name] if name else [])
+    if "*" in pattern or "?" in pattern:
+        regex = re.compile(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", "."), re.DOTALL)
+        return any(regex.fullmatch(text) for text in texts)
+    return any(pattern in text for text in texts)
 
 
 def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioPlan) -> CaseOutcome:
-    dims = {
-        k: str(v).lower() if isinstance(v, bool) else str(v)
-        for k, v in {**cap.dimensions, **scenario.dimensions}.items()
-    }
+    dims = {**cap.dimensions, **scenario.dimensions}
     file, line = scenario.location
     expected: dict[str, Any] = {}
     if scenario.success is not None:
@@ -86,7 +86,7 @@ async def run_benchmark_async(
     ``agent`` is a BaseAgent class or instance, an object with ``run_case``, a function, or a
     ``module:attr`` string (importable from the YAML file's folder); None uses the file's ``agent:``.
     ``trials``, ``concurrency`` and ``timeout_s`` override the file's ``execution`` block;
-    ``case_filter`` keeps cases whose id or name matches (a glob when it has ``*?[``, else a substring).
+    ``case_filter`` keeps cases whose id or name matches (a glob with ``*``/``?``, else a substring).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
     """
     bench = load_benchmark(path)

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -21,8 +29,28 @@ MatchCalls = Literal["exact", "subset", "superset", "unordered", "any_of"]
 MatchArgs = Literal["exact", "subset", "superset", "ignore"]
 """How each call's arguments must relate to the listed arguments."""
 
-DimensionValue = str | int | float | bool
-"""A dimension value as written; reports show it as text."""
+
+def _scalar_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a plain value (text, number or boolean), found a {type(value).__name__}")
+    return value
+
+
+def _id_text(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError("a scenario id must be a number or a name")
+    return str(value)
+
+
+DimensionValue = Annotated[str, BeforeValidator(_scalar_text)]
+"""A dimension value: text, a number or a boolean, kept as text (``true``, ``3``)."""
+
+ScenarioId = Annotated[str, BeforeValidator(_id_text)]
+"""A scenario id: a number or a name, kept as text."""
 
 
 class StrictModel(BaseModel):
@@ -41,7 +69,7 @@ class StrictModel(BaseModel):
                     hint = f"; did you mean {close[0]!r}?" if close else ""
                     raise PydanticCustomError(
                         "unknown_key",
-                        "unknown key {key!r}{hint} (allowed: {allowed})",
+                        "unknown key '{key}'{hint} (allowed: {allowed})",
                         {"key": str(key), "hint": hint, "allowed": ", ".join(known)},
                     )
         return data
@@ -142,8 +170,8 @@ class Precondition(StrictModel):
 class Scenario(StrictModel):
     """One case: a prompt and what success means."""
 
-    id: str | int
-    """Unique within its capability; the case id is ``capability/id``."""
+    id: ScenarioId
+    """Unique within its capability (a number or a name); the case id is ``capability/id``."""
     name: str | None = None
     """Human-readable name."""
     prompt: str = Field(min_length=1)
@@ -168,15 +196,15 @@ class Scenario(StrictModel):
 
     @field_validator("id")
     @classmethod
-    def _safe_id(cls, value: str | int) -> str | int:
-        if isinstance(value, bool) or not SAFE_ID.match(str(value)):
+    def _safe_id(cls, value: str) -> str:
+        if not SAFE_ID.match(value):
             raise ValueError("a scenario id must be a number or a name of letters, digits, '.', '-', '_'")
         return value
 
     @property
     def key(self) -> str:
         """The id as text."""
-        return str(self.id)
+        return self.id
 
     @property
     def location(self) -> tuple[str, int | None]:

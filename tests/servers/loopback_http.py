@@ -112,7 +112,12 @@ class LoopbackJSONServer:
         self._httpd = ThreadingHTTPServer((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="loopback-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="loopback-http",
+            daemon=True,
+        )
         self._thread.start()
         return self
 

@@ -84,7 +84,7 @@ class OllamaServer(LoopbackJSONServer):
             return Reply(404, {"error": f"model '{model}' not found"})
         answer = self._next_answer(body)
         if answer is None:
-            return Reply(500, {"error": "the test server has no scripted answer left"})
+            return Reply(400, {"error": "the test server has no scripted answer left"})
         message: dict[str, Any] = {"role": "assistant", "content": answer.content}
         if answer.tool_calls:
             message["tool_calls"] = [

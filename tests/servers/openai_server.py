@@ -41,7 +41,7 @@ class OpenAIServer(LoopbackJSONServer):
     """``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models`` on loopback.
 
     Chat answers come from ``script(...)`` (a queue, one answer per request) or from a
-    ``responder(body) -> Answer`` function; with neither, the request fails with a 500 that says
+    ``responder(body) -> Answer`` function; with neither, the request fails with a 400 that says
     the script ran out. Embeddings come from ``embeddings[text]``; an unknown text is a 400.
     """
 
@@ -80,7 +80,8 @@ class OpenAIServer(LoopbackJSONServer):
         body = request.body if isinstance(request.body, dict) else {}
         answer = self._next_answer(body)
         if answer is None:
-            return Reply(500, {"error": {"message": "the test server has no scripted answer left"}})
+            # 400, not 5xx: a client must not retry a request the script cannot answer
+            return Reply(400, {"error": {"message": "the test server has no scripted answer left"}})
         message: dict[str, Any]
         if isinstance(answer, ToolCallAnswer):
             call_number = len(self.chat_requests)

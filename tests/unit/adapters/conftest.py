@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+
 from servers.ollama_server import OllamaServer
 from servers.openai_server import OpenAIServer
 
@@ -26,5 +27,11 @@ def ollama_server() -> Iterator[OllamaServer]:
 @pytest.fixture(autouse=True)
 def _no_ambient_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys and endpoints come from the test, never from the developer's environment."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OLLAMA_HOST",
+        "LANGSMITH_TRACING",
+        "LANGCHAIN_TRACING_V2",
+    ):
         monkeypatch.delenv(name, raising=False)

@@ -25,7 +25,7 @@ from agent_evals.core.record import (
     fingerprint,
 )
 from agent_evals.core.redact import Redactor
-from agent_evals.errors import UsageError
+from agent_evals.errors import EvalFileError, UsageError
 from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
@@ -311,7 +311,10 @@ async def run_paths_async(
     for file in found.eval_files:
         label = display_path(file, builder.cwd)
         module = import_eval_file(file)
-        specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
+        try:
+            specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
+        except (TypeError, ValueError) as exc:
+            raise EvalFileError(f"{label}: {exc}") from exc
         selected = _select(specs, label, case_filter=case_filter, datasets=datasets, labels=labels)
         if trials is not None:
             for spec in selected:

@@ -54,6 +54,15 @@ def context_parameter(func: Callable[..., Any], role: str) -> str | None:
     return found
 
 
+def wants_context(func: Callable[..., Any]) -> bool:
+    """Whether a target takes an ``EvalContext`` parameter (else it is called with the input)."""
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return False
+    return any(_is_context_annotation(p.annotation) for p in signature.parameters.values())
+
+
 def _qualname(func: Callable[..., Any]) -> str:
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
 
@@ -172,7 +181,7 @@ class EvalFunction:
         self.context_param = context_parameter(func, "eval function")
         """Name of the ``EvalContext`` parameter, None when it takes none."""
         target = self.options.get("target")
-        self._target_takes_context = target is not None and context_parameter(target, "target") is not None
+        self._target_takes_context = target is not None and wants_context(target)
         code = getattr(func, "__code__", None)
         self.file = code.co_filename if code is not None else ""
         """File that defines the function."""
@@ -190,7 +199,7 @@ class EvalFunction:
         target_ctx = (
             self._target_takes_context
             if target is self.options.get("target")
-            else (target is not None and context_parameter(target, "target") is not None)
+            else (target is not None and wants_context(target))
         )
         dataset_default = Path(self.file).stem if self.file else None
         base = {

@@ -5,7 +5,9 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure, UsageDiff, UsageTotals
 
@@ -23,6 +25,21 @@ CLASS_ORDER: tuple[CaseClass, ...] = (
     "stable-pass",
 )
 """Order of cases in a report: regressions first, then what else needs a look."""
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def construct(cls: type[M], **values: Any) -> M:
+    """Build a model from values already known valid, with every field given: pydantic's
+    ``model_construct`` minus its per-call default handling, for the per-case hot path
+    (hundreds of thousands of objects on a large run)."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
 
 
 @dataclass(slots=True)
@@ -117,7 +134,8 @@ def usage_totals(trial_lists: Sequence[Sequence[dict[str, Any]]]) -> UsageTotals
                 out = (out or 0) + usage["output_tokens"]
             if usage.get("cost_usd") is not None:
                 cost = (cost or 0.0) + usage["cost_usd"]
-    return UsageTotals.model_construct(
+    return construct(
+        UsageTotals,
         input_tokens=inp,
         output_tokens=out,
         cost_usd=cost,
@@ -137,7 +155,8 @@ def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
     if base is not None:
         tokens_in = _minus(cand.input_tokens, base.input_tokens)
         tokens_out = _minus(cand.output_tokens, base.output_tokens)
-        delta = UsageTotals.model_construct(
+        delta = construct(
+            UsageTotals,
             input_tokens=int(tokens_in) if tokens_in is not None else None,
             output_tokens=int(tokens_out) if tokens_out is not None else None,
             cost_usd=_minus(cand.cost_usd, base.cost_usd),
@@ -145,7 +164,7 @@ def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
             mean_latency_s=_minus(cand.mean_latency_s, base.mean_latency_s),
             trials=cand.trials - base.trials,
         )
-    return UsageDiff.model_construct(baseline=base, candidate=cand, delta=delta)
+    return construct(UsageDiff, baseline=base, candidate=cand, delta=delta)
 
 
 def _snippet(value: Any) -> str | None:
@@ -156,8 +175,13 @@ def _snippet(value: Any) -> str | None:
 
 
 def _side(view: CaseView) -> CaseSide:
-    return CaseSide.model_construct(
-        trials=view.trials, passes=view.passes, errors=view.errors, pass_fraction=view.fraction, usage=None
+    return construct(
+        CaseSide,
+        trials=view.trials,
+        passes=view.passes,
+        errors=view.errors,
+        pass_fraction=view.fraction,
+        usage=None,
     )
 
 
@@ -210,7 +234,8 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
     raw = main.raw
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
-    diff = CaseDiff.model_construct(
+    diff = construct(
+        CaseDiff,
         suite_id=suite_id,
         case_id=main.id,
         name=raw.get("name"),

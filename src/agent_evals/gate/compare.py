@@ -33,7 +33,7 @@ from agent_evals.gate.model import (
 )
 from agent_evals.gate.paired import Pair, delta_stat, make_pairs, rate_summary, settle_hint
 from agent_evals.gate.policy import Knobs, Policy
-from agent_evals.gate.reader import Document, record_to_document
+from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
 from agent_evals.gate.verdict import decide, worst_outcome, worst_verdict
 
@@ -99,6 +99,18 @@ def compare_documents(
     mode: Mode = "compare",
 ) -> Comparison:
     """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``."""
+    with gc_paused():
+        return _compare(baseline, candidate, policy, baseline_info=baseline_info, mode=mode)
+
+
+def _compare(
+    baseline: Document | None,
+    candidate: Document,
+    policy: Policy,
+    *,
+    baseline_info: BaselineInfo | None,
+    mode: Mode,
+) -> Comparison:
     if baseline is not None:
         _overlap_or_refuse(baseline, candidate)
     info = baseline_info or _info_from(baseline)

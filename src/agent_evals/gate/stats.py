@@ -328,6 +328,7 @@ def trials_needed(
     return None
 
 
+@lru_cache(maxsize=4096)
 def pass_at_k(n: int, c: int, k: int) -> float | None:
     """Unbiased pass@k of one case: 1 - C(n - c, k) / C(n, k) (None when n < k)."""
     if k <= 0 or n < k:
@@ -335,6 +336,7 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
+@lru_cache(maxsize=4096)
 def pass_hat_k(n: int, c: int, k: int) -> float | None:
     """Unbiased pass^k of one case: C(c, k) / C(n, k) (None when n < k)."""
     if k <= 0 or n < k:

@@ -202,7 +202,10 @@ def parse_block(data: Any, *, source: str, prefix: str = "gate") -> PolicyBlock:
         return PolicyBlock.model_validate(dict(data))
     except ValidationError as exc:
         first = exc.errors()[0]
-        key = ".".join([prefix, *(str(p) for p in first["loc"])])
+        if prefix == "flag":  # command-line flags are named as typed
+            key = "--" + str(first["loc"][0]).replace("_", "-")
+        else:
+            key = ".".join([prefix, *(str(p) for p in first["loc"])])
         found = first.get("input")
         allowed = ", ".join((*KNOB_NAMES, "overrides"))
         hint = f" (known keys: {allowed})" if first["type"] == "extra_forbidden" else ""

@@ -1,0 +1,173 @@
+"""``agent-evals compare BASELINE CANDIDATE``: decide the gate from two run records and write reports."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, UsageError
+
+if TYPE_CHECKING:
+    from agent_evals.gate.model import BaselineInfo, Comparison
+    from agent_evals.gate.policy import Policy
+    from agent_evals.gate.reader import Document
+
+ACTIONS = click.Choice(["pass", "warn", "fail"])
+
+COMPARE_HELP = """Compare a CANDIDATE run record with a BASELINE one and decide the gate.
+
+Prints the verdict with per-suite rates, deltas and their intervals, and writes the reports asked
+for. The policy comes from the built-in defaults, then the repo config (agent-evals.yaml `gate:` or
+[tool.agent-evals.gate] in pyproject.toml, or --policy FILE instead), then each suite's own `gate:`
+block, then these flags. A BASELINE path that does not exist means "no baseline": the policy's
+on_missing_baseline decides (default warn).
+"""
+
+
+def policy_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The policy flags shared by ``compare`` and ``report``."""
+    options = [
+        click.option(
+            "--policy",
+            "policy_file",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Policy file (YAML with a `gate:` block, or pyproject.toml); replaces the repo config.",
+        ),
+        click.option("--max-drop", type=float, help="Tolerated drop vs the baseline (0.05 = 5 points)."),
+        click.option("--alpha", type=float, help="One-sided significance level (Holm across suites)."),
+        click.option("--min-pass-rate", type=float, help="Absolute floor for every suite's pass rate."),
+        click.option("--max-error-rate", type=float, help="Largest tolerated share of errored trials."),
+        click.option("--on-missing-baseline", type=ACTIONS, help="pass | warn | fail without a baseline."),
+        click.option(
+            "--on-inconclusive", type=ACTIONS, help="pass | warn | fail for a large, unproven drop."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def build_policy(candidate: Document, policy_file: Path | None, flags: dict[str, Any]) -> Policy:
+    """Resolve the policy for a candidate document from its sources (see ``gate.policy``)."""
+    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+
+    repo_config = policy_file if policy_file is not None else discover_repo_config(Path.cwd())
+    blocks = {s["id"]: s.get("gate") for s in candidate.get("suites", [])}
+    return resolve_policy(repo_config=repo_config, suite_blocks=blocks, overrides=flags)
+
+
+def render_report(comparison: Comparison, kind: str) -> str:
+    """Render one report kind (markdown|md, junit, html, json); renderers are imported only when asked for."""
+    if kind in ("markdown", "md"):
+        from agent_evals.report.markdown import render_markdown
+
+        return render_markdown(comparison, budget="summary")
+    if kind == "junit":
+        from agent_evals.report.junit import render_junit
+
+        return render_junit(comparison)
+    if kind == "html":
+        from agent_evals.report.html import render_html
+
+        return render_html(comparison)
+    from agent_evals.report.verdict_json import render_json
+
+    return render_json(comparison)
+
+
+def write_text(path: Path, text: str, what: str) -> None:
+    """Write a report file, creating its folder; an OS error is a UsageError naming the path."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from exc
+
+
+def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> None:
+    """Render and write each requested report."""
+    for kind, path in outputs.items():
+        if path is not None:
+            write_text(path, render_report(comparison, kind), f"{kind} report")
+
+
+def _baseline(path: Path) -> tuple[Document | None, BaselineInfo]:
+    from agent_evals.gate.model import BaselineInfo
+    from agent_evals.gate.reader import read_document
+
+    if not path.exists():
+        return None, BaselineInfo(
+            source="none", path=str(path), reason_missing=f"baseline file {path} not found"
+        )
+    doc = read_document(path)
+    run = doc.get("run") or {}
+    git, ci = run.get("git") or {}, run.get("ci") or {}
+    info = BaselineInfo(
+        source="file",
+        path=str(path),
+        run_id=ci.get("run_id"),
+        sha=git.get("sha"),
+        ref=git.get("ref"),
+        date=run.get("started_at"),
+    )
+    return doc, info
+
+
+def run_command(body: Callable[[], int]) -> None:
+    """Run a command body, mapping library errors to one-line messages and fixed exit codes."""
+    try:
+        code = body()
+    except AgentEvalsError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except MemoryError:
+        click.echo("error: out of memory while reading the run records", err=True)
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(code)
+
+
+@click.command("compare", help=COMPARE_HELP, epilog=EXIT_CODES_HELP)
+@click.argument("baseline", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("candidate", type=click.Path(dir_okay=False, path_type=Path))
+@policy_options
+@click.option(
+    "--markdown", type=click.Path(dir_okay=False, path_type=Path), help="Write the Markdown summary here."
+)
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML report here.")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON verdict here.",
+)
+def compare(
+    baseline: Path,
+    candidate: Path,
+    policy_file: Path | None,
+    markdown: Path | None,
+    junit: Path | None,
+    html: Path | None,
+    json_path: Path | None,
+    **flags: Any,
+) -> None:
+    """Compare two run records and exit 0 (passed, warnings allowed), 1 (failed) or 2 (usage error)."""
+
+    def body() -> int:
+        from agent_evals.gate.compare import compare_documents
+        from agent_evals.gate.reader import read_document
+        from agent_evals.report.terminal import render_terminal
+
+        cand_doc = read_document(candidate)
+        base_doc, info = _baseline(baseline)
+        policy = build_policy(cand_doc, policy_file, flags)
+        comparison = compare_documents(base_doc, cand_doc, policy, baseline_info=info)
+        write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
+        click.echo(render_terminal(comparison, color=sys.stdout.isatty()))
+        return comparison.exit_code
+
+    run_command(body)

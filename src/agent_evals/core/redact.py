@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -34,8 +35,8 @@ def secret_values(env: Mapping[str, str] | None = None, extra_names: Iterable[st
             continue
         if is_secret_name(name, extra):
             found.add(value)
-            # The same secret as it would appear inside JSON or a URL.
-            for variant in (json.dumps(value)[1:-1], quote(value, safe="")):
+            # The same secret as it would appear inside JSON, a URL or HTML.
+            for variant in (json.dumps(value)[1:-1], quote(value, safe=""), html.escape(value)):
                 if len(variant) >= MIN_SECRET_LENGTH:
                     found.add(variant)
     return sorted(found, key=lambda v: (-len(v), v))

@@ -72,8 +72,12 @@ def interval(value: Any, *, points: bool = False, digits: int = 1) -> str:
     high: Any = getattr(value, "high", None)
     if not (_finite(low) and _finite(high)):
         return ""
+    # A rate lies in [0, 1] and a difference of rates in [-1, 1]: a t interval on very few cases can
+    # reach past that, which is never a possible value, so the display is clipped to the range.
     if points:
+        low, high = max(low, -1.0), min(high, 1.0)
         return f"[{low * 100:+.{digits}f}, {high * 100:+.{digits}f}]"
+    low, high = max(low, 0.0), min(high, 1.0)
     return f"[{low * 100:.{digits}f}%, {high * 100:.{digits}f}%]"
 
 

@@ -13,12 +13,12 @@ _GATE_WORDS = {"fail": "gate failed", "warn": "gate passed with warnings", "pass
 
 # Reason kinds, besides significant regressions, that the headline names (in this order).
 _EXTRA_REASONS = (
-    ("critical-case", "critical case flipped"),
-    ("floor", "below the pass-rate floor"),
-    ("error-budget", "over the error budget"),
-    ("inconclusive", "inconclusive drop"),
-    ("missing-baseline", "no baseline"),
-    ("removed-suite", "suite removed"),
+    ("critical-case", "critical case flipped in {suites}"),
+    ("floor", "below the pass-rate floor in {suites}"),
+    ("error-budget", "over the error budget in {suites}"),
+    ("inconclusive", "inconclusive drop in {suites}"),
+    ("missing-baseline", "no baseline for {suites}"),
+    ("removed-suite", "{suites} removed"),
     ("incomplete-run", "incomplete run"),
 )
 
@@ -75,8 +75,9 @@ def headline(comparison: Comparison) -> str:
         main = "no regression"
     extras = []
     for kind, phrase in _EXTRA_REASONS:
-        hit = suites_with(comparison, kind)
-        if hit:
-            extras.append(f"{phrase} in {pluralize(len(hit), 'suite')}")
+        ids = {s.suite_id for s in suites_with(comparison, kind)}
+        ids |= {r.suite_id for r in comparison.reasons if r.kind == kind and r.suite_id is not None}
+        if ids or any(r.kind == kind for r in comparison.reasons):
+            extras.append(phrase.format(suites=pluralize(max(len(ids), 1), "suite")))
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{icon} agent-evals: {main}{tail} · {gate}"

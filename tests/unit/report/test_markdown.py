@@ -64,7 +64,7 @@ def test_render_markdown__first_line_is_marker_then_verdict(build: Any) -> None:
             "no-baseline",
             "warn",
             "missing-baseline",
-            "### ⚠️ agent-evals: no regression (no baseline in 1 suite) · gate passed with warnings",
+            "### ⚠️ agent-evals: no regression (no baseline for 1 suite) · gate passed with warnings",
         ),
         (
             "failed",

@@ -1,0 +1,132 @@
+"""The machine-readable verdict: a small, stable JSON document for scripts and CI outputs."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.core.redact import Redactor
+from agent_evals.report.escape import truncate
+from agent_evals.report.headline import headline, overall_rate, regressed_cases_in, suites_with
+
+if TYPE_CHECKING:
+    from agent_evals.gate.model import CaseDiff, Comparison, DeltaStat, SuiteComparison
+
+VERDICT_SCHEMA = "agent-evals/verdict@1"
+"""Schema id of the JSON verdict."""
+
+TEXT_LIMIT = 500
+"""Characters kept from each untrusted value."""
+
+
+def _delta(stat: DeltaStat | None) -> dict[str, Any] | None:
+    if stat is None:
+        return None
+    return {
+        "delta": stat.delta,
+        "interval": None if stat.interval is None else [stat.interval.low, stat.interval.high],
+        "test": stat.test,
+        "p_value": stat.p_value,
+        "p_adjusted": stat.p_adjusted,
+        "n_paired": stat.n_paired,
+        "mde": stat.mde,
+        "mde_exceeds_max_drop": stat.mde_exceeds_max_drop,
+        "significant": stat.significant,
+    }
+
+
+def _case(case: CaseDiff, redactor: Redactor) -> dict[str, Any]:
+    return {
+        "suite": redactor(case.suite_id),
+        "case": redactor(case.case_id),
+        "name": None if case.name is None else truncate(redactor(case.name), TEXT_LIMIT),
+        "group": redactor(case.group),
+        "classification": case.classification,
+        "critical": case.critical,
+        "baseline_pass_fraction": None if case.baseline is None else case.baseline.pass_fraction,
+        "candidate_pass_fraction": None if case.candidate is None else case.candidate.pass_fraction,
+        "failing_scorers": [redactor(f.name) for f in case.failing_scorers],
+    }
+
+
+def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
+    return {
+        "id": redactor(suite.suite_id),
+        "verdict": suite.verdict,
+        "outcome": suite.outcome,
+        "baseline_pass_rate": None if suite.baseline is None else suite.baseline.rate,
+        "candidate_pass_rate": suite.candidate.rate,
+        "error_rate": suite.candidate.error_rate,
+        "cases": suite.candidate.cases,
+        "comparison": _delta(suite.delta),
+        "counts": dict(suite.counts),
+        "fingerprint_matches": suite.fingerprint.matches,
+        "reasons": [
+            {"kind": r.kind, "blocking": r.blocking, "message": truncate(redactor(r.message), TEXT_LIMIT)}
+            for r in suite.reasons
+        ],
+    }
+
+
+def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The verdict as a JSON-ready dict (see :func:`render_json`)."""
+    redactor = Redactor.from_env(env)
+    regressed = [
+        _case(case, redactor)
+        for suite in comparison.suites
+        for case in suite.cases
+        if case.classification == "regressed" or case.critical_flip
+    ]
+    return {
+        "schema": VERDICT_SCHEMA,
+        "mode": comparison.mode,
+        "verdict": comparison.verdict,
+        "outcome": comparison.outcome,
+        "exit_code": comparison.exit_code,
+        "headline": headline(comparison),
+        "pass_rate": overall_rate(comparison, "candidate"),
+        "baseline_pass_rate": overall_rate(comparison, "baseline"),
+        "regressions": sum(regressed_cases_in(s) for s in suites_with(comparison, "regression")),
+        "regressed_suites": [redactor(s.suite_id) for s in suites_with(comparison, "regression")],
+        "reasons": [
+            {
+                "kind": r.kind,
+                "blocking": r.blocking,
+                "suite": r.suite_id,
+                "group": r.group,
+                "case": r.case_id,
+                "message": truncate(redactor(r.message), TEXT_LIMIT),
+            }
+            for r in comparison.reasons
+        ],
+        "suites": [_suite(s, redactor) for s in comparison.suites],
+        "regressed_cases": regressed,
+        "baseline": comparison.baseline.model_dump(),
+        "candidate": comparison.candidate.model_dump(),
+        "policy": comparison.effective_policy.model_dump(mode="json"),
+        "policy_sources": comparison.policy.sources,
+        "notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.notes],
+    }
+
+
+def render_json(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> str:
+    """The verdict as indented JSON: overall verdict, outcome and exit code, the headline, overall and
+    per-suite pass rates with their paired statistics and reasons, regressed cases, provenance and the
+    policy applied. Secrets of ``env`` (default ``os.environ``) are redacted from every string."""
+    document = _finite(verdict_document(comparison, env=env))
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # A last pass over the whole text catches secrets in fields copied verbatim (ids, provenance).
+    return Redactor.from_env(env)(text)
+
+
+def _finite(value: Any) -> Any:
+    # JSON has no NaN or infinity: a figure that could not be computed is null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value

@@ -1,0 +1,137 @@
+"""`agent-evals run` end to end, as a subprocess of the installed console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from agent_evals.schemas import load_run_schema
+
+REPO = Path(__file__).resolve().parents[2]
+CLI = str(Path(sys.executable).with_name("agent-evals"))
+
+
+def _run(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CLI, "run", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def _write(root: Path, rel: str, source: str) -> Path:
+    path = root / rel
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def test_run_examples__exit_0_summary_and_a_record_valid_against_the_shipped_schema(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    done = _run("examples/", "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "examples/eval_scoring.py (evals)" in done.stdout
+    assert "pass@3" in done.stdout and "pass^3" in done.stdout
+    assert "FAIL examples/eval_trials.py::test_capital (2/3 trials passed)" in done.stdout
+    record = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.validate(record, load_run_schema())
+    ids = [case["id"] for suite in record["suites"] for case in suite["cases"]]
+    assert "examples/eval_scoring.py::test_refund" in ids
+    assert "examples/eval_cases.py::test_lookup_returns_requested_user[user-42]" in ids
+
+
+@pytest.mark.parametrize(("rate", "code"), [("0.5", 0), ("0.99", 1)])
+def test_fail_under__exit_1_only_when_the_pass_rate_is_below(rate: str, code: int) -> None:
+    done = _run("examples/", "--quiet", "--fail-under", rate)
+    assert done.returncode == code, done.stderr
+    assert done.stdout.startswith("Run: 7 cases")
+    assert ("below --fail-under" in done.stderr) is (code == 1)
+
+
+def test_eval_file_that_fails_to_import__exit_2_naming_file_and_error(tmp_path: Path) -> None:
+    _write(tmp_path, "eval_broken.py", "import not_a_real_module_abc\n")
+    done = _run("eval_broken.py", cwd=tmp_path)
+    assert done.returncode == 2
+    assert (
+        "eval_broken.py: failed to import: ModuleNotFoundError: No module named 'not_a_real_module_abc'"
+        in done.stderr
+    )
+    assert "Traceback (most recent call last)" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("no_such_dir/",), ("examples/", "--trials", "0"), ("examples/", "--bogus")]
+)
+def test_usage_errors__exit_2(args: tuple[str, ...]) -> None:
+    assert _run(*args).returncode == 2
+
+
+def test_verbose__shows_traceback_trimmed_to_user_frames(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "eval_crash.py",
+        """
+        from agent_evals import eval
+
+        def agent():
+            return {}["missing"]
+
+        @eval
+        def test_crash():
+            agent()
+        """,
+    )
+    done = _run("eval_crash.py", "--verbose", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "ERROR eval_crash.py::test_crash" in done.stdout and "error: KeyError: 'missing'" in done.stdout
+    assert 'eval_crash.py", line 5, in agent' in done.stdout
+    assert "agent_evals" not in done.stdout.split("Traceback", 1)[1]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c__writes_partial_record_marked_incomplete(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    _write(
+        tmp_path,
+        "eval_slow.py",
+        f"""
+        import asyncio
+        from pathlib import Path
+        from agent_evals import eval
+
+        @eval
+        def test_quick():
+            pass
+
+        @eval
+        async def test_slow():
+            Path({str(marker)!r}).write_text("x")
+            await asyncio.sleep(60)
+        """,
+    )
+    out = tmp_path / "run.json"
+    proc = subprocess.Popen(
+        [CLI, "run", "eval_slow.py", "--output", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Interrupted" in stderr and "(interrupted: partial results)" in stdout
+    record = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.validate(record, load_run_schema())
+    assert record["run"]["complete"] is False
+    assert [c["name"] for c in record["suites"][0]["cases"]] == ["test_quick"]

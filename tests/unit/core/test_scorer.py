@@ -1,0 +1,135 @@
+"""Scorer protocol: names fixed up front, sync and async calls, kwargs filtering, faults as error Scores."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any
+
+import pytest
+
+from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, scorer_name
+from agent_evals.core.types import ExpectedResult, Score, TaskResult
+
+RESULT = TaskResult(output="42")
+EXPECTED = ExpectedResult(expected="42")
+
+
+def exact(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+    ok = expected is not None and result.output == expected.expected
+    return Score(name="exact", value=float(ok), passed=ok)
+
+
+async def async_exact(result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
+    await asyncio.sleep(0)
+    return Score(name="async_exact", value=1.0, passed=True, metadata={"context": sorted(context)})
+
+
+class Judge:
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        return Score(name="Judge", value=1.0, passed=True)
+
+
+class NamedJudge(Judge):
+    name = "tone"
+
+
+def weighted(result: TaskResult, expected: ExpectedResult | None = None, *, weight: float = 1.0) -> Score:
+    return Score(name="weighted", value=1.0, passed=True)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "name"),
+    [
+        (exact, "exact"),
+        (async_exact, "async_exact"),
+        (Judge(), "Judge"),
+        (NamedJudge(), "tone"),
+        (functools.partial(weighted, weight=2.0), "weighted"),
+        (lambda result, expected=None: None, "<lambda>"),
+    ],
+)
+def test_scorer_name__function_class_instance_or_name_attribute(scorer: Any, name: str) -> None:
+    assert scorer_name(scorer) == name
+
+
+def test_scorer_protocol__functions_and_instances_fit() -> None:
+    assert isinstance(exact, Scorer)
+    assert isinstance(Judge(), Scorer)
+
+
+async def test_call_scorer__sync_function__returns_its_score() -> None:
+    score = await call_scorer(exact, RESULT, EXPECTED)
+    assert score.passed and score.name == "exact"
+
+
+async def test_call_scorer__async_function_with_kwargs__gets_context() -> None:
+    score = await call_scorer(async_exact, RESULT, EXPECTED, input="q", metadata={})
+    assert score.metadata["context"] == ["input", "metadata"]
+
+
+async def test_call_scorer__scorer_without_var_kwargs__is_not_passed_context() -> None:
+    score = await call_scorer(weighted, RESULT, EXPECTED, input="q", weight=5)
+    assert score.error is None and score.passed
+
+
+async def test_call_scorer__scorer_raises__error_score_names_scorer_and_exception() -> None:
+    def boom(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        raise KeyError("missing")
+
+    score = await call_scorer(boom, RESULT, EXPECTED)
+    assert score.name == "boom"
+    assert not score.passed and score.value == 0.0
+    assert score.error == "scorer 'boom' raised KeyError: 'missing'"
+
+
+async def test_call_scorer__async_scorer_raises__error_score() -> None:
+    async def boom(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        raise RuntimeError("judge down")
+
+    score = await call_scorer(boom, RESULT, EXPECTED)
+    assert score.error == "scorer 'boom' raised RuntimeError: judge down"
+
+
+@pytest.mark.parametrize(
+    ("returned", "type_name"), [(None, "NoneType"), (0.5, "float"), ({"score": 1}, "dict")]
+)
+async def test_call_scorer__returns_non_score__error_names_scorer_and_type(
+    returned: Any, type_name: str
+) -> None:
+    def sloppy(result: TaskResult, expected: ExpectedResult | None = None) -> Any:
+        return returned
+
+    score = await call_scorer(sloppy, RESULT, EXPECTED)
+    assert not score.passed
+    assert score.error is not None
+    assert f"scorer 'sloppy' returned {type_name}, expected a Score" in score.error
+
+
+async def test_call_scorer__score_under_other_name__is_keyed_by_fixed_name() -> None:
+    def check(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        return Score(name="something_else", value=1.0, passed=True)
+
+    assert (await call_scorer(check, RESULT)).name == "check"
+
+
+async def test_call_scorer__errored_score_claiming_pass__never_passes() -> None:
+    def contradictory(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        return Score(name="contradictory", value=1.0, passed=True, error="judge timed out")
+
+    score = await call_scorer(contradictory, RESULT)
+    assert not score.passed and score.error == "judge timed out"
+
+
+async def test_prepared_scorer__async_scorer_past_timeout__error_score() -> None:
+    async def slow(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        await asyncio.sleep(5)
+        return Score(name="slow", value=1.0, passed=True)
+
+    score = await PreparedScorer.of(slow).score(RESULT, None, {}, timeout_s=0.01)
+    assert score.error == "scorer 'slow' timed out after 0.01s"
+
+
+def test_prepared_scorer__not_callable__type_error() -> None:
+    with pytest.raises(TypeError, match="must be callable"):
+        PreparedScorer.of("exact")

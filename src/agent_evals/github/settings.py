@@ -164,9 +164,19 @@ def parse_event(path: Path, repository: str | None) -> EventInfo:
         raise UsageError(f"{path}: the event payload must be a JSON object")
     repo = _obj(data.get("repository"))
     default_branch = repo.get("default_branch")
+    default_branch = default_branch if isinstance(default_branch, str) else None
+    group = _obj(data.get("merge_group"))
+    if group:  # a merge queue entry: compare its head with the base branch it will land on
+        base_ref = _str(group.get("base_ref"))
+        return EventInfo(
+            base_sha=_str(group.get("base_sha")),
+            head_sha=_str(group.get("head_sha")),
+            base_ref=base_ref.removeprefix("refs/heads/") if base_ref else None,
+            default_branch=default_branch,
+        )
     pr = _obj(data.get("pull_request"))
     if not pr:
-        return EventInfo(default_branch=default_branch if isinstance(default_branch, str) else None)
+        return EventInfo(default_branch=default_branch)
     base = _obj(pr.get("base"))
     head = _obj(pr.get("head"))
     head_repo = _obj(head.get("repo")).get("full_name")
@@ -183,7 +193,7 @@ def parse_event(path: Path, repository: str | None) -> EventInfo:
         head_sha=_str(head.get("sha")),
         base_ref=_str(base.get("ref")),
         labels=labels,
-        default_branch=default_branch if isinstance(default_branch, str) else None,
+        default_branch=default_branch,
         head_repo=_str(head_repo),
         # `head.repo.fork` is true for any fork, even for a PR inside it; compare names instead.
         is_fork=bool(head_repo and base_repo and head_repo != base_repo),

@@ -1,0 +1,165 @@
+"""``agent-evals ci [PATH...]``: run, compare with the base branch's baseline, comment, set the status."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
+
+
+def _env(name: str) -> str:
+    return f"AGENT_EVALS_{name.upper().replace('-', '_')}"
+
+
+FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.command("ci", epilog=EXIT_CODES_HELP + " Every option can also be set as AGENT_EVALS_<OPTION>.")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str), envvar=_env("path"))
+@click.option("--baseline", type=FILE, envvar=_env("baseline"), help="Compare with this run record file.")
+@click.option(
+    "--baseline-artifact",
+    default="agent-evals-baseline",
+    show_default=True,
+    envvar=_env("baseline-artifact"),
+    help="Artifact that holds the baseline run record.",
+)
+@click.option(
+    "--baseline-workflow",
+    metavar="FILE",
+    envvar=_env("baseline-workflow"),
+    help="Workflow file whose push runs upload the baseline [default: the current workflow].",
+)
+@click.option("--output", type=FILE, metavar="RUN.json", envvar=_env("output"), help="Run record path.")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".agent-evals/ci"),
+    show_default=True,
+    envvar=_env("output-dir"),
+    help="Folder for the run record and report.",
+)
+@click.option("--agent", metavar="MODULE:ATTR", envvar=_env("agent"), help="Agent for YAML benchmarks.")
+@click.option("--config", type=FILE, envvar=_env("config"), help="Repo policy config file.")
+@click.option(
+    "--comment",
+    type=click.Choice(["always", "on-failure", "never"]),
+    default="always",
+    show_default=True,
+    envvar=_env("comment"),
+    help="When to write the sticky PR comment (on-failure still updates an existing one).",
+)
+@click.option("--gate-id", envvar=_env("gate-id"), help="Gate id [default: from workflow, job and paths].")
+@click.option("--max-drop", type=click.FloatRange(0, 1), envvar=_env("max-drop"), help="Tolerated drop.")
+@click.option("--min-pass-rate", type=click.FloatRange(0, 1), envvar=_env("min-pass-rate"), help="Floor.")
+@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), envvar=_env("alpha"))
+@click.option("--max-error-rate", type=click.FloatRange(0, 1), envvar=_env("max-error-rate"))
+@click.option(
+    "--on-missing-baseline", type=click.Choice(["pass", "warn", "fail"]), envvar=_env("on-missing-baseline")
+)
+@click.option(
+    "--on-inconclusive", type=click.Choice(["pass", "warn", "fail"]), envvar=_env("on-inconclusive")
+)
+@click.option("--trials", type=click.IntRange(min=1), envvar=_env("trials"), help="Trials per case.")
+@click.option("--concurrency", type=click.IntRange(min=1), envvar=_env("concurrency"), help="Trials at once.")
+@click.option(
+    "--github-token",
+    envvar=[_env("github-token"), "GITHUB_TOKEN"],
+    show_envvar=False,
+    help="GitHub API token [default: $GITHUB_TOKEN].",
+)
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    envvar=_env("update-baseline"),
+    help="Have the action upload this run as the baseline, whatever the branch.",
+)
+@click.option(
+    "--accept-label",
+    default="agent-evals:accept-regression",
+    show_default=True,
+    envvar=_env("accept-label"),
+    help="PR label that accepts a failed verdict (an intended regression).",
+)
+def ci(
+    paths: tuple[str, ...],
+    baseline: Path | None,
+    baseline_artifact: str,
+    baseline_workflow: str | None,
+    output: Path | None,
+    output_dir: Path,
+    agent: str | None,
+    config: Path | None,
+    comment: str,
+    gate_id: str | None,
+    max_drop: float | None,
+    min_pass_rate: float | None,
+    alpha: float | None,
+    max_error_rate: float | None,
+    on_missing_baseline: str | None,
+    on_inconclusive: str | None,
+    trials: int | None,
+    concurrency: int | None,
+    github_token: str | None,
+    update_baseline: bool,
+    accept_label: str,
+) -> None:
+    """Run the suites and gate them in CI.
+
+    On a pull request: run, fetch the base branch's baseline artifact, compare, write the job summary,
+    update the sticky comment, write step outputs and exit with the gate's code. On a push to the
+    default branch (or with --update-baseline): run and leave the record for the action to upload
+    as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
+    """
+    from agent_evals.github.ci_flow import CIOptions, run_ci
+
+    overrides: dict[str, Any] = {
+        "max_drop": max_drop,
+        "min_pass_rate": min_pass_rate,
+        "alpha": alpha,
+        "max_error_rate": max_error_rate,
+        "on_missing_baseline": on_missing_baseline,
+        "on_inconclusive": on_inconclusive,
+    }
+    options = CIOptions(
+        paths=paths,
+        baseline=baseline,
+        baseline_artifact=baseline_artifact,
+        baseline_workflow=baseline_workflow,
+        output_dir=output_dir,
+        output=output,
+        agent=agent,
+        config=config,
+        comment=comment,  # type: ignore[arg-type]  # click.Choice guarantees the Literal
+        gate_id=gate_id,
+        overrides=overrides,
+        trials=trials,
+        concurrency=concurrency,
+        update_baseline=update_baseline,
+        accept_label=accept_label,
+        github_token=github_token,
+    )
+    try:
+        result = run_ci(options, env=os.environ, cwd=Path.cwd(), emit=click.echo)
+    except AgentEvalsError as exc:
+        click.echo(f"error: {_scrub(str(exc), github_token)}", err=True)
+        sys.exit(exc.exit_code)
+    except Exception:
+        click.echo(
+            f"internal error (please report it):\n{_scrub(traceback.format_exc(), github_token)}", err=True
+        )
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(result.exit_code)
+
+
+def _scrub(text: str, token: str | None) -> str:
+    from agent_evals.core.redact import redact
+
+    text = redact(text)
+    return text.replace(token, "***") if token else text

@@ -1,0 +1,367 @@
+"""The `agent-evals ci` flow: run, fetch the baseline, compare, report, comment, write outputs."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agent_evals.errors import EXIT_INTERNAL, GitHubError, RunRecordError
+from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
+from agent_evals.github.baseline import BaselineResult, missing
+from agent_evals.github.plan import CIPlan, check_gate_id, default_gate_id, make_plan
+from agent_evals.github.settings import ActionsSettings
+
+if TYPE_CHECKING:
+    import requests
+
+    from agent_evals.core.record import RunRecord
+    from agent_evals.gate.model import Comparison
+    from agent_evals.gate.policy import Policy
+    from agent_evals.github.client import GitHubClient
+    from agent_evals.github.comments import CommentResult
+
+log = logging.getLogger(__name__)
+
+CommentMode = Literal["always", "on-failure", "never"]
+
+
+@dataclass(frozen=True)
+class CIOptions:
+    """Everything `agent-evals ci` was asked to do (flags and their ``AGENT_EVALS_*`` variables)."""
+
+    paths: tuple[str, ...] = ()
+    """Eval files, benchmark YAML or folders."""
+    baseline: Path | None = None
+    """A baseline run record file (skips the artifact lookup)."""
+    baseline_artifact: str = "agent-evals-baseline"
+    """Name of the baseline artifact."""
+    baseline_workflow: str | None = None
+    """Workflow file whose push runs upload the baseline (default: the current workflow)."""
+    output_dir: Path = Path(".agent-evals/ci")
+    """Where the run record and report go."""
+    output: Path | None = None
+    """Run record path (default ``output_dir/run.json``)."""
+    agent: str | None = None
+    """Agent ``module:attr`` for benchmarks."""
+    config: Path | None = None
+    """Repo policy config file (default: discovered in the working directory)."""
+    comment: CommentMode = "always"
+    """When to write the sticky comment."""
+    gate_id: str | None = None
+    """Gate id (default derived from workflow, job and paths)."""
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Policy knobs from flags (None values ignored)."""
+    trials: int | None = None
+    """Trials per case."""
+    concurrency: int | None = None
+    """Trials in flight."""
+    update_baseline: bool = False
+    """Upload the run record as the baseline even off the default branch."""
+    accept_label: str = "agent-evals:accept-regression"
+    """PR label that accepts a failed verdict."""
+    github_token: str | None = field(default=None, repr=False)
+    """Token from ``--github-token`` (else ``GITHUB_TOKEN``)."""
+
+
+@dataclass
+class CIResult:
+    """What the flow did: exit code, outputs and the report."""
+
+    exit_code: int
+    """0 passed (or accepted), 1 gate failed, 3 a required GitHub call failed."""
+    outputs: dict[str, str]
+    """The step outputs written to ``GITHUB_OUTPUT``."""
+    markdown: str
+    """The rendered report (comment size)."""
+    plan: CIPlan
+    """The flow that ran."""
+    comment: CommentResult | None = None
+    """What happened to the comment."""
+
+
+def run_ci(
+    options: CIOptions,
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    emit: Callable[[str], None],
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] | None = None,
+) -> CIResult:
+    """Run the whole flow for the Actions event in ``env`` (or locally); ``emit`` prints one stdout line."""
+    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.gate.store import read_record, write_record
+    from agent_evals.session import RunBuilder, run_paths
+
+    settings = ActionsSettings.from_env(env, token=options.github_token)
+    secret_env = {**env, "AGENT_EVALS_GITHUB_TOKEN": settings.token_value() or ""}
+    gate_id = (
+        check_gate_id(options.gate_id) if options.gate_id else default_gate_id(settings, options.paths, env)
+    )
+    client = _client(settings, session, sleep)
+    default_branch = _default_branch(settings, client)
+    plan = make_plan(
+        settings,
+        default_branch=default_branch,
+        update_baseline=options.update_baseline,
+        baseline_file=options.baseline is not None,
+    )
+    baseline_record = read_record(options.baseline) if options.baseline else None
+
+    record = run_paths(
+        list(options.paths),
+        agent=options.agent,
+        trials=options.trials,
+        concurrency=options.concurrency,
+        builder=RunBuilder(env=secret_env, cwd=cwd),
+    )
+    out_dir = options.output_dir if options.output_dir.is_absolute() else cwd / options.output_dir
+    output = (
+        options.output if options.output is None or options.output.is_absolute() else cwd / options.output
+    )
+    record_path = write_record(output or out_dir / "run.json", record)
+
+    config = options.config or discover_repo_config(cwd)
+    policy = resolve_policy(
+        repo_config=config,
+        suite_blocks={s.id: s.gate for s in record.suites},
+        overrides=dict(options.overrides),
+    )
+    comparison = _compare(plan, options, settings, client, record, baseline_record, policy)
+    accepted = comparison.exit_code != 0 and options.accept_label in settings.event.labels
+    exit_code = 0 if accepted else comparison.exit_code
+
+    from agent_evals.report.markdown import render_markdown
+
+    def render(budget: Literal["comment", "summary"]) -> str:
+        text = render_markdown(
+            comparison, budget=budget, gate_id=gate_id, full_report_url=settings.run_url, env=secret_env
+        )
+        return _acknowledge(text, options.accept_label) if accepted else text
+
+    comment_md = render("comment")
+    report_path = out_dir / "report.md"
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    report_path.write_text(comment_md, encoding="utf-8")
+    summary_md = render("summary")
+
+    notices: list[str] = []
+    if comparison.baseline.reason_missing and plan.compare:
+        notices.append(f"No baseline: {comparison.baseline.reason_missing}")
+    comment_result: CommentResult | None = None
+    if plan.comment and options.comment != "never":
+        comment_result, code = _comment(options, settings, client, gate_id, comment_md, comparison.exit_code)
+        if comment_result is not None and comment_result.notice:
+            notices.append(comment_result.notice)
+        if code and exit_code == 0:
+            exit_code = code
+
+    if settings.step_summary:
+        extra = "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
+        append_summary(settings.step_summary, summary_md + extra)
+    if settings.in_actions:
+        for line in render_annotations(_annotations(comparison, cwd, env)):
+            emit(line)
+        for notice in notices:
+            emit(Annotation("notice", notice).render())
+    else:
+        emit(summary_md.rstrip("\n"))
+        for notice in notices:
+            emit(f"note: {notice}")
+
+    outputs = _outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
+    if settings.output:
+        write_outputs(settings.output, outputs)
+    return CIResult(exit_code, outputs, comment_md, plan, comment_result)
+
+
+def _client(
+    settings: ActionsSettings, session: requests.Session | None, sleep: Callable[[float], None] | None
+) -> GitHubClient | None:
+    if not (settings.in_actions and settings.repository):
+        return None
+    import time
+
+    import requests as requests_lib
+
+    from agent_evals import __version__
+    from agent_evals.github.client import GitHubClient
+
+    return GitHubClient(
+        session or requests_lib.Session(),
+        api_url=settings.api_url,
+        token=settings.token_value(),
+        sleep=sleep or time.sleep,
+        user_agent=f"agent-evals/{__version__}",
+    )
+
+
+def _default_branch(settings: ActionsSettings, client: GitHubClient | None) -> str | None:
+    if settings.event.default_branch or client is None or not settings.repository:
+        return settings.event.default_branch
+    try:
+        body = client.get_json(f"/repos/{settings.repository}", permission="contents: read")
+    except GitHubError as exc:
+        log.warning("cannot read the default branch: %s", exc)
+        return None
+    branch = body.get("default_branch") if isinstance(body, dict) else None
+    return branch if isinstance(branch, str) else None
+
+
+def _compare(
+    plan: CIPlan,
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    record: RunRecord,
+    baseline_record: RunRecord | None,
+    policy: Policy,
+) -> Comparison:
+    from agent_evals.gate.compare import compare_runs, single_run
+    from agent_evals.gate.model import BaselineInfo
+
+    if not plan.compare:
+        return single_run(record, policy)
+    if options.baseline is not None:
+        info = BaselineInfo(source="file", path=str(options.baseline))
+        return compare_runs(baseline_record, record, policy, baseline_info=info)
+    found = _lookup(plan, options, settings, client)
+    try:
+        return compare_runs(found.record, record, policy, baseline_info=found.to_info())
+    except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
+        info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
+        return compare_runs(None, record, policy, baseline_info=info)
+
+
+def _lookup(
+    plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None
+) -> BaselineResult:
+    from agent_evals.github.baseline import find_baseline
+
+    workflow = options.baseline_workflow or settings.workflow_file
+    if client is None or not settings.repository:
+        return missing("not running in GitHub Actions and no --baseline FILE given")
+    if not settings.token:
+        return missing(
+            "no GitHub token (pass --github-token or set GITHUB_TOKEN) to read the baseline artifact"
+        )
+    if not workflow:
+        return missing(
+            "the baseline workflow is unknown (GITHUB_WORKFLOW_REF unset); pass --baseline-workflow"
+        )
+    if not plan.base_branch:
+        return missing("the base branch is unknown; cannot look up its baseline")
+    return find_baseline(
+        client,
+        repo=settings.repository,
+        workflow=workflow,
+        branch=plan.base_branch,
+        artifact_name=options.baseline_artifact,
+        base_sha=settings.event.base_sha,
+        head_sha=settings.event.head_sha,
+        server_url=settings.server_url,
+    )
+
+
+def _comment(
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    gate_id: str,
+    body: str,
+    gate_exit: int,
+) -> tuple[CommentResult | None, int]:
+    from agent_evals.github.comments import CommentResult, upsert_comment
+
+    if client is None or settings.pr_number is None or not settings.repository:
+        return None, 0
+    if not settings.token:
+        return CommentResult("forbidden", notice="No GitHub token: the report is in the job summary only."), 0
+    create = options.comment == "always" or gate_exit != 0
+    try:
+        return upsert_comment(
+            client, settings.repository, settings.pr_number, gate_id, body, create=create
+        ), 0
+    except GitHubError as exc:
+        return CommentResult(
+            "skipped", notice=f"Could not write the pull request comment: {exc}"
+        ), EXIT_INTERNAL
+
+
+def _acknowledge(markdown: str, label: str) -> str:
+    marker, _, rest = markdown.partition("\n")
+    note = (
+        f"> [!IMPORTANT]\n> **Regression accepted** with the `{label}` label: the gate failed, "
+        "and the pull request may merge because the label acknowledges it.\n"
+    )
+    return f"{marker}\n{note}\n{rest}"
+
+
+def _annotations(comparison: Comparison, cwd: Path, env: Mapping[str, str]) -> list[Annotation]:
+    workspace = Path(env["GITHUB_WORKSPACE"]) if env.get("GITHUB_WORKSPACE") else cwd
+    found: list[Annotation] = []
+    for suite in comparison.suites:
+        level: Literal["error", "warning"] = "error" if suite.outcome == "fail" else "warning"
+        for case in suite.cases:
+            if case.classification != "regressed" and not case.critical_flip:
+                continue
+            file, line = _split_location(case.location, cwd, workspace)
+            scorers = ", ".join(f.name for f in case.failing_scorers[:3])
+            why = f" (failing: {scorers})" if scorers else ""
+            found.append(
+                Annotation(
+                    level,
+                    f"{case.case_id} regressed: passed on the baseline, fails now{why}",
+                    file=file,
+                    line=line,
+                    title=f"agent-evals: {suite.suite_id}",
+                )
+            )
+    return found
+
+
+def _split_location(location: str | None, cwd: Path, workspace: Path) -> tuple[str | None, int | None]:
+    if not location:
+        return None, None
+    file, _, line = location.rpartition(":")
+    if not file or not line.isdigit():
+        file, line = location, ""
+    path = Path(file) if Path(file).is_absolute() else cwd / file
+    try:
+        shown = Path(os.path.relpath(path, workspace)).as_posix()
+    except ValueError:
+        shown = path.as_posix()
+    return shown, int(line) if line else None
+
+
+def _outputs(
+    comparison: Comparison,
+    record_path: Path,
+    report_path: Path,
+    comment: CommentResult | None,
+    gate_id: str,
+    plan: CIPlan,
+    accepted: bool,
+) -> dict[str, str]:
+    from agent_evals.report.headline import overall_rate, regressed_cases_in
+
+    def rate(value: float | None) -> str:
+        return "" if value is None else f"{value:.4f}"
+
+    status = "passed" if accepted else comparison.verdict
+    return {
+        "status": status,
+        "pass-rate": rate(overall_rate(comparison, "candidate")),
+        "baseline-pass-rate": rate(overall_rate(comparison, "baseline")),
+        "regressions": str(sum(regressed_cases_in(s) for s in comparison.suites)),
+        "run-record": str(record_path),
+        "report": str(report_path),
+        "comment-url": (comment.url if comment and comment.url else ""),
+        "gate-id": gate_id,
+        "upload-baseline": "true" if plan.upload_baseline else "false",
+        "accepted-regression": "true" if accepted else "false",
+    }

@@ -1,0 +1,387 @@
+"""`agent-evals ci` as a subprocess with an Actions-like environment against the loopback GitHub server."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_evals.github.actions_io import parse_outputs
+from servers.github_server import TOKEN, Fault, GitHubServer, make_zip
+
+CLI = str(Path(sys.executable).parent / "agent-evals")
+REPO = "octo/demo"
+BASE, HEAD, MERGE = "b" * 40, "e" * 40, "d" * 40
+CASES = [f"c{i:02d}" for i in range(20)]
+
+AGENT = """
+import os
+
+
+def answer(prompt):
+    return "bad" if prompt in os.environ.get("FAIL_CASES", "").split(",") else "ok"
+"""
+
+
+def _benchmark() -> str:
+    lines = ["benchmark: tiny", "agent: tiny_agent:answer", "execution:", "  runs_per_scenario: 1"]
+    lines += ["capabilities:", "  - name: math", "    scenarios:"]
+    for case in CASES:
+        lines += [f"      - id: {case}", f"        prompt: {case}", "        success:"]
+        lines += ["          output: {contains: ok}"]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Result:
+    """One finished `agent-evals ci` run and the files it left."""
+
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+    workdir: Path
+
+    def record(self) -> dict[str, Any]:
+        return dict(json.loads(Path(self.outputs["run-record"]).read_text()))
+
+
+@dataclass
+class Harness:
+    """A workspace with the tiny benchmark, an event payload and the server to run against."""
+
+    tmp: Path
+    github: GitHubServer
+    runs: int = 0
+
+    def pr_event(
+        self, *, labels: tuple[str, ...] = (), fork: bool = False, number: int = 5
+    ) -> dict[str, Any]:
+        return {
+            "number": number,
+            "repository": {"full_name": REPO, "default_branch": "main"},
+            "pull_request": {
+                "number": number,
+                "labels": [{"name": n} for n in labels],
+                "base": {"sha": BASE, "ref": "main", "repo": {"full_name": REPO}},
+                "head": {
+                    "sha": HEAD,
+                    "ref": "feature",
+                    "repo": {"full_name": "someone/demo" if fork else REPO},
+                },
+            },
+        }
+
+    def run(
+        self,
+        *args: str,
+        event: str = "pull_request",
+        payload: dict[str, Any] | None = None,
+        fail: tuple[str, ...] = (),
+        extra_env: dict[str, str] | None = None,
+        ref: str = "refs/pull/5/merge",
+    ) -> Result:
+        self.runs += 1
+        work = self.tmp / "ws"
+        work.mkdir(exist_ok=True)
+        (work / "bench.yaml").write_text(_benchmark())
+        (work / "tiny_agent.py").write_text(AGENT)
+        meta = self.tmp / f"run{self.runs}"
+        meta.mkdir()
+        event_path = meta / "event.json"
+        event_path.write_text(json.dumps(payload if payload is not None else self.pr_event()))
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.tmp),
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": event,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": self.github.api_url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_SHA": HEAD,
+            "GITHUB_REF": ref,
+            "GITHUB_RUN_ID": str(7000 + self.runs),
+            "GITHUB_JOB": "gate",
+            "GITHUB_WORKFLOW_REF": f"{REPO}/.github/workflows/gate.yml@{ref}",
+            "GITHUB_WORKSPACE": str(work),
+            "GITHUB_STEP_SUMMARY": str(meta / "summary.md"),
+            "GITHUB_OUTPUT": str(meta / "output.txt"),
+            "GITHUB_TOKEN": TOKEN,
+            "FAIL_CASES": ",".join(fail),
+            "AGENT_EVALS_OUTPUT_DIR": str(meta / "out"),
+            **(extra_env or {}),
+        }
+        proc = subprocess.run(
+            [CLI, "ci", "bench.yaml", *args], cwd=work, env=env, capture_output=True, text=True, timeout=120
+        )
+        out_file = meta / "output.txt"
+        outputs = parse_outputs(out_file.read_text()) if out_file.exists() else {}
+        summary_file = meta / "summary.md"
+        summary = summary_file.read_text() if summary_file.exists() else ""
+        return Result(proc.returncode, proc.stdout, proc.stderr, outputs, summary, work)
+
+    def baseline_zip(self, fail: tuple[str, ...] = ()) -> bytes:
+        """Make a real baseline: a push run on main, its record zipped as the action uploads it."""
+        payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+        result = self.run(event="push", payload=payload, fail=fail, ref="refs/heads/main")
+        assert result.code == 0, result.stderr
+        assert result.outputs["upload-baseline"] == "true"
+        return make_zip({"run.json": Path(result.outputs["run-record"]).read_bytes()})
+
+    def add_baseline_run(
+        self, data: bytes, *, sha: str = MERGE, when: str = "2026-01-02T00:00:00Z", **kw: Any
+    ) -> int:
+        return self.github.state.add_run(
+            workflow="gate.yml", head_sha=sha, created_at=when, artifact=data, **kw
+        )
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Iterator[Harness]:
+    with GitHubServer() as github:
+        github.state.runs["gate.yml"] = []
+        github.state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-02T00:00:00Z")
+        yield Harness(tmp_path, github)
+
+
+def _comments(h: Harness) -> list[dict[str, Any]]:
+    return h.github.state.comments.get(5, [])
+
+
+def test_ci__first_run_without_baseline__no_baseline_status_comment_says_why(h: Harness) -> None:
+    result = h.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["status"] == "no-baseline"
+    assert result.outputs["baseline-pass-rate"] == ""
+    assert result.outputs["pass-rate"] == "1.0000"
+    [comment] = _comments(h)
+    assert comment["body"].startswith(f"<!-- agent-evals:gate:{result.outputs['gate-id']} -->")
+    assert result.outputs["comment-url"] == comment["html_url"]
+    assert "no successful push run" in result.stdout + result.summary
+
+
+def test_ci__push_to_default_branch__records_baseline_without_commenting(h: Harness) -> None:
+    h.baseline_zip()
+    assert h.github.state.api_requests("POST") == []
+    assert h.github.state.api_requests("GET", "/workflows/") == []
+
+
+def test_ci__unchanged_agent__passes_against_baseline(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run()
+    assert result.code == 0, result.stderr
+    assert (result.outputs["status"], result.outputs["regressions"]) == ("passed", "0")
+    assert result.outputs["baseline-pass-rate"] == "1.0000"
+    assert "gate passed" in result.summary
+
+
+def test_ci__regression__exits_1_with_annotations_at_yaml_lines(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run(fail=tuple(CASES[:8]))
+    assert result.code == 1, result.stderr
+    assert result.outputs["status"] == "failed"
+    assert result.outputs["regressions"] == "8"
+    assert result.outputs["pass-rate"] == "0.6000"
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 8
+    assert errors[0].startswith("::error file=bench.yaml,line=8,")
+    assert "math/c00 regressed" in errors[0]
+    assert "gate failed" in _comments(h)[0]["body"]
+
+
+def test_ci__more_than_ten_regressions__annotations_capped(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run(fail=tuple(CASES[:14]))
+    lines = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert sum(line.startswith("::error ") for line in lines) == 10
+    assert "::notice::4 more annotation(s) left out; see the job summary" in lines
+
+
+def test_ci__second_run__updates_the_same_comment(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    first = h.run(fail=tuple(CASES[:8]))
+    second = h.run()
+    [comment] = _comments(h)
+    assert (first.code, second.code) == (1, 0)
+    assert first.outputs["comment-url"] == second.outputs["comment-url"] == comment["html_url"]
+    assert "gate passed" in comment["body"] and "gate failed" not in comment["body"]
+    assert len(h.github.state.api_requests("PATCH")) == 1
+
+
+def test_ci__fork_pr_read_only_token__job_summary_and_notice_keep_exit_code(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.read_only = True
+    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(fork=True))
+    assert result.code == 1
+    assert result.outputs["status"] == "failed" and result.outputs["comment-url"] == ""
+    assert "::notice::Could not comment on pull request #5" in result.stdout
+    assert "gate failed" in result.summary and "workflow_run" in result.summary
+    assert _comments(h) == []
+
+
+@pytest.mark.parametrize("how", ["expired-flag", "http-410"])
+def test_ci__expired_artifact__no_baseline_with_reason(h: Harness, how: str) -> None:
+    h.add_baseline_run(h.baseline_zip(), expired=how == "expired-flag")
+    if how == "http-410":
+        h.github.state.faults.append(Fault("GET", "/zip$", 410, {"message": "Artifact has expired"}))
+    result = h.run()
+    assert result.code == 0
+    assert result.outputs["status"] == "no-baseline"
+    assert "expired" in _comments(h)[0]["body"] + result.summary
+
+
+def test_ci__merge_base_run__preferred_over_newer_baseline(h: Harness) -> None:
+    at_merge_base = h.baseline_zip()
+    newer = h.baseline_zip(fail=tuple(CASES[:10]))
+    h.add_baseline_run(at_merge_base, sha=MERGE, when="2026-01-02T00:00:00Z")
+    h.add_baseline_run(newer, sha="f" * 40, when="2026-01-09T00:00:00Z")
+    result = h.run()
+    assert result.outputs["baseline-pass-rate"] == "1.0000"
+    assert MERGE[:7] in _comments(h)[0]["body"]
+
+
+def _bomb() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("run.json", "{}")
+        zf.writestr("filler.bin", b"\0" * (8 * 1024 * 1024))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (make_zip({"run.json": "{}", "../../escaped.txt": "pwned"}), "climbs out"),
+        (make_zip({"run.json": "{}", "evil": "/etc/passwd"}, symlinks=("evil",)), "symbolic link"),
+        (_bomb(), "zip bomb"),
+    ],
+    ids=["traversal", "symlink", "bomb"],
+)
+def test_ci__malicious_baseline_zip__rejected_as_missing(h: Harness, data: bytes, why: str) -> None:
+    h.add_baseline_run(data)
+    result = h.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["status"] == "no-baseline"
+    assert why in result.summary
+    assert not list(h.tmp.rglob("escaped.txt")) and not list(h.tmp.rglob("evil"))
+
+
+def test_ci__transient_502__retried_then_succeeds(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.faults.append(Fault("GET", "/actions/workflows/gate.yml/runs$", 502, times=1))
+    result = h.run()
+    assert result.outputs["status"] == "passed", result.stderr
+    assert len(h.github.state.api_requests("GET", "/workflows/")) == 2
+
+
+def test_ci__secondary_rate_limit_on_comment__retry_after_honoured(h: Harness) -> None:
+    h.github.state.faults.append(
+        Fault(
+            "POST",
+            "/comments$",
+            403,
+            {"message": "You have exceeded a secondary rate limit"},
+            {"retry-after": "1"},
+        )
+    )
+    result = h.run()
+    assert result.code == 0, result.stderr
+    assert len(_comments(h)) == 1
+
+
+def test_ci__token__never_reaches_zip_host_or_any_output(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run(fail=tuple(CASES[:8]))
+    assert h.github.state.zip_seen and all(s.authorization is None for s in h.github.state.zip_seen)
+    produced = [p for p in h.tmp.rglob("*") if p.is_file() and p.suffix != ".py"]
+    assert produced
+    for text in [result.stdout, result.stderr, *(p.read_text(errors="replace") for p in produced)]:
+        assert TOKEN not in text
+
+
+def test_ci__accept_label__failed_verdict_passes_with_acknowledgement(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(labels=("agent-evals:accept-regression",)))
+    assert result.code == 0
+    assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("passed", "true")
+    body = _comments(h)[0]["body"]
+    assert "Regression accepted" in body and "gate failed" in body
+
+
+def test_ci__comment_never__posts_nothing(h: Harness) -> None:
+    result = h.run("--comment", "never")
+    assert result.code == 0
+    assert h.github.state.api_requests("POST") == [] and h.github.state.api_requests("GET", "/comments") == []
+
+
+def test_ci__comment_on_failure__passing_gate_creates_nothing_but_updates_existing(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.run("--comment", "on-failure")
+    assert _comments(h) == []
+    h.run("--comment", "on-failure", fail=tuple(CASES[:8]))
+    h.run("--comment", "on-failure")
+    [comment] = _comments(h)
+    assert "gate passed" in comment["body"]
+
+
+def test_ci__two_gates__keep_two_comments(h: Harness) -> None:
+    h.run("--gate-id", "fast")
+    h.run("--gate-id", "slow")
+    h.run("--gate-id", "fast")
+    assert len(_comments(h)) == 2
+
+
+def test_ci__merge_group__compares_without_comment(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    payload = {
+        "repository": {"full_name": REPO, "default_branch": "main"},
+        "merge_group": {"base_sha": BASE, "head_sha": HEAD, "base_ref": "refs/heads/main"},
+    }
+    result = h.run(
+        event="merge_group", payload=payload, fail=tuple(CASES[:8]), ref="refs/heads/gh-readonly-queue/main/x"
+    )
+    assert result.code == 1 and result.outputs["status"] == "failed"
+    assert _comments(h) == []
+
+
+def test_ci__invalid_flag_value__exit_2_names_option(h: Harness) -> None:
+    result = h.run("--comment", "sometimes")
+    assert result.code == 2
+    assert "--comment" in result.stderr
+
+
+def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None:
+    work = tmp_path / "ws"
+    work.mkdir()
+    (work / "bench.yaml").write_text(_benchmark())
+    (work / "tiny_agent.py").write_text(AGENT)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    first = subprocess.run(
+        [CLI, "ci", "bench.yaml"], cwd=work, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert first.returncode == 0, first.stderr
+    base = work / ".agent-evals" / "ci" / "run.json"
+    (work / "base.json").write_bytes(base.read_bytes())
+    env["FAIL_CASES"] = ",".join(CASES[:8])
+    second = subprocess.run(
+        [CLI, "ci", "bench.yaml", "--baseline", "base.json"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert second.returncode == 1
+    assert second.stdout.startswith("<!-- agent-evals:gate:local-")
+    assert "gate failed" in second.stdout

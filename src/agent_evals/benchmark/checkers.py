@@ -26,6 +26,17 @@ MATCH_CALLS_SCORERS: dict[str, str] = {
 }
 """``tool_use.match_calls`` value -> the native scorer that implements it."""
 
+NEEDS_REFERENCE = frozenset(
+    {
+        *MATCH_CALLS_SCORERS.values(),
+        "TrajectoryStrictMatch",
+        "TrajectoryUnorderedMatch",
+        "TrajectorySubsetMatch",
+        "TrajectorySupsetMatch",
+    }
+)
+"""Scorers that compare against ``reference_outputs`` when listed under ``scorers``."""
+
 
 class CheckerError(ValueError):
     """A success checker that cannot be compiled; ``path`` is relative to the scenario."""
@@ -232,9 +243,19 @@ def compile_scenario(scenario: Scenario, world: Mapping[str, Any]) -> ScenarioPl
             )
         context["expected_state"] = flatten_paths(scenario.expected_state)
     if scenario.reference_outputs is not None:
+        try:
+            extract_tool_calls(scenario.reference_outputs)
+        except (TypeError, ValueError) as exc:
+            raise CheckerError(f"unreadable reference: {exc}", ("reference_outputs",)) from exc
         context["reference_outputs"] = scenario.reference_outputs
     compiled += _scorers_checker(scenario.scorers or [], ("scorers",), context)
     names = [scorer_name(s) for s, _ in compiled]
+    for name, (_, where) in zip(names, compiled, strict=True):
+        listed = where[-2:-1] == ("scorers",)
+        if name in NEEDS_REFERENCE and listed and scenario.reference_outputs is None:
+            raise CheckerError(
+                f"{name} compares against `reference_outputs`; add them to the scenario", where
+            )
     if scenario.expected_state is not None and "StateMatch" not in names:
         compiled.append((_build({"type": "StateMatch"}, ("expected_state",)), ("expected_state",)))
         names.append(scorer_name(compiled[-1][0]))

@@ -178,6 +178,18 @@ CASES = [
         id="scorer-bad-argument",
     ),
     pytest.param(
+        _scenario("prompt: hi\nscorers: [{type: ToolCallExactMatch}]"),
+        (7, 19, "capabilities[0].scenarios[0].scorers[0]", "add them to the scenario"),
+        id="reference-scorer-without-reference",
+    ),
+    pytest.param(
+        _scenario(
+            "prompt: hi\nscorers: [{type: ToolCallExactMatch}]\nreference_outputs: [{tool_calls: [{args: {}}]}]"
+        ),
+        (8, 28, "capabilities[0].scenarios[0].reference_outputs", "tool call has no name"),
+        id="reference-unreadable",
+    ),
+    pytest.param(
         _scenario("prompt: hi\nscorers: [{name: x}]"),
         (7, 19, "capabilities[0].scenarios[0].scorers[0]", "missing required key 'type'"),
         id="scorer-without-type",

@@ -1,0 +1,133 @@
+"""`file://` composition: splicing, containment (no '..', absolute paths or symlink escapes) and cycles."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_evals.benchmark.loader import load_benchmark
+from agent_evals.errors import BenchmarkFileError
+
+Writer = Callable[..., Path]
+
+CAPABILITY = """
+name: {name}
+scenarios:
+  - id: 1
+    prompt: p
+    success: {{output: {{contains: x}}}}
+"""
+
+
+def _main(write: Writer, *entries: str) -> Path:
+    lines = "".join(f"  - {entry}\n" for entry in entries)
+    return write("suite/main.yaml", "benchmark: demo\ncapabilities:\n" + lines)
+
+
+def test_include__one_capability_file__is_spliced_in_place(write: Writer) -> None:
+    write("suite/caps/doors.yaml", CAPABILITY.format(name="doors"))
+    write("suite/caps/lights.yaml", CAPABILITY.format(name="lights"))
+    path = _main(write, "file://caps/doors.yaml", "file://caps/lights.yaml")
+    bench = load_benchmark(path)
+    assert [c.name for c in bench.capabilities] == ["doors", "lights"]
+    assert bench.capabilities[0].scenarios[0].location == (str(Path("suite/caps/doors.yaml")), 3)
+
+
+def test_include__list_file__splices_every_capability_and_nested_includes(write: Writer) -> None:
+    write("suite/caps/a.yaml", CAPABILITY.format(name="a"))
+    write("suite/caps/more/b.yaml", CAPABILITY.format(name="b"))
+    write(
+        "suite/caps/all.yaml",
+        "- file://a.yaml\n- file://more/b.yaml\n- {id: c, prompt: p, success: {output: {equals: x}}}\n",
+    )
+    bench = load_benchmark(_main(write, "file://caps/all.yaml"))
+    assert [c.name for c in bench.capabilities] == ["a", "b", "c"]
+
+
+def test_include__error_inside_included_file__names_that_file_and_line(write: Writer) -> None:
+    write("suite/caps/bad.yaml", "name: bad\nscenarios:\n  - id: 1\n    promt: p\n")
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(_main(write, "file://caps/bad.yaml"))
+    err = caught.value
+    assert (err.file, err.line, err.column) == (str(Path("suite/caps/bad.yaml")), 4, 5)
+    assert err.key_path == "scenarios[0].promt"
+    assert "did you mean 'prompt'?" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("ref", "fragment"),
+    [
+        ("file://../outside.yaml", "climbs out with '..'"),
+        ("file://caps/../../outside.yaml", "climbs out with '..'"),
+        ("file:///etc/passwd", "is absolute"),
+        ("file://", "empty file:// reference"),
+        ("file://caps/missing.yaml", "does not exist"),
+    ],
+)
+def test_include__reference_outside_or_missing__is_refused_with_location(
+    write: Writer, ref: str, fragment: str
+) -> None:
+    write("outside.yaml", CAPABILITY.format(name="outside"))
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(_main(write, ref))
+    err = caught.value
+    assert fragment in str(err)
+    assert (err.file, err.line, err.column, err.key_path) == (
+        str(Path("suite/main.yaml")),
+        3,
+        5,
+        "capabilities[0]",
+    )
+
+
+def test_include__symlink_pointing_outside_the_folder__is_refused(write: Writer, tmp_path: Path) -> None:
+    secret = write("secret/cap.yaml", CAPABILITY.format(name="secret"))
+    (tmp_path / "suite" / "caps").mkdir(parents=True)
+    (tmp_path / "suite" / "caps" / "link.yaml").symlink_to(secret)
+    with pytest.raises(BenchmarkFileError, match=r"outside suite/ \(through a symlink\)"):
+        load_benchmark(_main(write, "file://caps/link.yaml"))
+
+
+def test_include__symlinked_folder_pointing_outside__is_refused(write: Writer, tmp_path: Path) -> None:
+    write("secret/cap.yaml", CAPABILITY.format(name="secret"))
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "caps").symlink_to(tmp_path / "secret", target_is_directory=True)
+    with pytest.raises(BenchmarkFileError, match="through a symlink"):
+        load_benchmark(_main(write, "file://caps/cap.yaml"))
+
+
+def test_include__symlink_that_stays_inside__is_allowed(write: Writer, tmp_path: Path) -> None:
+    real = write("suite/caps/real.yaml", CAPABILITY.format(name="real"))
+    (tmp_path / "suite" / "caps" / "alias.yaml").symlink_to(real)
+    bench = load_benchmark(_main(write, "file://caps/alias.yaml"))
+    assert [c.name for c in bench.capabilities] == ["real"]
+
+
+def test_include__cycle__is_an_error_that_shows_the_cycle(write: Writer) -> None:
+    write("suite/a.yaml", "- file://b.yaml\n")
+    write("suite/b.yaml", "- file://a.yaml\n")
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(_main(write, "file://a.yaml"))
+    message = str(caught.value)
+    a, b = str(Path("suite/a.yaml")), str(Path("suite/b.yaml"))
+    assert f"include cycle: {a} -> {b} -> {a}" in message
+    assert caught.value.file == b
+
+
+def test_include__file_including_itself__is_a_cycle(write: Writer) -> None:
+    with pytest.raises(BenchmarkFileError, match=r"include cycle: suite/main\.yaml -> suite/main\.yaml"):
+        load_benchmark(_main(write, "file://main.yaml"))
+
+
+def test_include__same_capability_twice__is_a_duplicate_name_not_a_cycle(write: Writer) -> None:
+    write("suite/caps/a.yaml", CAPABILITY.format(name="a"))
+    with pytest.raises(BenchmarkFileError, match="capability 'a' is declared twice"):
+        load_benchmark(_main(write, "file://caps/a.yaml", "file://caps/a.yaml"))
+
+
+def test_include__scalar_file__says_what_an_included_file_must_hold(write: Writer) -> None:
+    write("suite/caps/x.yaml", "just text\n")
+    with pytest.raises(BenchmarkFileError, match="one capability mapping or a list"):
+        load_benchmark(_main(write, "file://caps/x.yaml"))

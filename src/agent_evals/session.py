@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import gc
-import json
 import os
 import re
 import subprocess
@@ -28,6 +27,7 @@ from agent_evals.core.redact import Redactor
 from agent_evals.errors import EvalFileError, UsageError
 from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
 from agent_evals.evals.execution import evaluator_name
+from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.evals.spec import EvalCaseSpec
@@ -37,9 +37,6 @@ Progress = Callable[[int, int], None]
 
 DEFAULT_DIR = "benchmarks"
 """Searched when ``agent-evals run`` gets no path."""
-
-TEXT_LIMIT = 100_000
-"""Longest input/output/reference text kept in the record (characters)."""
 
 
 def utc_now() -> str:
@@ -109,7 +106,7 @@ class RunBuilder:
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.cwd = cwd or Path.cwd()
         self.started_at = utc_now()
-        self.redact = Redactor.from_env(self.env)
+        self.writer = TrialWriter(Redactor.from_env(self.env))
         self._plans: list[_EvalSuitePlan] = []
         self._specs: list[EvalCaseSpec] = []
         self._results: dict[int, dict[int, EvalCaseResult]] = {}
@@ -157,58 +154,6 @@ class RunBuilder:
         )
         return RunRecord(run=run, suites=[*suites, *self._other_suites])
 
-    # -- conversion ------------------------------------------------------------------------------
-
-    def _text(self, value: Any) -> tuple[str | None, Any]:
-        """Text for reports plus the JSON value when it is not text (redacted)."""
-        if value is None:
-            return None, None
-        if isinstance(value, str):
-            return self.redact(value[:TEXT_LIMIT]), None
-        try:
-            dumped = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return self.redact(repr(value)[:TEXT_LIMIT]), None
-        if not self.redact.active:
-            return dumped[:TEXT_LIMIT], value
-        return self.redact(dumped[:TEXT_LIMIT]), json.loads(self.redact(dumped))
-
-    def _opt(self, text: str | None) -> str | None:
-        return None if text is None else self.redact(text)
-
-    def _trial(self, result: EvalCaseResult) -> dict[str, Any]:
-        # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
-        # the time of a large run.
-        scores = {
-            s.key: {
-                "value": s.value,
-                "passed": s.passed,
-                "notes": self._opt(s.notes),
-                "source": result.score_sources.get(s.key),
-            }
-            for s in result.scores
-        }
-        usage = None
-        if result.usage:
-            u = result.usage
-            usage = {
-                "input_tokens": int(u["input_tokens"]) if "input_tokens" in u else None,
-                "output_tokens": int(u["output_tokens"]) if "output_tokens" in u else None,
-                "cost_usd": float(u["cost_usd"]) if "cost_usd" in u else None,
-            }
-        output, output_json = self._text(result.output)
-        return {
-            "passed": result.passed,
-            "error": self._opt(result.error),
-            "scores": scores,
-            "duration_s": round(result.duration, 6),
-            "usage": usage,
-            "output": output,
-            "output_json": output_json,
-            "graded": result.graded,
-            "traceback": self._opt(result.traceback),
-        }
-
     def _eval_suite(self, plan: _EvalSuitePlan) -> Suite:
         cases = []
         evaluators: set[str] = set()
@@ -217,8 +162,8 @@ class RunBuilder:
             if not done:
                 continue
             evaluators.update(evaluator_name(e) for e in spec.evaluators)
-            input_text, input_json = self._text(spec.input)
-            ref_text, ref_json = self._text(spec.reference)
+            input_text, input_json = self.writer.text(spec.input)
+            ref_text, ref_json = self.writer.text(spec.reference)
             cases.append(
                 {
                     "id": f"{plan.label}::{spec.function_id}",
@@ -230,7 +175,7 @@ class RunBuilder:
                     "expected": ref_text,
                     "reference_json": ref_json,
                     "labels": list(spec.labels),
-                    "trials": [self._trial(done[t]) for t in sorted(done)],
+                    "trials": [self.writer.trial(done[t]) for t in sorted(done)],
                 }
             )
         suite = Suite.model_validate(

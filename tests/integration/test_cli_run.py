@@ -135,3 +135,31 @@ def test_ctrl_c__writes_partial_record_marked_incomplete(tmp_path: Path) -> None
     jsonschema.validate(record, load_run_schema())
     assert record["run"]["complete"] is False
     assert [c["name"] for c in record["suites"][0]["cases"]] == ["test_quick"]
+
+
+def test_regrade__rescores_a_written_record_and_validates(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    regraded = tmp_path / "regraded.json"
+    assert _run("examples/", "--quiet", "--output", str(out)).returncode == 0
+    done = subprocess.run(
+        [CLI, "regrade", str(out), "--output", str(regraded)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Regraded 9 trial(s); kept 0 as they were" in done.stdout
+    before = json.loads(out.read_text(encoding="utf-8"))
+    after = json.loads(regraded.read_text(encoding="utf-8"))
+    jsonschema.validate(after, load_run_schema())
+    outcome = [[t["passed"] for t in c["trials"]] for s in after["suites"] for c in s["cases"]]
+    assert outcome == [[t["passed"] for t in c["trials"]] for s in before["suites"] for c in s["cases"]]
+
+
+def test_regrade__unreadable_record_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    done = subprocess.run([CLI, "regrade", str(bad)], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "not valid JSON" in done.stderr

@@ -107,9 +107,7 @@ def import_eval_file(path: Path) -> ModuleType:
     Any failure, syntax errors and ``SystemExit`` included, becomes an ``EvalFileError`` naming the file.
     """
     resolved = path.resolve()
-    name = _module_name(path)
-    if name in sys.modules:
-        return sys.modules[name]
+    name = _module_name(path)  # importing again re-executes the file (regrade wants current code)
     folder = str(resolved.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)

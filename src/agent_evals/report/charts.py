@@ -58,7 +58,7 @@ def pass_rate_bars(bars: Sequence[Bar], *, title: str) -> str:
 
         shown = sorted(shown, key=drop)[:MAX_BAR_ROWS]
         hidden = len(bars) - MAX_BAR_ROWS
-    label_w, plot_w, row_h, top = 200, 440, 34, 40
+    label_w, plot_w, row_h, top = 170, 420, 34, 40
     width = label_w + plot_w + 70
     height = top + row_h * max(len(shown), 1) + 40
     parts = [
@@ -145,7 +145,7 @@ def flip_matrix(cases: Sequence[CaseDiff], *, title: str) -> str:
     """A 5x5 matrix of case counts, baseline outcome (rows) to candidate outcome (columns);
     red cells got worse, green got better, grey stayed."""
     counts = flip_counts(cases)
-    cell, left, top = 78, 110, 62
+    cell, left, top = 54, 70, 62
     width = left + cell * len(OUTCOMES) + 10
     height = top + cell * len(OUTCOMES) + 10
     peak = max([v for (b, c), v in counts.items() if b != c] + [1])
@@ -178,7 +178,7 @@ def flip_matrix(cases: Sequence[CaseDiff], *, title: str) -> str:
                 f'fill-opacity="{opacity:.2f}"><title>{base} → {cand}: {n} cases</title></rect>'
             )
             parts.append(
-                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 5}" font-size="14" text-anchor="middle" '
+                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 5}" font-size="13" text-anchor="middle" '
                 f'fill="{TEXT_COLOR}">{n:,}</text>'
             )
     parts.append("</svg>")

@@ -55,18 +55,21 @@ def total_cases(comparison: Comparison) -> int:
     return sum(s.candidate.cases for s in comparison.suites)
 
 
-def headline(comparison: Comparison) -> str:
+def headline(comparison: Comparison, *, icon: bool = True) -> str:
     """The verdict line: icon, ``N regressions in M suites`` or ``no regression``, other reasons, outcome.
 
     Built only from counts, never from untrusted strings, so it is safe as-is in Markdown and HTML.
+    ``icon=False`` leaves out the leading emoji (for renderers that show the outcome otherwise).
     """
-    icon = outcome_icon(comparison.outcome)
+    mark = outcome_icon(comparison.outcome) + " " if icon else ""
     gate = _GATE_WORDS.get(comparison.outcome, comparison.outcome)
     if comparison.mode == "single_run":
         rate = pct(overall_rate(comparison, "candidate"))
         cases = pluralize(total_cases(comparison), "case")
         suites = pluralize(len(comparison.suites), "suite")
-        return f"{icon} agent-evals: {rate} pass rate over {cases} in {suites} (single run, no baseline) · {gate}"
+        return (
+            f"{mark}agent-evals: {rate} pass rate over {cases} in {suites} (single run, no baseline) · {gate}"
+        )
     regressed = suites_with(comparison, "regression")
     if regressed:
         n = sum(regressed_cases_in(s) for s in regressed)
@@ -80,4 +83,4 @@ def headline(comparison: Comparison) -> str:
         if ids or any(r.kind == kind for r in comparison.reasons):
             extras.append(phrase.format(suites=pluralize(max(len(ids), 1), "suite")))
     tail = f" ({'; '.join(extras)})" if extras else ""
-    return f"{icon} agent-evals: {main}{tail} · {gate}"
+    return f"{mark}agent-evals: {main}{tail} · {gate}"

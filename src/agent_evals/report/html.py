@@ -77,7 +77,7 @@ def render_html(
     cases = collect_cases(comparison)
     text = template.render(
         c=comparison,
-        headline=headline(comparison),
+        headline=headline(comparison, icon=False),
         cases=cases,
         limit=SECTION_LIMIT,
         text_limit=TEXT_LIMIT,

@@ -1,0 +1,48 @@
+"""The JSON verdict carries the decision and the figures, with secrets redacted."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from agent_evals.report.verdict_json import VERDICT_SCHEMA, render_json
+
+
+def test_render_json__decision_and_figures(build: Any) -> None:
+    cases = [build.case("lights/on", "regressed", failing_scorers=[build.failing()])]
+    s = build.suite(
+        cases=cases,
+        verdict="failed",
+        outcome="fail",
+        base=0.9,
+        cand=0.7,
+        delta=build.delta_stat(-0.2, p=0.002),
+        reasons=[build.regression_reason()],
+    )
+    doc = json.loads(render_json(build.comparison([s], verdict="failed", outcome="fail"), env={}))
+    assert doc["schema"] == VERDICT_SCHEMA
+    assert (doc["verdict"], doc["outcome"], doc["exit_code"]) == ("failed", "fail", 1)
+    assert doc["headline"] == "❌ agent-evals: 1 regression in 1 suite · gate failed"
+    assert math.isclose(doc["pass_rate"], 0.7) and math.isclose(doc["baseline_pass_rate"], 0.9)
+    assert doc["regressions"] == 1 and doc["regressed_suites"] == ["home-v1"]
+    assert doc["suites"][0]["comparison"]["p_value"] == 0.002
+    assert doc["regressed_cases"][0]["case"] == "lights/on"
+    assert doc["regressed_cases"][0]["failing_scorers"] == ["state_match"]
+    assert doc["policy"]["alpha"] == 0.05
+
+
+def test_render_json__non_finite_figures__become_null(build: Any) -> None:
+    s = build.suite(delta=build.delta_stat(float("nan"), p=float("inf")))
+    doc = json.loads(render_json(build.comparison([s]), env={}))
+    assert doc["suites"][0]["comparison"]["delta"] is None
+    assert doc["suites"][0]["comparison"]["p_value"] is None
+
+
+def test_render_json__secrets_anywhere__are_redacted(build: Any) -> None:
+    s = build.suite(
+        "suite-with-pw-hunter2xyz", reasons=[build.reason(kind="floor", message="saw hunter2xyz")]
+    )
+    text = render_json(build.comparison([s]), env={"DB_PASSWORD": "hunter2xyz"})
+    assert "hunter2xyz" not in text
+    assert json.loads(text)["suites"][0]["id"] == "suite-with-pw-***"

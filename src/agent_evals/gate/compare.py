@@ -310,8 +310,8 @@ def _fingerprint(
     c_trials = sorted({len(c.get("trials", [])) for c in suite.get("cases", [])})
     if b_trials != c_trials:
         notes.append(f"Trials per case differ: {b_trials} in the baseline, {c_trials} now.")
-    matches = base_fp == cand_fp
-    if not matches and not notes:
+    matches = base_fp == cand_fp and not notes
+    if base_fp != cand_fp and not notes:
         notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
     return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)
 

@@ -1,0 +1,88 @@
+"""Per-case classification (trial-aware) and per-case evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_evals.gate.align import CaseView, case_diff, classify, view_cases
+
+
+def side(codes: str, cid: str = "g/c") -> CaseView:
+    trials = [{"passed": c == "P", "error": "boom" if c == "E" else None} for c in codes]
+    return view_cases({"cases": [{"id": cid, "group": "g", "trials": trials}]})[cid]
+
+
+@pytest.mark.parametrize(
+    ("base", "cand", "expected"),
+    [
+        ("P", "P", "stable-pass"),
+        ("F", "F", "stable-fail"),
+        ("P", "F", "regressed"),
+        ("F", "P", "improved"),
+        ("PPP", "PPP", "stable-pass"),
+        ("PPP", "FFF", "regressed"),
+        ("FFF", "PPP", "improved"),
+        ("PPF", "PPP", "flaky"),
+        ("PPP", "PFF", "flaky"),
+        ("FFF", "FFP", "flaky"),
+        ("PPE", "PPP", "stable-pass"),  # an errored trial is left out, not a failure
+        ("PPP", "PFE", "flaky"),
+        ("P", "E", "errored"),
+        ("EEE", "PPP", "errored"),
+        (None, "P", "new"),
+        ("P", None, "removed"),
+    ],
+)
+def test_classify__trial_aware_table(base: str | None, cand: str | None, expected: str) -> None:
+    b = side(base) if base is not None else None
+    c = side(cand) if cand is not None else None
+    assert classify(b, c) == expected
+
+
+def test_view_cases__counts_passes_errors_and_fraction() -> None:
+    view = side("PFEP")
+    assert (view.trials, view.passes, view.errors) == (4, 2, 1)
+    assert view.fraction == pytest.approx(2 / 3)
+
+
+def test_view_cases__all_errored__no_fraction() -> None:
+    assert side("EE").fraction is None
+
+
+def test_view_cases__critical_glob_marks_case() -> None:
+    suite = {"cases": [{"id": "doors/front", "group": "doors", "trials": []}]}
+    assert view_cases(suite, ["doors/*"])["doors/front"].critical
+    assert not view_cases(suite, ["lights/*"])["doors/front"].critical
+
+
+def test_case_diff__regressed__failing_scorer_evidence_location_and_usage() -> None:
+    base_raw = {
+        "id": "g/c",
+        "group": "g",
+        "trials": [{"passed": True, "output": "closed", "usage": {"cost_usd": 0.5}}],
+    }
+    cand_raw = {
+        "id": "g/c",
+        "group": "g",
+        "name": "Close the door",
+        "input": "close it",
+        "location": {"file": "home.yaml", "line": 12},
+        "trials": [
+            {
+                "passed": False,
+                "output": "opened",
+                "usage": {"cost_usd": 0.75},
+                "scores": {"state": {"passed": False, "value": 0.0, "expected": "closed", "actual": "open"}},
+            }
+        ],
+    }
+    base = view_cases({"cases": [base_raw]})["g/c"]
+    cand = view_cases({"cases": [cand_raw]})["g/c"]
+    diff = case_diff("home", base, cand, classify(base, cand))
+    assert diff.classification == "regressed"
+    assert diff.location == "home.yaml:12"
+    assert [(f.name, f.expected, f.actual) for f in diff.failing_scorers] == [("state", "closed", "open")]
+    assert (diff.output, diff.baseline_output, diff.input) == ("opened", "closed", "close it")
+    assert diff.usage is not None and diff.usage.delta is not None
+    assert diff.usage.delta.cost_usd == pytest.approx(0.25)
+    assert diff.delta == -1.0

@@ -1,0 +1,265 @@
+"""compare_runs / compare_documents: verdicts, reasons, Holm, comparability and the no-baseline path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_evals.core.record import RunRecord
+from agent_evals.errors import RunRecordError
+from agent_evals.gate.compare import compare_documents, compare_runs, single_run
+from agent_evals.gate.model import Comparison
+from agent_evals.gate.policy import Policy, resolve_policy
+
+
+def policy(**flags: Any) -> Policy:
+    return resolve_policy(repo_config=None, suite_blocks={}, overrides=flags)
+
+
+def compare(base: dict[str, Any] | None, cand: dict[str, Any], **flags: Any) -> Comparison:
+    blocks = {s["id"]: s.get("gate") for s in cand["suites"]}
+    pol = resolve_policy(repo_config=None, suite_blocks=blocks, overrides=flags)
+    return compare_documents(base, cand, pol)
+
+
+def kinds(comparison: Comparison) -> list[str]:
+    return [r.kind for r in comparison.reasons]
+
+
+def test_compare__identical_runs__passed_exit_0(record, cases) -> None:
+    doc = record({"home": cases("doors", 100, "P") | cases("lights", 50, "F")})
+    result = compare(doc, doc)
+    assert (result.verdict, result.outcome, result.exit_code, result.reasons) == ("passed", "pass", 0, [])
+    suite = result.suites[0]
+    assert suite.delta is not None and suite.delta.delta == 0.0 and suite.delta.test == "none"
+    assert suite.counts["stable-pass"] == 100 and suite.counts["stable-fail"] == 50
+
+
+def test_compare__one_trial_regression__fails_with_mcnemar_p(record, cases) -> None:
+    base = record({"home": cases("doors", 100, "P")})
+    cand = record({"home": cases("doors", 80, "P") | {f"doors/c{i}": "F" for i in range(80, 100)}})
+    result = compare(base, cand)
+    suite = result.suites[0]
+    assert suite.delta is not None
+    assert (suite.delta.test, suite.delta.n_down, suite.delta.n_up) == ("mcnemar", 20, 0)
+    assert suite.delta.p_value == pytest.approx(2**-20)
+    assert (result.verdict, result.exit_code, kinds(result)) == ("failed", 1, ["regression"])
+    assert result.reasons[0].blocking and "-20.0 points" in result.reasons[0].message
+    assert suite.counts["regressed"] == 20
+    assert suite.cases[0].classification == "regressed"
+    assert suite.cases[0].failing_scorers[0].name == "check"
+
+
+def test_compare__small_unproven_drop__inconclusive_warns_with_hint(record, cases) -> None:
+    base = record({"home": cases("doors", 20, "P")})
+    cand = record({"home": cases("doors", 18, "P") | {"doors/c18": "F", "doors/c19": "F"}})
+    result = compare(base, cand)
+    suite = result.suites[0]
+    assert (result.verdict, result.outcome, result.exit_code) == ("inconclusive", "warn", 0)
+    assert suite.delta is not None and suite.delta.p_value == pytest.approx(0.25)
+    assert suite.delta.settle is not None and suite.delta.settle.more_cases
+    assert suite.delta.mde_exceeds_max_drop
+    assert kinds(result) == ["inconclusive"] and "more cases" in result.reasons[0].message
+
+
+def test_compare__inconclusive_with_policy_fail__exit_1(record, cases) -> None:
+    base = record({"home": cases("doors", 20, "P")})
+    cand = record({"home": cases("doors", 18, "P") | {"doors/c18": "F", "doors/c19": "F"}})
+    result = compare(base, cand, on_inconclusive="fail")
+    assert (result.verdict, result.outcome, result.exit_code) == ("inconclusive", "fail", 1)
+
+
+def test_compare__inconclusive_with_policy_pass__no_warning(record, cases) -> None:
+    base = record({"home": cases("doors", 20, "P")})
+    cand = record({"home": cases("doors", 18, "P") | {"doors/c18": "F", "doors/c19": "F"}})
+    assert compare(base, cand, on_inconclusive="pass").outcome == "pass"
+
+
+def test_compare__below_floor__fails_with_floor_reason(record, cases) -> None:
+    doc = record({"home": cases("doors", 8, "P") | cases("lights", 2, "F")})
+    result = compare(doc, doc, min_pass_rate=0.9)
+    assert (result.verdict, result.exit_code, kinds(result)) == ("failed", 1, ["floor"])
+    assert "80.0%" in result.reasons[0].message and "90.0%" in result.reasons[0].message
+
+
+def test_compare__errors_over_budget__fails_and_errors_are_not_failures(record, cases) -> None:
+    base = record({"home": cases("doors", 10, "PPP")})
+    cand = record({"home": cases("doors", 9, "PPP") | {"doors/c9": "EEP"}})
+    result = compare(base, cand)
+    suite = result.suites[0]
+    assert suite.candidate.rate == 1.0  # errored trials are left out of the pass rate
+    assert suite.candidate.error_rate == pytest.approx(2 / 30)
+    assert (result.verdict, kinds(result)) == ("failed", ["error-budget"])
+
+
+def test_compare__critical_case_flips__fails_even_without_significance(record, cases) -> None:
+    base = record({"home": cases("doors", 30, "PPP")}, critical=("doors/c0",))
+    cand = record({"home": cases("doors", 30, "PPP") | {"doors/c0": "FFF"}}, critical=("doors/c0",))
+    result = compare(base, cand)
+    assert (result.verdict, result.exit_code, kinds(result)) == ("failed", 1, ["critical-case"])
+    assert result.reasons[0].case_id == "doors/c0"
+    assert result.suites[0].cases[0].critical_flip
+
+
+@pytest.mark.parametrize(("action", "outcome"), [("warn", "warn"), ("ignore", "pass")])
+def test_compare__critical_policy__warn_or_ignore(record, cases, action: str, outcome: str) -> None:
+    base = record({"home": cases("doors", 30, "PPP")})
+    cand = record({"home": cases("doors", 30, "PPP") | {"doors/c0": "FFF"}})
+    result = compare(base, cand, critical=action, critical_cases=["doors/c0"])
+    assert result.outcome == outcome and result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("action", "outcome", "code"), [("pass", "pass", 0), ("warn", "warn", 0), ("fail", "fail", 1)]
+)
+def test_compare__no_baseline__follows_on_missing_baseline(
+    record, cases, action: str, outcome: str, code: int
+) -> None:
+    cand = record({"home": cases("doors", 10, "P")})
+    result = compare(None, cand, on_missing_baseline=action)
+    assert (result.verdict, result.outcome, result.exit_code) == ("no-baseline", outcome, code)
+    assert result.baseline.source == "none" and result.baseline.reason_missing
+    assert kinds(result) == ["missing-baseline"]
+
+
+def test_compare__no_baseline__floors_still_apply(record, cases) -> None:
+    cand = record({"home": cases("doors", 5, "P") | cases("lights", 5, "F")})
+    result = compare(None, cand, min_pass_rate=0.8)
+    assert (result.verdict, result.exit_code) == ("failed", 1)
+    assert set(kinds(result)) == {"floor", "missing-baseline"}
+
+
+def test_compare__three_trials_large_suite__paired_t_regression(record) -> None:
+    base = record({"home": {f"g{i % 4}/c{i}": "PPP" if i % 5 else "PFF" for i in range(200)}})
+    cand = record(
+        {"home": {f"g{i % 4}/c{i}": ("PPF" if i % 2 else "PPP") if i % 5 else "PFF" for i in range(200)}}
+    )
+    result = compare(base, cand)
+    suite = result.suites[0]
+    assert suite.delta is not None and suite.delta.test == "paired-t"
+    assert suite.delta.delta == pytest.approx(-80 / 3 / 200)
+    assert suite.delta.interval is not None and suite.delta.interval.high < 0
+    assert (result.verdict, kinds(result)) == ("failed", ["regression"])
+    assert (
+        suite.candidate.k == 3
+        and suite.candidate.pass_at_k is not None
+        and suite.candidate.pass_hat_k is not None
+    )
+    assert suite.counts["flaky"] == 80 + 40
+
+
+def test_compare__three_trials_few_differ__sign_flip(record, cases) -> None:
+    base = record({"home": cases("doors", 40, "PPP")})
+    cand = record({"home": cases("doors", 36, "PPP") | {f"doors/c{i}": "FFF" for i in range(36, 40)}})
+    suite = compare(base, cand).suites[0]
+    assert suite.delta is not None and suite.delta.test == "sign-flip"
+    assert suite.delta.p_value == pytest.approx(1 / 16)  # exact: 4 drops, one pattern in 16 as low
+
+
+def test_compare__holm_across_suites__two_borderline_drops_become_inconclusive(record, cases) -> None:
+    drop = cases("doors", 15, "P") | {f"doors/c{i}": "F" for i in range(15, 20)}
+    one_base = record({"a": cases("doors", 20, "P")})
+    one_cand = record({"a": drop})
+    alone = compare(one_base, one_cand)
+    assert alone.verdict == "failed"  # p = 1/32 < 0.05
+    both = compare(
+        record({"a": cases("doors", 20, "P"), "b": cases("doors", 20, "P")}), record({"a": drop, "b": drop})
+    )
+    assert [s.delta.p_adjusted for s in both.suites if s.delta] == [pytest.approx(1 / 16)] * 2
+    assert both.verdict == "inconclusive" and both.exit_code == 0
+
+
+def test_compare__gated_group_override__group_can_fail_alone(record, cases) -> None:
+    base = record({"home": cases("doors", 12, "P") | cases("lights", 200, "P")})
+    cand = record({"home": cases("doors", 12, "F") | cases("lights", 200, "P")})
+    ungated = compare(base, cand)
+    doors = next(g for g in ungated.suites[0].groups if g.key == "doors")
+    assert not doors.gated and doors.bh_flag and doors.status == "regressed"
+    cand["suites"][0]["gate"] = {"overrides": {"doors": {"max_drop": 0.1}}}
+    result = compare(base, cand)
+    doors = next(g for g in result.suites[0].groups if g.key == "doors")
+    assert doors.gated and doors.verdict == "failed" and doors.status == "regressed"
+    assert any(r.kind == "regression" and r.group == "doors" for r in result.reasons)
+    assert result.exit_code == 1
+
+
+def test_compare__added_and_removed_cases_and_suites__listed(record, cases) -> None:
+    base = record({"home": {"doors/a": "P", "doors/b": "P"}, "old": {"x/y": "P"}})
+    cand = record({"home": {"doors/a": "P", "doors/c": "F"}})
+    result = compare(base, cand)
+    suite = result.suites[0]
+    assert (suite.added_case_ids, suite.removed_case_ids) == (["doors/c"], ["doors/b"])
+    assert {d.case_id: d.classification for d in suite.cases} == {
+        "doors/a": "stable-pass",
+        "doors/c": "new",
+        "doors/b": "removed",
+    }
+    assert result.removed_suite_ids == ["old"] and "removed-suite" in kinds(result)
+    assert not suite.fingerprint.matches and any("1 added, 1 removed" in n for n in suite.fingerprint.notes)
+
+
+def test_compare__agent_version_differs__fingerprint_note(record, cases) -> None:
+    base = record({"home": cases("doors", 5, "P")})
+    cand = record({"home": cases("doors", 5, "P")}, agent={"name": "home", "version": "2"})
+    cand["suites"][0]["fingerprint"] = "other"
+    fp = compare(base, cand).suites[0].fingerprint
+    assert not fp.matches and fp.notes == ["Agent version differs: '1' in the baseline, '2' now."]
+
+
+def test_compare__no_case_ids_overlap__refused_with_clear_error(record, cases) -> None:
+    with pytest.raises(RunRecordError, match="share no"):
+        compare(record({"home": cases("doors", 5, "P")}), record({"home": cases("lights", 5, "P")}))
+
+
+def test_compare__incomplete_candidate__noted_and_warned(record, cases) -> None:
+    doc = record({"home": cases("doors", 5, "P")})
+    result = compare(doc, record({"home": cases("doors", 5, "P")}, complete=False))
+    assert result.outcome == "warn" and "incomplete-run" in kinds(result)
+
+
+def test_compare__breakdowns__scorer_dimension_and_usage_rows(record, cases) -> None:
+    dims = {f"doors/c{i}": {"difficulty": "hard" if i < 5 else "easy"} for i in range(10)}
+    base = record({"home": cases("doors", 10, "P")}, dimensions=dims)
+    cand = record(
+        {"home": cases("doors", 5, "F") | {f"doors/c{i}": "P" for i in range(5, 10)}}, dimensions=dims
+    )
+    suite = compare(base, cand).suites[0]
+    assert [(r.key, r.candidate.rate if r.candidate else None) for r in suite.dimensions] == [
+        ("difficulty=easy", 1.0),
+        ("difficulty=hard", 0.0),
+    ]
+    assert suite.dimensions[1].dimension == "difficulty" and suite.dimensions[1].value == "hard"
+    assert [(r.key, r.delta.delta if r.delta else None) for r in suite.scorers] == [("check", -0.5)]
+    assert suite.usage.delta is not None and suite.usage.delta.cost_usd == pytest.approx(0.0)
+    assert suite.usage.candidate.input_tokens == 1000
+
+
+def test_compare_runs__accepts_run_record_models_including_minimal_v1(record, cases) -> None:
+    minimal = {
+        "schema": "agent-evals/run@1",
+        "run": {"tool_version": "0.0.1", "started_at": "2025-01-01T00:00:00Z"},
+        "suites": [{"id": "home", "kind": "benchmark", "source": "home.yaml",
+                    "cases": [{"id": "doors/c0", "group": "doors", "trials": [{"passed": True}]}]}],
+    }  # fmt: skip
+    base = RunRecord.model_validate(minimal)
+    cand = RunRecord.model_validate(record({"home": {"doors/c0": "F"}}))
+    result = compare_runs(base, cand, policy())
+    assert result.suites[0].cases[0].classification == "regressed"
+    assert result.baseline.source == "file" and result.baseline.date == "2025-01-01T00:00:00Z"
+
+
+def test_single_run__no_missing_baseline_reason_but_floor_applies(record, cases) -> None:
+    doc = record({"home": cases("doors", 5, "P") | cases("lights", 5, "F")})
+    result = single_run(doc, policy(min_pass_rate=0.9))
+    assert (result.mode, result.verdict, kinds(result)) == ("single_run", "failed", ["floor"])
+    clean = single_run(record({"home": cases("doors", 5, "P")}), policy())
+    assert (clean.verdict, clean.outcome, clean.reasons) == ("no-baseline", "pass", [])
+
+
+def test_comparison__json_dump_carries_exit_code_and_round_trips(record, cases) -> None:
+    doc = record({"home": cases("doors", 3, "P")})
+    result = compare(doc, doc)
+    data = result.model_dump(mode="json")
+    assert data["exit_code"] == 0 and data["policy"]["sources"] == ["defaults"]
+    assert Comparison.model_validate_json(result.model_dump_json(exclude={"exit_code"})).verdict == "passed"

@@ -34,7 +34,11 @@ __all__ = [
 ]
 
 ToolArgsMatchMode = Literal["exact", "ignore", "subset", "superset"]
-"""How tool-call arguments are compared: equal, not at all, actual within reference, reference within actual."""
+"""How tool-call arguments are compared: equal, not at all, actual within reference, reference within actual.
+
+The direction is the same in every mode of every wrapper, and a callable override is always
+called as ``matcher(actual_args, reference_args)``.
+"""
 
 ToolArgsOverride = ToolArgsMatchMode | list[str] | Callable[[dict[str, Any], dict[str, Any]], bool]
 """Per-tool override: a mode, the argument keys (dotted paths) to compare, or ``matcher(actual, reference)``."""
@@ -69,11 +73,29 @@ def _check_overrides(overrides: Mapping[str, Any] | None, scorer: str) -> dict[s
     return checked
 
 
+def _reverse_direction(mode: str, overrides: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """The argument rules as agentevals' subset matcher needs them: it calls matchers as (reference, actual)."""
+    flipped = {"subset": "superset", "superset": "subset"}
+
+    def swap(matcher: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Callable[..., bool]:
+        return lambda reference, actual: matcher(actual, reference)
+
+    def reverse(override: Any) -> Any:
+        if isinstance(override, str):
+            return flipped.get(override, override)
+        return swap(override) if callable(override) else override  # key lists are symmetric
+
+    reversed_overrides = None if overrides is None else {t: reverse(o) for t, o in overrides.items()}
+    return flipped.get(mode, mode), reversed_overrides
+
+
 class _TrajectoryMatch:
     """Delegates to agentevals' trajectory matcher for one ``trajectory_match_mode``."""
 
     name: str = ""
     match_mode: ClassVar[str] = "strict"
+    # agentevals' subset mode compares arguments as (reference, actual); we keep (actual, reference)
+    reversed_arguments: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -87,10 +109,13 @@ class _TrajectoryMatch:
         self.tool_args_match_overrides = _check_overrides(tool_args_match_overrides, self.name)
         self.threshold = check_threshold(threshold, self.name)
         agentevals = import_agentevals(f"The {self.name} scorer")
+        mode, overrides = str(tool_args_match_mode), self.tool_args_match_overrides
+        if self.reversed_arguments:
+            mode, overrides = _reverse_direction(mode, overrides)
         self._evaluator = agentevals.trajectory.match.create_trajectory_match_evaluator(
             trajectory_match_mode=self.match_mode,
-            tool_args_match_mode=tool_args_match_mode,
-            tool_args_match_overrides=self.tool_args_match_overrides,
+            tool_args_match_mode=mode,
+            tool_args_match_overrides=overrides,
         )
 
     def __repr__(self) -> str:
@@ -139,6 +164,7 @@ class TrajectorySubsetMatch(_TrajectoryMatch):
 
     name = "TrajectorySubsetMatch"
     match_mode = "subset"
+    reversed_arguments = True
 
 
 class TrajectorySupsetMatch(_TrajectoryMatch):

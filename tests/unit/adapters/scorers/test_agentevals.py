@@ -374,3 +374,41 @@ def test_wrapper__agentevals_not_installed__missing_dependency_names_extra(
     monkeypatch.setitem(sys.modules, "agentevals", None)
     with pytest.raises(MissingDependency, match=r"pip install 'agent-evals\[agentevals\]'"):
         factory(**kwargs)
+
+
+SF_CITY_ONLY_AGENT = _agent(
+    {"role": "user", "content": "Weather?"},
+    _calls(("get_weather", {"city": "SF"})),
+    _tool("Sunny."),
+    {"role": "assistant", "content": "Sunny."},
+)
+SF_CITY_AND_UNITS_REFERENCE = _reference(
+    {"role": "user", "content": "Weather?"},
+    _calls(("get_weather", {"city": "SF", "units": "F"})),
+    _tool("Sunny."),
+    {"role": "assistant", "content": "Sunny."},
+)
+DIRECTIONAL_WRAPPERS = [ag.TrajectoryStrictMatch, ag.TrajectorySubsetMatch, ag.TrajectorySupsetMatch]
+
+
+@pytest.mark.parametrize("factory", DIRECTIONAL_WRAPPERS)
+@pytest.mark.parametrize(("mode", "passed"), [("subset", True), ("superset", False), ("exact", False)])
+async def test_trajectory_match__argument_direction__same_in_every_wrapper(
+    factory: Any, mode: Any, passed: bool
+) -> None:
+    # the agent's {"city"} is within the reference's {"city", "units"}: a subset, not a superset
+    score = await factory(tool_args_match_mode=mode)(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE)
+    assert score.passed is passed
+
+
+@pytest.mark.parametrize("factory", DIRECTIONAL_WRAPPERS)
+async def test_trajectory_match__callable_override__called_with_actual_then_reference(factory: Any) -> None:
+    seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def matcher(actual: dict[str, Any], reference: dict[str, Any]) -> bool:
+        seen.append((actual, reference))
+        return True
+
+    scorer = factory(tool_args_match_overrides={"get_weather": matcher})
+    assert (await scorer(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE)).passed is True
+    assert seen and all(call == ({"city": "SF"}, {"city": "SF", "units": "F"}) for call in seen)

@@ -209,13 +209,14 @@ class _Run:
         value, error, task_duration = outcome
         t = time.perf_counter()
         result: TaskResult | None = None
+        if error is None and type(value) is not TaskResult and inspect.isawaitable(value):
+            # a "sync" callable that handed back a coroutine
+            value, error, extra = await self._await_late(value)
+            task_duration += extra
         if error is None:
-            if inspect.isawaitable(value):  # a "sync" callable that handed back a coroutine
-                value, error, extra = await self._await_late(value)
-                task_duration += extra
-            if error is None and isinstance(value, TaskResult):
+            if isinstance(value, TaskResult):
                 result = value
-            elif error is None:
+            else:
                 error = (
                     f"task returned {type(value).__name__}, expected a TaskResult "
                     "(return TaskResult(output=..., context={...}))"
@@ -232,7 +233,7 @@ class _Run:
             for scorer in self.scorers:
                 scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")
         trajectory, tool_calls = _trajectory(result)
-        self.results[index] = ExampleResult.model_construct(
+        self.results[index] = ExampleResult(
             index=index,
             input=example.input,
             expected=example.expected,

@@ -93,7 +93,7 @@ class PreparedScorer:
             out = self.fn(result, expected, **context) if self.accepts_context else self.fn(result, expected)
         except Exception as exc:
             return self._raised(exc)
-        if inspect.isawaitable(out):
+        if type(out) is not Score and inspect.isawaitable(out):
             return out
         return self.check(out)
 

@@ -80,7 +80,7 @@ class StateMatch:
         """Score ``result.context["final_state"]`` against the expected paths."""
         per_example = (expected.context or {}).get("expected_state", _MISSING) if expected else _MISSING
         paths = self.expected_state if per_example is _MISSING else per_example
-        if not isinstance(paths, Mapping):
+        if type(paths) is not dict and not isinstance(paths, Mapping):
             what = "none given" if paths is None else f"got {type(paths).__name__}"
             return self._fail(
                 "no expected_state to check: pass StateMatch(expected_state={...}) or set "
@@ -95,7 +95,7 @@ class StateMatch:
                 "the task result has no final state: return TaskResult(context={'final_state': {...}})",
                 len(paths),
             )
-        if not isinstance(state, Mapping):
+        if type(state) is not dict and not isinstance(state, Mapping):
             return self._fail(f"final_state must be a dict, got {type(state).__name__}", len(paths))
         failures: dict[str, dict[str, Any]] = {}
         for path, want in paths.items():

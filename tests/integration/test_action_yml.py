@@ -1,0 +1,265 @@
+"""Run action.yml's composite steps the way the runner does: inputs to env, bash steps in order, outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agent_evals.github.actions_io import parse_outputs
+from servers.github_server import TOKEN, GitHubServer
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+BENCH = """benchmark: tiny
+agent: tiny_agent:answer
+execution: {runs_per_scenario: 1}
+capabilities:
+  - name: math
+    scenarios:
+""" + "".join(
+    f"      - {{id: c{i}, prompt: c{i}, success: {{output: {{contains: ok}}}}}}\n" for i in range(12)
+)
+AGENT = 'import os\n\ndef answer(prompt):\n    return "bad" if prompt in os.environ.get("FAIL", "").split(",") else "ok"\n'
+
+
+@dataclass
+class Runner:
+    """A minimal composite-action runner: enough of the expression language for action.yml, no more."""
+
+    inputs: dict[str, str]
+    contexts: dict[str, Any]
+    env: dict[str, str]
+    temp: Path
+    steps: dict[str, dict[str, str]] = field(default_factory=dict)
+    ran: list[str] = field(default_factory=list)
+    uploads: list[dict[str, str]] = field(default_factory=list)
+    failed: bool = False
+
+    def lookup(self, expr: str) -> str:
+        parts = expr.split(".")
+        if parts[0] == "inputs":
+            return self.inputs[parts[1]]
+        if parts[0] == "steps" and parts[2] == "outputs":
+            return self.steps.get(parts[1], {}).get(parts[3], "")
+        value: Any = self.contexts
+        for part in parts:
+            value = value[part]
+        return str(value)
+
+    def render(self, text: str) -> str:
+        return EXPR.sub(lambda m: self.lookup(m.group(1)), text)
+
+    def condition(self, expr: str | None) -> bool:
+        if expr is None:
+            return not self.failed
+        always = False
+        result = True
+        for term in (t.strip() for t in expr.split("&&")):
+            match = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", term)
+            if term == "always()":
+                always = True
+            elif match:
+                equal = self.lookup(match.group(1)) == match.group(3)
+                result = result and (equal if match.group(2) == "==" else not equal)
+            else:
+                raise AssertionError(f"expression not understood by this test runner: {term!r}")
+        return result and (always or not self.failed)
+
+    def run(self, action: Mapping[str, Any]) -> dict[str, str]:
+        for step in action["runs"]["steps"]:
+            name = step["name"]
+            if not self.condition(step.get("if")):
+                continue
+            self.ran.append(name)
+            if "uses" in step:
+                if "upload-artifact" in step["uses"]:
+                    self.uploads.append(
+                        {"uses": step["uses"], **{k: self.render(str(v)) for k, v in step["with"].items()}}
+                    )
+                continue
+            assert "${{" not in step["run"], f"{name}: expression inside run:"
+            out = self.temp / f"out-{len(self.ran)}"
+            out.touch()
+            env = {
+                **self.env,
+                **{k: self.render(str(v)) for k, v in step.get("env", {}).items()},
+                "GITHUB_OUTPUT": str(out),
+            }
+            cwd = (
+                ROOT
+                if "working-directory" not in step
+                else Path(self.env["GITHUB_WORKSPACE"]) / self.render(step["working-directory"])
+            )
+            script = self.temp / f"step-{len(self.ran)}.sh"
+            script.write_text(step["run"])
+            proc = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                cwd=cwd, env=env, capture_output=True, text=True, timeout=180,
+            )  # fmt: skip
+            self.env.setdefault("LOG", "")
+            self.env["LOG"] += proc.stdout + proc.stderr
+            if proc.returncode != 0:
+                self.failed = True
+            if "id" in step:
+                self.steps[step["id"]] = parse_outputs(out.read_text())
+        return {name: self.render(spec["value"]) for name, spec in action["outputs"].items()}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "evals").mkdir(parents=True)
+    (ws / "evals" / "bench.yaml").write_text(BENCH)
+    (ws / "evals" / "tiny_agent.py").write_text(AGENT)
+    return ws
+
+
+def _shim(tmp_path: Path) -> Path:
+    """`python` that records `-m pip install ...` instead of changing the shared test venv."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    script = shim / "python"
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$@" >> "$PIP_LOG"; exit 0; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return shim
+
+
+def _runner(
+    tmp_path: Path,
+    workspace: Path,
+    inputs: dict[str, str],
+    event: str,
+    payload: dict[str, Any],
+    ref: str,
+    api_url: str = "http://127.0.0.1:9",
+) -> Runner:
+    defaults = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(payload))
+    contexts = {"github": {"token": TOKEN, "action_path": str(ROOT)}, "runner": {"temp": str(temp)}}
+    runner = Runner(inputs={}, contexts=contexts, env={}, temp=temp)
+    runner.inputs = {k: runner.render(v) for k, v in {**defaults, **inputs}.items()}
+    runner.env = {
+        "PATH": f"{_shim(tmp_path)}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "PIP_LOG": str(tmp_path / "pip.log"),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(event_path),
+        "GITHUB_REPOSITORY": "octo/demo",
+        "GITHUB_API_URL": api_url,
+        "GITHUB_REF": ref,
+        "GITHUB_SHA": "e" * 40,
+        "GITHUB_RUN_ID": "42",
+        "GITHUB_JOB": "gate",
+        "GITHUB_WORKFLOW_REF": f"octo/demo/.github/workflows/gate.yml@{ref}",
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "RUNNER_TEMP": str(temp),
+    }
+    return runner
+
+
+def test_action__push_to_main__outputs_and_baseline_upload(tmp_path: Path, workspace: Path) -> None:
+    inputs = {
+        "path": "bench.yaml",
+        "working-directory": "evals",
+        "python-version": "",
+        "install": 'echo "installing in $PWD" > "$RUNNER_TEMP/install.txt"',
+    }
+    runner = _runner(
+        tmp_path, workspace, inputs, "push", {"repository": {"default_branch": "main"}}, "refs/heads/main"
+    )
+    outputs = runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    assert "Set up Python" not in runner.ran
+    assert (tmp_path / "pip.log").read_text().split() == [
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--quiet",
+        str(ROOT),
+    ]
+    assert (runner.temp / "install.txt").read_text().strip() == f"installing in {workspace / 'evals'}"
+    assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
+    record = Path(outputs["run-record"])
+    assert record.is_file() and record.parent == runner.temp / "agent-evals"
+    assert Path(outputs["report"]).read_text().startswith("<!-- agent-evals:gate:gate-")
+    names = [u["name"] for u in runner.uploads]
+    assert names == [f"agent-evals-run-{runner.steps['gate']['gate-id']}", "agent-evals-baseline"]
+    assert runner.uploads[1]["path"] == str(record)
+    assert all(re.fullmatch(r"actions/upload-artifact@[0-9a-f]{40}", u["uses"]) for u in runner.uploads)
+
+
+@pytest.fixture
+def github() -> Iterator[GitHubServer]:
+    with GitHubServer() as server:
+        server.state.runs["gate.yml"] = []
+        yield server
+
+
+def test_action__failing_gate__still_uploads_run_record_not_baseline(
+    tmp_path: Path, workspace: Path, github: GitHubServer
+) -> None:
+    payload = {
+        "repository": {"default_branch": "main"},
+        "pull_request": {
+            "number": 3,
+            "base": {"ref": "main", "sha": "b" * 40, "repo": {"full_name": "octo/demo"}},
+            "head": {"sha": "e" * 40, "repo": {"full_name": "octo/demo"}},
+        },
+    }
+    inputs = {"path": "bench.yaml", "working-directory": "evals", "min-pass-rate": "0.9", "comment": "always"}
+    runner = _runner(
+        tmp_path, workspace, inputs, "pull_request", payload, "refs/pull/3/merge", github.api_url
+    )
+    runner.env["FAIL"] = "c0,c1,c2"
+    outputs = runner.run(ACTION)
+    assert runner.failed
+    assert "Set up Python" in runner.ran
+    assert outputs["status"] == "failed" and outputs["pass-rate"] == "0.7500"
+    assert outputs["comment-url"] == github.state.comments[3][0]["html_url"]
+    assert [u["name"].split("-")[2] for u in runner.uploads] == ["run"]
+    assert "below" in Path(outputs["report"]).read_text()
+
+
+def test_action__every_input_is_documented_in_readme_and_docs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    docs = (ROOT / "docs" / "github-actions.md").read_text()
+    for name in ACTION["inputs"]:
+        assert f"`{name}`" in docs, f"input {name} missing from docs/github-actions.md"
+        assert f"`{name}`" in readme, (
+            f"input {name} missing from README.md (paste the 'Use it in GitHub Actions' section)"
+        )
+
+
+def test_action__outputs_mirror_the_cli() -> None:
+    assert set(ACTION["outputs"]) == {
+        "status",
+        "pass-rate",
+        "baseline-pass-rate",
+        "regressions",
+        "run-record",
+        "report",
+        "comment-url",
+    }

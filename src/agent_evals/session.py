@@ -63,10 +63,14 @@ def match_case_id(case_id: str, pattern: str) -> bool:
 
 def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
     """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
-    sha = env.get("GITHUB_SHA") or _git(["rev-parse", "HEAD"], cwd)
-    ref = (
-        env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF") or _git(["symbolic-ref", "--short", "HEAD"], cwd)
-    )
+    sha = env.get("GITHUB_SHA")
+    ref = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF")
+    if not (sha and ref):
+        # one process for both: `rev-parse HEAD --abbrev-ref HEAD` prints the SHA, then the branch
+        lines = (_git(["rev-parse", "HEAD", "--abbrev-ref", "HEAD"], cwd) or "").splitlines()
+        if len(lines) == 2:
+            sha = sha or lines[0]
+            ref = ref or (lines[1] if lines[1] != "HEAD" else None)
     return GitInfo(sha=sha, ref=ref)
 
 
@@ -107,11 +111,21 @@ class RunBuilder:
         self.cwd = cwd or Path.cwd()
         self.started_at = utc_now()
         self.writer = TrialWriter(Redactor.from_env(self.env))
+        # Ask git while the run executes rather than after it.
+        self._git: list[GitInfo] = []
+        self._git_thread = threading.Thread(
+            target=lambda: self._git.append(git_info(self.env, self.cwd)), daemon=True
+        )
+        self._git_thread.start()
         self._plans: list[_EvalSuitePlan] = []
         self._specs: list[EvalCaseSpec] = []
         self._results: dict[int, dict[int, EvalCaseResult]] = {}
         self._lock = threading.Lock()
         self._other_suites: list[Suite] = []
+
+    def _git_facts(self) -> GitInfo:
+        self._git_thread.join(timeout=10)
+        return self._git[0] if self._git else GitInfo()
 
     def add_eval_suite(self, label: str, specs: list[EvalCaseSpec]) -> None:
         """Plan an eval suite (one file's selected cases)."""
@@ -149,7 +163,7 @@ class RunBuilder:
             started_at=self.started_at,
             finished_at=utc_now(),
             complete=complete,
-            git=git_info(self.env, self.cwd),
+            git=self._git_facts(),
             ci=ci_info(self.env),
         )
         return RunRecord(run=run, suites=[*suites, *self._other_suites])

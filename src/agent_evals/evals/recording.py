@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from agent_evals.core.redact import Redactor
@@ -25,6 +26,10 @@ class TrialWriter:
             return None, None
         if isinstance(value, str):
             return self.redact(value[:TEXT_LIMIT]), None
+        if isinstance(value, bool):
+            return ("true" if value else "false"), value
+        if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+            return self.redact(repr(value)), value  # what json.dumps would write, without its overhead
         try:
             dumped = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError):

@@ -62,7 +62,15 @@ def _budget_chars(budget: Budget) -> int:
 def _lower_bound(view: ReportView) -> int:
     listed = sum(
         len(listing.shown)
-        for listing in (view.regressed, view.improved, view.errored, view.flaky, view.added, view.removed)
+        for listing in (
+            view.regressed,
+            view.failing,
+            view.improved,
+            view.errored,
+            view.flaky,
+            view.added,
+            view.removed,
+        )
     )
     rows = sum(1 + len(sv.groups) for sv in view.suites)
     return (listed + rows) * _MIN_ROW_CHARS

@@ -10,6 +10,7 @@ from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import truncate
 from agent_evals.report.filters import delta, interval, number, pct, points, pvalue, short_sha
 from agent_evals.report.headline import headline
+from agent_evals.report.view import collect_cases
 
 if TYPE_CHECKING:
     from agent_evals.gate.model import CaseDiff, CaseSide, Comparison, RateSummary
@@ -155,18 +156,13 @@ def render_terminal(
         for note in comparison.notes:
             lines.append(f"i {t.safe(note, 300)}")
     multi = len(comparison.suites) > 1
-    by_class: dict[str, list[CaseDiff]] = {}
-    for s in comparison.suites:
-        for case in s.cases:
-            by_class.setdefault(case.classification, []).append(case)
-    errored = [
-        c for s in comparison.suites for c in s.cases if c.candidate is not None and c.candidate.errors
-    ]
-    lines += _section(t, "Regressed cases", by_class.get("regressed", []), multi, True, "fail")
-    lines += _section(t, "Improved cases", by_class.get("improved", []), multi, False, "pass")
-    lines += _section(t, "Cases with errored trials", errored, multi, True, "warn")
-    lines += _section(t, "New cases", by_class.get("new", []), multi, False, "dim")
-    lines += _section(t, "Removed cases", by_class.get("removed", []), multi, False, "dim")
+    listed = collect_cases(comparison)
+    lines += _section(t, "Regressed cases", listed["regressed"], multi, True, "fail")
+    lines += _section(t, "Failing cases (no baseline)", listed["failing"], multi, True, "fail")
+    lines += _section(t, "Improved cases", listed["improved"], multi, False, "pass")
+    lines += _section(t, "Cases with errored trials", listed["errored"], multi, True, "warn")
+    lines += _section(t, "New cases", listed["new"], multi, False, "dim")
+    lines += _section(t, "Removed cases", listed["removed"], multi, False, "dim")
     for s in comparison.suites:
         d = s.delta
         if d is None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import truncate
 from agent_evals.report.headline import headline, overall_rate, regressed_cases_in, suites_with
+from agent_evals.report.view import collect_cases
 
 if TYPE_CHECKING:
     from agent_evals.gate.model import CaseDiff, Comparison, DeltaStat, SuiteComparison
@@ -73,12 +74,7 @@ def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
 def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The verdict as a JSON-ready dict (see :func:`render_json`)."""
     redactor = Redactor.from_env(env)
-    regressed = [
-        _case(case, redactor)
-        for suite in comparison.suites
-        for case in suite.cases
-        if case.classification == "regressed" or case.critical_flip
-    ]
+    regressed = [_case(case, redactor) for case in collect_cases(comparison)["regressed"]]
     return {
         "schema": VERDICT_SCHEMA,
         "mode": comparison.mode,

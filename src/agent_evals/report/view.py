@@ -85,8 +85,13 @@ class ReportView:
     """Suites left out of the table."""
     multi_suite: bool
     """More than one suite (add a suite column to case tables)."""
+    compared: bool
+    """At least one suite has a baseline (show baseline, delta and p columns)."""
     regressed: Listing
-    """Regressed cases (critical flips first, largest drop first)."""
+    """Regressed cases and, with several trials, cases whose pass fraction dropped (critical flips
+    first, largest drop first)."""
+    failing: Listing
+    """Failing cases of suites without a baseline (single runs, first runs)."""
     improved: Listing
     """Improved cases."""
     errored: Listing
@@ -129,6 +134,7 @@ def collect_cases(comparison: Comparison) -> dict[str, list[CaseDiff]]:
     """Every case worth listing, by section, in report order (computed once per comparison)."""
     sections: dict[str, list[CaseDiff]] = {
         "regressed": [],
+        "failing": [],
         "improved": [],
         "errored": [],
         "flaky": [],
@@ -136,13 +142,25 @@ def collect_cases(comparison: Comparison) -> dict[str, list[CaseDiff]]:
         "removed": [],
     }
     for suite in comparison.suites:
+        compared = suite.baseline is not None
         for case in suite.cases:
             cls = case.classification
-            if cls in ("regressed", "improved", "flaky", "new", "removed"):
+            side = case.candidate
+            listed_failing = False
+            if not compared:
+                # Without a baseline every case is "new": list the failing ones, not all of them.
+                if side is not None and (side.pass_fraction is None or side.pass_fraction < 1):
+                    sections["failing"].append(case)
+                    listed_failing = True
+            elif cls == "flaky" and case.delta is not None and case.delta < 0:
+                # With several trials a case can drop (3/3 -> 1/3) without failing outright; such
+                # drops are what a significant k > 1 regression is made of, so they are listed with it.
+                sections["regressed"].append(case)
+            elif cls in ("regressed", "improved", "flaky", "new", "removed"):
                 sections[cls].append(case)
             elif case.critical_flip:
                 sections["regressed"].append(case)
-            if _has_errors(case):
+            if _has_errors(case) and not listed_failing:
                 sections["errored"].append(case)
     sections["regressed"].sort(key=_regression_order)
     return sections
@@ -168,7 +186,9 @@ def build_view(comparison: Comparison, detail: Detail, cases: dict[str, list[Cas
         suites=suite_views,
         suites_hidden=len(comparison.suites) - len(shown_suites),
         multi_suite=len(comparison.suites) > 1,
+        compared=any(s.baseline is not None for s in comparison.suites),
         regressed=_take(cases["regressed"], detail.case_limit),
+        failing=_take(cases["failing"], detail.case_limit),
         improved=_take(cases["improved"], detail.other_limit),
         errored=_take(cases["errored"], detail.other_limit),
         flaky=_take(cases["flaky"], detail.other_limit),
@@ -189,6 +209,7 @@ def build_view(comparison: Comparison, detail: Detail, cases: dict[str, list[Cas
         trimmed.append("the per-scorer and per-dimension tables")
     for label, listing in (
         ("regressed", view.regressed),
+        ("failing", view.failing),
         ("improved", view.improved),
         ("errored", view.errored),
         ("flaky", view.flaky),

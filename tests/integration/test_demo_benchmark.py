@@ -1,0 +1,83 @@
+"""The embedded demo: the home benchmark runs, v1 passes it, v2 regresses on 'all lights', make demo gates."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_evals.benchmark.loader import load_benchmark
+from agent_evals.benchmark.runner import run_benchmark
+
+ROOT = Path(__file__).resolve().parents[2]
+HOME = ROOT / "benchmarks" / "home.yaml"
+ALL_LIGHTS = {
+    "lights/all-off",
+    "lights/all-on",
+    "lights/every-light",
+    "lights/kill-everywhere",
+    "lights/house-dark",
+    "lights/all-but-bedroom",
+}
+
+
+def test_demo_benchmark__shape_meets_the_brief() -> None:
+    bench = load_benchmark(HOME)
+    scenarios = [s for c in bench.capabilities for s in c.scenarios]
+    assert len(scenarios) >= 30 and len(bench.capabilities) >= 4
+    assert any(s.location[0].endswith("capabilities/scenes.yaml") for s in scenarios)
+    assert any(s.precondition for s in scenarios)
+    assert any(
+        s.success and s.success.tool_use and s.success.tool_use.match_calls == "any_of" for s in scenarios
+    )
+    dims = {k for c in bench.capabilities for k in c.dimensions}
+    assert {"phrasing", "difficulty"} <= dims
+    assert bench.gate and bench.agent == "home_agent:HomeAgent"
+
+
+def test_demo_benchmark__v1_passes_every_scenario() -> None:
+    result = run_benchmark(HOME)
+    assert result.error_count == 0
+    assert result.micro_pass_rate == 1.0
+    assert (result.agent_name, result.agent_version) == ("home-agent", "1")
+
+
+def test_demo_benchmark__v2_regresses_exactly_on_all_lights_requests() -> None:
+    result = run_benchmark(HOME, "home_agent:HomeAgentV2")
+    failing = {c.id for c in result.cases if c.passes < len(c.trials)}
+    assert failing == ALL_LIGHTS
+    assert result.pass_rates_by_capability["lights"] < 0.6
+    assert result.pass_rates_by_capability["scenes"] == 1.0
+
+
+def test_demo_agent__two_round_tool_loop_passes_and_reports_usage() -> None:
+    result = run_benchmark(HOME, case_filter="climate/bit-warmer", trials=1)
+    (trial,) = result.cases[0].trials
+    assert trial.passed and trial.usage and trial.usage["input_tokens"] > 0
+
+
+@pytest.mark.slow
+def test_make_demo_script__writes_both_records_and_prints_a_failed_verdict_quickly(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "demo.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 0, done.stderr
+    assert elapsed < 10
+    baseline = json.loads((tmp_path / "out" / "baseline.json").read_text())
+    candidate = json.loads((tmp_path / "out" / "candidate.json").read_text())
+    assert baseline["suites"][0]["agent"] == {"name": "home-agent", "version": "1"}
+    assert candidate["suites"][0]["agent"] == {"name": "home-agent", "version": "2"}
+    assert candidate["suites"][0]["gate"]["max_drop"] == 0.05
+    assert "Verdict: failed" in done.stdout
+    assert "<!-- agent-evals:gate:default -->" in done.stdout

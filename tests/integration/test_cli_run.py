@@ -181,3 +181,18 @@ def test_run_path__imports_no_heavy_dependency() -> None:
     }
     heavy = {"jinja2", "requests", "langchain", "langchain_core", "autoevals", "agentevals", "openai"}
     assert not heavy & imported
+
+
+def test_run_mixed_paths__eval_file_and_yaml_benchmark_share_one_valid_record(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    done = _run(
+        "examples/eval_cases.py", "benchmarks/home.yaml", "--trials", "1", "--quiet", "--output", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    record = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.validate(record, load_run_schema())
+    assert [(s["id"], s["kind"]) for s in record["suites"]] == [
+        ("examples/eval_cases.py", "evals"),
+        ("home", "benchmark"),
+    ]
+    assert {len(c["trials"]) for s in record["suites"] for c in s["cases"]} == {1}

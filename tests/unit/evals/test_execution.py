@@ -377,3 +377,20 @@ def test_system_exit_in_eval__is_contained_as_error(eval_module: Loader) -> None
         """
     )
     assert _run(m, "test_it").error == "SystemExit: 4"
+
+
+def test_failed_assert_without_context__is_an_error_so_evaluators_do_not_run(eval_module: Loader) -> None:
+    m = eval_module(
+        """
+        from agent_evals import eval
+
+        seen = []
+
+        @eval(evaluators=[lambda result: seen.append(result) or True])
+        def test_it():
+            assert 1 == 2, "no context here"
+        """
+    )
+    result = _run(m, "test_it")
+    assert result.error == "AssertionError: no context here"
+    assert m.seen == []

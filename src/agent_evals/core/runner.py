@@ -13,6 +13,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 from agent_evals.core.aggregate import aggregate
+from agent_evals.core.arguments import (
+    check_config,
+    check_dataset,
+    check_platform,
+    check_task,
+    prepare_scorers,
+)
 from agent_evals.core.messages import extract_tool_calls
 from agent_evals.core.scorer import PreparedScorer, error_score
 from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, Score, TaskResult
@@ -53,15 +60,11 @@ async def run_eval_async(
     every scorer; a scorer that raises or returns a non-Score yields an errored, failing Score.
     Wrong arguments raise ValueError/TypeError before anything runs.
     """
-    cfg = _check_config(config)
-    examples = _check_dataset(dataset)
-    prepared = _prepare_scorers(scorers)
-    _check_task(task, examples)
-    if platform is not None and not callable(getattr(platform, "record", None)):
-        raise TypeError(
-            f"platform must have an async record(result) method (e.g. LocalConfig(...)), "
-            f"got {type(platform).__name__}"
-        )
+    cfg = check_config(config)
+    examples = check_dataset(dataset)
+    prepared = prepare_scorers(scorers)
+    check_task(task, examples)
+    check_platform(platform)
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     results = await _Run(task, examples, prepared, cfg, progress).execute()
@@ -178,7 +181,7 @@ class _Run:
         if example.output is not None:
             return example.output, None, 0.0
         task = self.task
-        if task is None:  # _check_task rejects this before the run starts
+        if task is None:  # check_task rejects this before the run starts
             return None, "no task and no stored output", 0.0
         t = time.perf_counter()
         timeout = self.config.timeout_s
@@ -275,7 +278,7 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
         if example.output is not None:
             outcomes.append((example.output, None, 0.0))
             continue
-        if task is None:  # _check_task rejects this before the run starts
+        if task is None:  # check_task rejects this before the run starts
             outcomes.append((None, "no task and no stored output", 0.0))
             continue
         t = time.perf_counter()
@@ -320,73 +323,3 @@ def _is_async_callable(fn: Any) -> bool:
         return True
     call = getattr(type(fn), "__call__", None)  # noqa: B004 - a class instance with async __call__
     return not inspect.isfunction(fn) and not inspect.ismethod(fn) and inspect.iscoroutinefunction(call)
-
-
-def _check_config(config: EvalConfig | Mapping[str, Any] | None) -> EvalConfig:
-    if config is None:
-        return EvalConfig()
-    if isinstance(config, EvalConfig):
-        return config
-    if isinstance(config, Mapping):
-        return EvalConfig.model_validate(dict(config))
-    raise TypeError(f"config must be an EvalConfig (or a dict of its fields), got {type(config).__name__}")
-
-
-def _check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
-    if isinstance(dataset, (str, bytes, Mapping)) or not isinstance(dataset, Iterable):
-        raise TypeError(
-            f"dataset must be a list of ExampleData(input=..., expected=...), got {type(dataset).__name__}"
-        )
-    examples = list(dataset)
-    if not examples:
-        raise ValueError("dataset is empty: pass at least one ExampleData(input=..., expected=...)")
-    for index, example in enumerate(examples):
-        if not isinstance(example, ExampleData):
-            raise TypeError(
-                f"dataset[{index}] is a {type(example).__name__}, expected ExampleData(input=..., "
-                "expected=ExpectedResult(...))"
-            )
-    return examples
-
-
-def _prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
-    if callable(scorers) or isinstance(scorers, (str, bytes, Mapping)) or not isinstance(scorers, Iterable):
-        raise TypeError(f"scorers must be a list of scorers, e.g. scorers=[StateMatch()], got {scorers!r}")
-    items = list(scorers)
-    if not items:
-        raise ValueError("scorers is empty: pass at least one scorer, e.g. scorers=[StateMatch()]")
-    prepared: list[PreparedScorer] = []
-    seen: dict[str, int] = {}
-    for index, scorer in enumerate(items):
-        if isinstance(scorer, type):
-            raise TypeError(
-                f"scorers[{index}] is the class {scorer.__name__}; pass an instance: {scorer.__name__}()"
-            )
-        if not callable(scorer):
-            raise TypeError(
-                f"scorers[{index}] is a {type(scorer).__name__}, expected a callable "
-                "scorer(result, expected=None, **context) -> Score"
-            )
-        item = PreparedScorer.of(scorer)
-        if item.name in seen:
-            raise ValueError(
-                f"scorers[{seen[item.name]}] and scorers[{index}] are both named {item.name!r}; "
-                "results are keyed by scorer name, so give one a distinct `name` attribute"
-            )
-        seen[item.name] = index
-        prepared.append(item)
-    return prepared
-
-
-def _check_task(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> None:
-    if task is not None:
-        if not callable(task):
-            raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
-        return
-    missing = [i for i, example in enumerate(examples) if example.output is None]
-    if missing:
-        shown = ", ".join(str(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
-        raise ValueError(
-            f"no task given and dataset examples {shown} have no stored output; pass task=... or give "
-            "every ExampleData an output=TaskResult(...) to replay"
-        )

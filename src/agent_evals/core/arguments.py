@@ -1,0 +1,92 @@
+"""Argument checks for ``run_eval_async``: a clear ValueError/TypeError before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from agent_evals.core.scorer import PreparedScorer
+from agent_evals.core.types import EvalConfig, ExampleData
+
+
+def check_config(config: EvalConfig | Mapping[str, Any] | None) -> EvalConfig:
+    """The run's EvalConfig: the default for None, validated fields for a dict."""
+    if config is None:
+        return EvalConfig()
+    if isinstance(config, EvalConfig):
+        return config
+    if isinstance(config, Mapping):
+        return EvalConfig.model_validate(dict(config))
+    raise TypeError(f"config must be an EvalConfig (or a dict of its fields), got {type(config).__name__}")
+
+
+def check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
+    """The dataset as a non-empty list of ExampleData; the error names the first bad index."""
+    if isinstance(dataset, (str, bytes, Mapping)) or not isinstance(dataset, Iterable):
+        raise TypeError(
+            f"dataset must be a list of ExampleData(input=..., expected=...), got {type(dataset).__name__}"
+        )
+    examples = list(dataset)
+    if not examples:
+        raise ValueError("dataset is empty: pass at least one ExampleData(input=..., expected=...)")
+    for index, example in enumerate(examples):
+        if not isinstance(example, ExampleData):
+            raise TypeError(
+                f"dataset[{index}] is a {type(example).__name__}, expected ExampleData(input=..., "
+                "expected=ExpectedResult(...))"
+            )
+    return examples
+
+
+def prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
+    """Name and inspect every scorer once; reject non-callables, classes and duplicate names."""
+    if callable(scorers) or isinstance(scorers, (str, bytes, Mapping)) or not isinstance(scorers, Iterable):
+        raise TypeError(f"scorers must be a list of scorers, e.g. scorers=[StateMatch()], got {scorers!r}")
+    items = list(scorers)
+    if not items:
+        raise ValueError("scorers is empty: pass at least one scorer, e.g. scorers=[StateMatch()]")
+    prepared: list[PreparedScorer] = []
+    seen: dict[str, int] = {}
+    for index, scorer in enumerate(items):
+        if isinstance(scorer, type):
+            raise TypeError(
+                f"scorers[{index}] is the class {scorer.__name__}; pass an instance: {scorer.__name__}()"
+            )
+        if not callable(scorer):
+            raise TypeError(
+                f"scorers[{index}] is a {type(scorer).__name__}, expected a callable "
+                "scorer(result, expected=None, **context) -> Score"
+            )
+        item = PreparedScorer.of(scorer)
+        if item.name in seen:
+            raise ValueError(
+                f"scorers[{seen[item.name]}] and scorers[{index}] are both named {item.name!r}; "
+                "results are keyed by scorer name, so give one a distinct `name` attribute"
+            )
+        seen[item.name] = index
+        prepared.append(item)
+    return prepared
+
+
+def check_task(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> None:
+    """A callable task, or None only when every example carries a stored output."""
+    if task is not None:
+        if not callable(task):
+            raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
+        return
+    missing = [i for i, example in enumerate(examples) if example.output is None]
+    if missing:
+        shown = ", ".join(str(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise ValueError(
+            f"no task given and dataset examples {shown} have no stored output; pass task=... or give "
+            "every ExampleData an output=TaskResult(...) to replay"
+        )
+
+
+def check_platform(platform: Any) -> None:
+    """None, or an object with an async ``record(result)`` method."""
+    if platform is not None and not callable(getattr(platform, "record", None)):
+        raise TypeError(
+            f"platform must have an async record(result) method (e.g. LocalConfig(...)), "
+            f"got {type(platform).__name__}"
+        )

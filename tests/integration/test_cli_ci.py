@@ -198,6 +198,10 @@ def test_ci__regression__exits_1_with_annotations_at_yaml_lines(h: Harness) -> N
     assert errors[0].startswith("::error file=bench.yaml,line=8,")
     assert "math/c00 regressed" in errors[0]
     assert "gate failed" in _comments(h)[0]["body"]
+    # the log's untrusted text sits between stop-commands and its resume token; annotations come after
+    lines = result.stdout.splitlines()
+    token = next(line for line in lines if line.startswith("::stop-commands::")).split("::")[2]
+    assert lines.index(f"::{token}::") < lines.index(errors[0])
 
 
 def test_ci__more_than_ten_regressions__annotations_capped(h: Harness) -> None:
@@ -385,3 +389,19 @@ def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None
     assert second.returncode == 1
     assert second.stdout.startswith("<!-- agent-evals:gate:local-")
     assert "gate failed" in second.stdout
+
+
+def test_ci__comment_rejected_by_api__exit_3_after_writing_outputs(h: Harness) -> None:
+    h.github.state.faults.append(Fault("POST", "/comments$", 422, {"message": "Validation Failed"}))
+    result = h.run()
+    assert result.code == 3
+    assert "Could not write the pull request comment" in result.stdout
+    assert "HTTP 422" in result.stdout and "POST /repos/octo/demo/issues/5/comments" in result.stdout
+    assert result.outputs["status"] == "no-baseline"
+
+
+def test_ci__push_payload_without_default_branch__asks_the_api(h: Harness) -> None:
+    result = h.run(event="push", payload={}, ref="refs/heads/main")
+    assert result.code == 0, result.stderr
+    assert result.outputs["upload-baseline"] == "true"
+    assert [s.path for s in h.github.state.api_requests("GET")] == ["/repos/octo/demo"]

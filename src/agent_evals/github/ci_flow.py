@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +165,14 @@ def run_ci(
         extra = "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
         append_summary(settings.step_summary, summary_md + extra)
     if settings.in_actions:
+        from agent_evals.report.terminal import render_terminal
+
+        # The log shows untrusted text (case names, outputs): pause workflow commands around it so a
+        # line starting with `::` cannot act as one. https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#stopping-and-starting-workflow-commands
+        pause = f"agent-evals-{uuid.uuid4().hex}"
+        emit(f"::stop-commands::{pause}")
+        emit(render_terminal(comparison, env=secret_env).rstrip("\n"))
+        emit(f"::{pause}::")
         for line in render_annotations(_annotations(comparison, cwd, env)):
             emit(line)
         for notice in notices:

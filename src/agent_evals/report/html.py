@@ -72,7 +72,7 @@ def render_html(
     from agent_evals import __version__
 
     redactor = Redactor.from_env(env)
-    environment = build_environment(kind="html", template_dir=template_dir, redactor=redactor)
+    environment = build_environment(kind="html", template_dir=template_dir, env=env)
     template = environment.get_template(TEMPLATE_NAME)
     cases = collect_cases(comparison)
     text = template.render(

@@ -199,3 +199,21 @@ def test_match_case_id__glob_with_literal_brackets_or_substring(
     case_id: str, pattern: str, matches: bool
 ) -> None:
     assert match_case_id(case_id, pattern) is matches
+
+
+def test_run_paths__timeout_override_applies_to_every_eval(project: Path) -> None:
+    _write(
+        project,
+        "eval_slow.py",
+        """
+        import asyncio
+        from agent_evals import eval
+
+        @eval(timeout=30)
+        async def test_slow():
+            await asyncio.sleep(5)
+        """,
+    )
+    record = run_paths(["eval_slow.py"], timeout_s=0.05, builder=_builder())
+    trial = record.suites[0].cases[0].trials[0]
+    assert (trial.passed, trial.error) == (False, "TimeoutError: timed out after 0.05s")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -42,9 +43,10 @@ async def _call(fn: Callable[..., Any], args: tuple[Any, ...], sync_mode: bool) 
 
 def _take_task_result(ctx: EvalContext, value: Any) -> Any:
     """A TaskResult output becomes its text; its ``context['usage']`` becomes the trial's usage."""
-    from agent_evals.core.types import TaskResult
-
-    if isinstance(value, TaskResult):
+    # A TaskResult can only exist once its module is imported; checking sys.modules first keeps
+    # the run path from importing (and building the models of) core.types for plain outputs.
+    types_module = sys.modules.get("agent_evals.core.types")
+    if types_module is not None and isinstance(value, types_module.TaskResult):
         usage = (value.context or {}).get("usage")
         if usage is not None:
             ctx.usage = {**(ctx.usage or {}), **normalize_usage(usage, where="TaskResult.context['usage']")}

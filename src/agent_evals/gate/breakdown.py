@@ -6,11 +6,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agent_evals.gate.align import CaseView
+from agent_evals.gate.align import CaseView, SuiteView
 from agent_evals.gate.model import GroupRow, RowKind
-from agent_evals.gate.paired import EPS, Tally, TallyLike, delta_stat, make_pairs, rate_summary
+from agent_evals.gate.paired import EPS, Key, delta_stat, make_pairs, rate_summary
 from agent_evals.gate.policy import Knobs
 from agent_evals.gate.stats import benjamini_hochberg
+from agent_evals.gate.usage import construct
 
 Views = Mapping[str, CaseView]
 
@@ -41,71 +42,54 @@ def rows_by_cases(
     rows = []
     for key in sorted(set(b_index) | set(c_index)):
         b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
-        knobs = knobs_for(key)
-        b_tallies: list[TallyLike] = [base[i] for i in b_ids] if base is not None else []
-        c_tallies: list[TallyLike] = [cand[i] for i in c_ids]
-        sides = [(base[i], cand[i]) for i in c_ids if base is not None and i in base]
-        row = _row(kind, key, base is not None, b_tallies, c_tallies, sides, knobs)
+        b_keys = [base[i].key for i in b_ids] if base is not None else []
+        c_keys = [cand[i].key for i in c_ids]
+        sides = [(base[i].key, cand[i].key) for i in c_ids if i in base] if base is not None else []
+        row = _row(kind, key, base is not None, b_keys, c_keys, sides, knobs_for(key))
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")
         rows.append(row)
     return rows
 
 
-def _scorer_tallies(views: Views | None) -> dict[str, dict[str, Tally]]:
-    """scorer -> case id -> trials in which that scorer gave a pass/fail verdict."""
-    out: dict[str, dict[str, Tally]] = defaultdict(dict)
-    for cid, view in (views or {}).items():
-        for trial in view.raw.get("trials", []):
-            errored = trial.get("error") is not None
-            for name, score in (trial.get("scores") or {}).items():
-                passed = score.get("passed")
-                if passed is None and score.get("error") is None and not errored:
-                    continue  # numeric-only score: no pass/fail verdict of its own
-                tally = out[name].get(cid)
-                if tally is None:
-                    tally = out[name][cid] = Tally(0, 0, 0)
-                tally.trials += 1
-                if errored or score.get("error") is not None:
-                    tally.errors += 1
-                elif passed:
-                    tally.passes += 1
-    return out
-
-
-def scorer_rows(base: Views | None, cand: Views, knobs: Knobs) -> list[GroupRow]:
+def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[GroupRow]:
     """One row per scorer: the share of trials each scorer passed, paired by case."""
-    b_all, c_all = _scorer_tallies(base), _scorer_tallies(cand)
+    b_all = base.scorers if base is not None else {}
     rows = []
-    for name in sorted(set(b_all) | set(c_all)):
-        b, c = b_all.get(name, {}), c_all.get(name, {})
-        sides = [(b[i], c[i]) for i in c if i in b]
-        b_list: list[TallyLike] = list(b.values())
-        c_list: list[TallyLike] = list(c.values())
-        rows.append(_row("scorer", name, base is not None, b_list, c_list, sides, knobs))
+    for name in sorted(set(b_all) | set(cand.scorers)):
+        b, c = b_all.get(name, {}), cand.scorers.get(name, {})
+        sides = [(_key(b[i]), _key(t)) for i, t in c.items() if i in b]
+        b_keys = [_key(t) for t in b.values()]
+        c_keys = [_key(t) for t in c.values()]
+        rows.append(_row("scorer", name, base is not None, b_keys, c_keys, sides, knobs))
     return rows
+
+
+def _key(tally: list[int]) -> Key:
+    return (tally[0], tally[1], tally[2])
 
 
 def _row(
     kind: RowKind,
     key: str,
     has_baseline: bool,
-    b_tallies: list[TallyLike],
-    c_tallies: list[TallyLike],
-    sides: list[tuple[Any, Any]],
+    b_keys: list[Key],
+    c_keys: list[Key],
+    sides: list[tuple[Key, Key]],
     knobs: Knobs,
 ) -> GroupRow:
-    pairs = make_pairs(sides)
-    return GroupRow.model_construct(
+    stat = None
+    if has_baseline:
+        stat = delta_stat(make_pairs(sides), alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+    return construct(
+        GroupRow,
         kind=kind,
         key=key,
         dimension=None,
         value=None,
-        baseline=rate_summary(b_tallies) if b_tallies else None,
-        candidate=rate_summary(c_tallies) if c_tallies else None,
-        delta=delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
-        if has_baseline
-        else None,
+        baseline=rate_summary(b_keys) if b_keys else None,
+        candidate=rate_summary(c_keys) if c_keys else None,
+        delta=stat,
         status="ok",
         gated=False,
         verdict=None,

@@ -10,15 +10,7 @@ from typing import Any
 from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import (
-    CLASS_ORDER,
-    CaseView,
-    case_diff,
-    classify,
-    usage_diff,
-    usage_totals,
-    view_cases,
-)
+from agent_evals.gate.align import CLASS_ORDER, CaseView, case_diff, classify, view_suite
 from agent_evals.gate.model import (
     BaselineInfo,
     CaseDiff,
@@ -31,10 +23,11 @@ from agent_evals.gate.model import (
     RunInfoView,
     SuiteComparison,
 )
-from agent_evals.gate.paired import Pair, delta_stat, make_pairs, rate_summary, settle_hint
+from agent_evals.gate.paired import Pairs, delta_stat, make_pairs, rate_summary, settle_hint
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
+from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import decide, worst_outcome, worst_verdict
 
 
@@ -43,7 +36,7 @@ class _Unit:
     """A suite or gated group that can fail the gate: tested together under Holm."""
 
     stat: DeltaStat
-    pairs: list[Pair]
+    pairs: Pairs
     knobs: Knobs
 
 
@@ -162,18 +155,21 @@ def _compare(
 def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: Policy) -> _SuiteWork:
     sid = suite["id"]
     knobs = policy.knobs_for(sid)
-    cand = view_cases(suite, knobs.critical_cases)
-    base = view_cases(base_suite, knobs.critical_cases) if base_suite is not None else None
+    cand_view = view_suite(suite, knobs.critical_cases)
+    base_view = view_suite(base_suite, knobs.critical_cases) if base_suite is not None else None
+    cand = cand_view.cases
+    base = base_view.cases if base_view is not None else None
     if base is not None and not any(cid in base for cid in cand):
-        base = None  # nothing in common: treated as having no baseline (the fingerprint note says why)
-    sides = [(base[cid], view) for cid, view in cand.items() if cid in base] if base is not None else []
-    pairs = make_pairs(sides)
-    stat = (
-        delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
-        if base is not None
-        else None
+        base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
+    sides = (
+        [(base[cid].key, view.key) for cid, view in cand.items() if cid in base] if base is not None else []
     )
-    result = SuiteComparison.model_construct(
+    pairs = make_pairs(sides)
+    stat = None
+    if base is not None:
+        stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+    result = construct(
+        SuiteComparison,
         suite_id=sid,
         kind=suite.get("kind", "benchmark"),
         source=suite.get("source"),
@@ -181,19 +177,21 @@ def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: P
         outcome="pass",
         reasons=[],
         policy=knobs,
-        baseline=rate_summary(list(base.values())) if base is not None else None,
-        candidate=rate_summary(list(cand.values())),
-        paired_baseline=rate_summary([b for b, _ in sides]) if base is not None else None,
-        paired_candidate=rate_summary([c for _, c in sides]) if base is not None else None,
+        baseline=rate_summary(v.key for v in base.values()) if base is not None else None,
+        candidate=rate_summary(v.key for v in cand.values()),
+        paired_baseline=rate_summary(b for b, _ in sides) if base is not None else None,
+        paired_candidate=rate_summary(c for _, c in sides) if base is not None else None,
         delta=stat,
         groups=breakdown.rows_by_cases("group", base, cand, lambda g: policy.knobs_for(sid, g)),
-        scorers=breakdown.scorer_rows(base, cand, knobs),
+        scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base, cand, lambda _: knobs),
         cases=[],
         added_case_ids=[cid for cid in cand if base is not None and cid not in base],
         removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],
         fingerprint=_fingerprint(suite, base_suite, base is not None),
-        usage=_suite_usage(base_suite if base is not None else None, suite),
+        usage=usage_diff(
+            base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
+        ),
         counts={},
     )
     work = _SuiteWork(
@@ -202,10 +200,10 @@ def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: P
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
             row.gated = True
-            group_pairs = make_pairs(
-                [(base[c], v) for c, v in cand.items() if v.group == row.key and c in base]
+            group_sides = [(base[c].key, v.key) for c, v in cand.items() if v.group == row.key and c in base]
+            work.group_units[row.key] = _Unit(
+                row.delta, make_pairs(group_sides), policy.knobs_for(sid, row.key)
             )
-            work.group_units[row.key] = _Unit(row.delta, group_pairs, policy.knobs_for(sid, row.key))
     return work
 
 
@@ -314,12 +312,6 @@ def _fingerprint(
     if base_fp != cand_fp and not notes:
         notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
     return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)
-
-
-def _suite_usage(base_suite: dict[str, Any] | None, suite: dict[str, Any]) -> Any:
-    cand = usage_totals([c.get("trials", []) for c in suite.get("cases", [])])
-    base = usage_totals([c.get("trials", []) for c in base_suite.get("cases", [])]) if base_suite else None
-    return usage_diff(base, cand)
 
 
 def _run_view(doc: Document) -> RunInfoView:

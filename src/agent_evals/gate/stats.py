@@ -192,10 +192,16 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
 
 def paired_t_drop_p(diffs: Sequence[float]) -> float:
     """One-sided paired t-test p-value for a drop (H1: mean difference < 0)."""
-    n = len(diffs)
-    if n < 2:
+    if len(diffs) < 2:
         return 1.0
     mean, sd = mean_sd(diffs)
+    return paired_t_drop_p_from(mean, sd, len(diffs))
+
+
+def paired_t_drop_p_from(mean: float, sd: float, n: int) -> float:
+    """One-sided paired t-test p-value from the differences' mean, standard deviation and count."""
+    if n < 2:
+        return 1.0
     if sd == 0.0:
         return 0.0 if mean < 0 else 1.0
     return t_cdf(mean / (sd / math.sqrt(n)), n - 1)
@@ -258,10 +264,16 @@ def wilson_interval(successes: float, n: float, level: float = 0.95) -> tuple[fl
 
 def paired_t_interval(diffs: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
     """Two-sided paired t confidence interval of the mean difference (None for fewer than two)."""
-    n = len(diffs)
-    if n < 2:
+    if len(diffs) < 2:
         return None
     mean, sd = mean_sd(diffs)
+    return paired_t_interval_from(mean, sd, len(diffs), level)
+
+
+def paired_t_interval_from(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Paired t interval from the differences' mean, standard deviation and count."""
+    if n < 2:
+        return None
     half = t_quantile(0.5 + level / 2.0, n - 1) * sd / math.sqrt(n)
     return mean - half, mean + half
 

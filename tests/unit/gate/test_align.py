@@ -41,7 +41,7 @@ def test_classify__trial_aware_table(base: str | None, cand: str | None, expecte
 
 def test_view_cases__counts_passes_errors_and_fraction() -> None:
     view = side("PFEP")
-    assert (view.trials, view.passes, view.errors) == (4, 2, 1)
+    assert view.key == (4, 2, 1)
     assert view.fraction == pytest.approx(2 / 3)
 
 

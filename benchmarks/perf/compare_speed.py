@@ -1,0 +1,110 @@
+"""Time `agent-evals compare` (the whole process) on two 100,000-case x 3-trial run records; print peak memory.
+
+Usage: python benchmarks/perf/compare_speed.py [--cases N] [--trials K] [--keep DIR]
+
+The records are synthetic but shaped like real ones: every trial carries one scorer verdict, a duration
+and token usage; 85% of cases are stable (all trials pass or all fail), 15% are flaky, and the candidate
+differs from the baseline in a few percent of cases. Target: under 2 s on a developer machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def make_record(n_cases: int, trials: int, seed: int, *, drift: float) -> dict[str, Any]:
+    """A run record with one benchmark suite of ``n_cases`` cases in 20 capabilities."""
+    rng = random.Random(seed)
+    base_rng = random.Random(1)  # the same case population on both sides
+    cases = []
+    for i in range(n_cases):
+        kind = base_rng.random()
+        p = 1.0 if kind < 0.7 else 0.0 if kind < 0.85 else base_rng.uniform(0.2, 0.8)
+        if rng.random() < drift:
+            p = 1.0 - p
+        group = f"capability-{i % 20}"
+        trial_list = []
+        for _ in range(trials):
+            passed = rng.random() < p
+            trial_list.append(
+                {
+                    "passed": passed,
+                    "error": None,
+                    "scores": {"state": {"value": 1.0 if passed else 0.0, "passed": passed}},
+                    "duration_s": round(rng.uniform(0.2, 2.0), 3),
+                    "usage": {"input_tokens": 900, "output_tokens": 120, "cost_usd": 0.0021},
+                }
+            )
+        cases.append(
+            {
+                "id": f"{group}/scenario-{i}",
+                "group": group,
+                "name": f"Scenario {i}",
+                "dimensions": {"difficulty": "hard" if i % 3 == 0 else "easy"},
+                "critical": False,
+                "location": {"file": "benchmarks/big.yaml", "line": 10 + i},
+                "trials": trial_list,
+            }
+        )
+    return {
+        "schema": "agent-evals/run@1",
+        "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "complete": True},
+        "suites": [
+            {
+                "id": "big",
+                "kind": "benchmark",
+                "source": "benchmarks/big.yaml",
+                "agent": {"name": "perf", "version": "1"},
+                "fingerprint": "perf",
+                "cases": cases,
+            }
+        ],
+    }
+
+
+def main() -> None:
+    """Generate the records, run the CLI once, print time, peak memory and sizes."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="Write the records here and keep them.")
+    args = parser.parse_args()
+
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="agent-evals-perf-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    base, cand, verdict = folder / "baseline.json", folder / "candidate.json", folder / "verdict.json"
+    started = time.perf_counter()
+    base.write_text(json.dumps(make_record(args.cases, args.trials, 11, drift=0.0)), encoding="utf-8")
+    cand.write_text(json.dumps(make_record(args.cases, args.trials, 12, drift=0.02)), encoding="utf-8")
+    print(f"generated 2 records of {args.cases:,} cases x {args.trials} trials in {time.perf_counter() - started:.1f} s")
+    print(f"record size: {base.stat().st_size / 1e6:.1f} MB each")
+
+    exe = Path(sys.executable).parent / "agent-evals"
+    command = [str(exe), "compare", str(base), str(cand), "--json", str(verdict)]
+    started = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if proc.returncode not in (0, 1):
+        print(proc.stderr, file=sys.stderr)
+        sys.exit(f"agent-evals compare failed with exit code {proc.returncode}")
+    result = json.loads(verdict.read_text(encoding="utf-8"))
+    print(f"agent-evals compare: {elapsed:.2f} s wall (target < 2 s), exit code {proc.returncode}")
+    print(f"peak memory (max RSS of the compare process): {peak_kib / 1024:.0f} MiB")
+    print(f"verdict: {result['verdict']}; terminal output {len(proc.stdout):,} chars")
+    if args.keep is None:
+        shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Usage bookkeeping (tokens, cost, latency) summed over trials; informational, not gated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from agent_evals.gate.model import UsageDiff, UsageTotals
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def construct(cls: type[M], **values: Any) -> M:
+    """Build a model from values already known valid, with every field given: pydantic's
+    ``model_construct`` minus its per-call default handling, for the per-case hot path
+    (hundreds of thousands of objects on a large run)."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+@dataclass(slots=True)
+class UsageSums:
+    """Running sums of usage over trials; token and cost fields stay None until a trial reports them."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    duration_s: float = 0.0
+    trials: int = 0
+    recorded: bool = False
+
+    def add_trial(self, trial: dict[str, Any]) -> None:
+        """Count one trial's duration and usage."""
+        self.trials += 1
+        duration = trial.get("duration_s")
+        if duration:
+            self.duration_s += duration
+        usage = trial.get("usage")
+        if usage:
+            self.recorded = True
+            value = usage.get("input_tokens")
+            if value is not None:
+                self.input_tokens = (self.input_tokens or 0) + value
+            value = usage.get("output_tokens")
+            if value is not None:
+                self.output_tokens = (self.output_tokens or 0) + value
+            cost = usage.get("cost_usd")
+            if cost is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + cost
+
+    def merge(self, other: UsageSums) -> None:
+        """Add another set of sums into this one."""
+        self.trials += other.trials
+        self.duration_s += other.duration_s
+        self.recorded = self.recorded or other.recorded
+        if other.input_tokens is not None:
+            self.input_tokens = (self.input_tokens or 0) + other.input_tokens
+        if other.output_tokens is not None:
+            self.output_tokens = (self.output_tokens or 0) + other.output_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+    def totals(self) -> UsageTotals:
+        """The report model."""
+        count = self.trials
+        return construct(
+            UsageTotals,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=self.cost_usd,
+            duration_s=self.duration_s if count else None,
+            mean_latency_s=self.duration_s / count if count else None,
+            trials=count,
+        )
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
+def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
+    """Usage on both sides with the difference of every field both sides recorded."""
+    delta = None
+    if base is not None:
+        tokens_in = _minus(cand.input_tokens, base.input_tokens)
+        tokens_out = _minus(cand.output_tokens, base.output_tokens)
+        delta = construct(
+            UsageTotals,
+            input_tokens=int(tokens_in) if tokens_in is not None else None,
+            output_tokens=int(tokens_out) if tokens_out is not None else None,
+            cost_usd=_minus(cand.cost_usd, base.cost_usd),
+            duration_s=_minus(cand.duration_s, base.duration_s),
+            mean_latency_s=_minus(cand.mean_latency_s, base.mean_latency_s),
+            trials=cand.trials - base.trials,
+        )
+    return construct(UsageDiff, baseline=base, candidate=cand, delta=delta)

@@ -143,7 +143,10 @@ class RunBuilder:
             self._results.setdefault(spec_index, {})[trial] = result
 
     def add_suite(self, suite: Suite) -> None:
-        """Add a finished suite (a benchmark)."""
+        """Add a finished suite (a benchmark); secret values in it are masked like the evals' ones."""
+        redact = self.writer.redact
+        if redact.active:
+            suite = Suite.model_validate_json(redact(suite.model_dump_json()))
         self._other_suites.append(suite)
 
     def record(self, *, complete: bool) -> RunRecord:

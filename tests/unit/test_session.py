@@ -217,3 +217,13 @@ def test_run_paths__timeout_override_applies_to_every_eval(project: Path) -> Non
     record = run_paths(["eval_slow.py"], timeout_s=0.05, builder=_builder())
     trial = record.suites[0].cases[0].trials[0]
     assert (trial.passed, trial.error) == (False, "TimeoutError: timed out after 0.05s")
+
+
+def test_run_builder__added_suites_are_redacted_too() -> None:
+    from agent_evals.core.record import Case, Suite, Trial
+
+    builder = _builder(SERVICE_TOKEN="tok-123456")
+    leaky = Case(id="cap/s1", group="cap", trials=[Trial(passed=False, error='401 for "tok-123456"')])
+    builder.add_suite(Suite(id="bench", kind="benchmark", source="b.yaml", cases=[leaky]))
+    record = builder.record(complete=True)
+    assert record.suites[0].cases[0].trials[0].error == '401 for "***"'

@@ -81,3 +81,44 @@ def test_make_demo_script__writes_both_records_and_prints_a_failed_verdict_quick
     assert candidate["suites"][0]["gate"]["max_drop"] == 0.05
     assert "Verdict: failed" in done.stdout
     assert "<!-- agent-evals:gate:default -->" in done.stdout
+
+
+async def test_home_agent__runs_a_genuine_openai_format_tool_loop() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from home_agent import HomeAgent
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    agent = HomeAgent()
+    await agent.setup()
+    state = {"thermostat": {"mode": "heat", "target_c": 20, "current_c": 19}}
+    result = await agent.run_case("Make it a bit warmer.", state=state)
+    messages = (result.context or {})["outputs"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    first_call = messages[2]["tool_calls"][0]
+    assert first_call["type"] == "function"
+    assert first_call["function"] == {"name": "get_status", "arguments": '{"device_type": "thermostat"}'}
+    assert messages[3]["tool_call_id"] == first_call["id"]
+    assert json.loads(messages[4]["tool_calls"][0]["function"]["arguments"]) == {"target_c": 21}
+    assert (result.context or {})["final_state"]["thermostat"]["target_c"] == 21
+    assert "21" in result.output
+
+
+async def test_home_agent__tool_errors_go_back_to_the_model_and_the_answer_says_so() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from home_agent import HomeAgent
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    agent = HomeAgent()
+    await agent.setup()
+    result = await agent.run_case("Turn on the kitchen light.", state={"lights": {}})
+    assert result.output.startswith("Sorry, I couldn't do all of that: no light in room 'kitchen'")

@@ -40,15 +40,14 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _selected(case_id: str, name: str | None, pattern: str | None) -> bool:
-    """Glob (``*`` and ``?``; brackets are literal) when the pattern has a wildcard, else a substring."""
+def _selected(case_id: str, pattern: str | None) -> bool:
+    """Glob over the case id (``*`` and ``?``; brackets are literal) with a wildcard, else a substring."""
     if not pattern:
         return True
-    texts = [case_id] + ([name] if name else [])
     if "*" in pattern or "?" in pattern:
         regex = re.compile(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", "."), re.DOTALL)
-        return any(regex.fullmatch(text) for text in texts)
-    return any(pattern in text for text in texts)
+        return regex.fullmatch(case_id) is not None
+    return pattern in case_id
 
 
 def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioPlan) -> CaseOutcome:
@@ -86,7 +85,7 @@ async def run_benchmark_async(
     ``agent`` is a BaseAgent class or instance, an object with ``run_case``, a function, or a
     ``module:attr`` string (importable from the YAML file's folder); None uses the file's ``agent:``.
     ``trials``, ``concurrency`` and ``timeout_s`` override the file's ``execution`` block;
-    ``case_filter`` keeps cases whose id or name matches (a glob with ``*``/``?``, else a substring).
+    ``case_filter`` keeps cases whose id matches (a glob with ``*``/``?``, brackets literal; else a substring).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
     """
     bench = load_benchmark(path)
@@ -164,7 +163,7 @@ def _plan_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
     jobs: list[_Job] = []
     for cap in bench.capabilities:
         for scenario in cap.scenarios:
-            if not _selected(f"{cap.name}/{scenario.key}", scenario.name, case_filter):
+            if not _selected(f"{cap.name}/{scenario.key}", case_filter):
                 continue
             plan = compile_scenario(scenario, bench.world)  # already validated by the loader
             scorers = [PreparedScorer.of(s) for s in plan.scorers]

@@ -64,7 +64,11 @@ class ProgressLine:
     metavar="GLOB",
     help="Run only case ids matching this glob (* and ?; brackets are literal); without a wildcard, a substring.",
 )
-@click.option("--concurrency", type=click.IntRange(min=1), help="Trials in flight at once (default 1).")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    help="Trials in flight at once (evals default to 1; benchmarks to their file's setting).",
+)
 @click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per trial; overrides the files."
 )

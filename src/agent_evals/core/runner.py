@@ -154,26 +154,46 @@ class _Run:
         return [r for r in self.results if r is not None]
 
     async def _lane(self) -> None:
+        if self.pool is not None and self.config.timeout_s is None:
+            await self._batched_lane(self.pool)
+            return
+        loop = asyncio.get_running_loop()
+        # One example at a time. Its scoring runs as a separate step so the lane can start the
+        # next task first: a slow scorer never delays the next model call, and the lane waits
+        # for the previous scoring before handing out another (scoring stays bounded too).
+        scoring: asyncio.Future[None] | None = None
+        try:
+            while self.cursor < len(self.examples):
+                index = self.cursor
+                self.cursor += 1
+                example = self.examples[index]
+                if self.pool is None:
+                    outcome = await self._run_async_task(example)
+                else:
+                    outcome = await self._run_sync_with_timeout(loop, example)
+                if scoring is not None:
+                    await scoring
+                scoring = asyncio.ensure_future(self._finish(index, outcome))
+            if scoring is not None:
+                await scoring
+        finally:
+            if scoring is not None and not scoring.done():
+                scoring.cancel()
+
+    async def _batched_lane(self, pool: ThreadPoolExecutor) -> None:
         loop = asyncio.get_running_loop()
         batch = 1
-        batching = self.pool is not None and self.config.timeout_s is None
         while self.cursor < len(self.examples):
             start = self.cursor
-            end = min(len(self.examples), start + (batch if batching else 1))
+            end = min(len(self.examples), start + batch)
             self.cursor = end
-            chunk = self.examples[start:end]
-            if self.pool is None:
-                outcomes = [await self._run_async_task(chunk[0])]
-            elif batching:
-                t = time.perf_counter()
-                outcomes = await loop.run_in_executor(self.pool, _run_sync_batch, self.task, chunk)
-                elapsed = time.perf_counter() - t
-                if elapsed < _GROW_BELOW_S:
-                    batch = min(batch * 2, _MAX_BATCH)
-                elif elapsed > _SHRINK_ABOVE_S:
-                    batch = max(1, batch // 2)
-            else:
-                outcomes = [await self._run_sync_with_timeout(loop, chunk[0])]
+            t = time.perf_counter()
+            outcomes = await loop.run_in_executor(pool, _run_sync_batch, self.task, self.examples[start:end])
+            elapsed = time.perf_counter() - t
+            if elapsed < _GROW_BELOW_S:
+                batch = min(batch * 2, _MAX_BATCH)
+            elif elapsed > _SHRINK_ABOVE_S:
+                batch = max(1, batch // 2)
             for offset, outcome in enumerate(outcomes):
                 await self._finish(start + offset, outcome)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.reader import gc_paused
 from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars
 from agent_evals.report.environment import build_environment
 from agent_evals.report.headline import headline, overall_rate
@@ -69,24 +70,25 @@ def render_html(
     Secrets of ``env`` (default ``os.environ``) are redacted; ``template_dir`` may override
     ``report.html.j2`` blocks like the Markdown template.
     """
-    from agent_evals import __version__
+    with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
+        from agent_evals import __version__
 
-    redactor = Redactor.from_env(env)
-    environment = build_environment(kind="html", template_dir=template_dir, env=env)
-    template = environment.get_template(TEMPLATE_NAME)
-    cases = collect_cases(comparison)
-    text = template.render(
-        c=comparison,
-        headline=headline(comparison, icon=False),
-        cases=cases,
-        limit=SECTION_LIMIT,
-        text_limit=TEXT_LIMIT,
-        charts={s.suite_id: _suite_charts(s) for s in comparison.suites},
-        overall={
-            "candidate": overall_rate(comparison, "candidate"),
-            "baseline": overall_rate(comparison, "baseline"),
-        },
-        tool_version=__version__,
-    )
-    # Chart labels and tooltips carry case ids and group names: one last pass catches any secret there.
-    return redactor(text)
+        redactor = Redactor.from_env(env)
+        environment = build_environment(kind="html", template_dir=template_dir, env=env)
+        template = environment.get_template(TEMPLATE_NAME)
+        cases = collect_cases(comparison)
+        text = template.render(
+            c=comparison,
+            headline=headline(comparison, icon=False),
+            cases=cases,
+            limit=SECTION_LIMIT,
+            text_limit=TEXT_LIMIT,
+            charts={s.suite_id: _suite_charts(s) for s in comparison.suites},
+            overall={
+                "candidate": overall_rate(comparison, "candidate"),
+                "baseline": overall_rate(comparison, "baseline"),
+            },
+            tool_version=__version__,
+        )
+        # Chart labels and tooltips carry case ids and group names: one last pass catches any secret there.
+        return redactor(text)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
 
 if TYPE_CHECKING:
@@ -165,14 +166,15 @@ def render_junit(comparison: Comparison, *, env: Mapping[str, str] | None = None
     (failing on the baseline too, or new) are skipped with the reason. For a single run without a
     baseline every failing case is a failure. Secrets of ``env`` (default ``os.environ``) are redacted.
     """
-    clean = _Clean(Redactor.from_env(env))
-    single_run = comparison.mode == "single_run"
-    root = ET.Element("testsuites", name="agent-evals")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for suite in comparison.suites:
-        for key, value in _suite(root, suite, single_run, clean).items():
-            totals[key] += value
-    for key, value in totals.items():
-        root.set(key, str(value))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
+        clean = _Clean(Redactor.from_env(env))
+        single_run = comparison.mode == "single_run"
+        root = ET.Element("testsuites", name="agent-evals")
+        totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for suite in comparison.suites:
+            for key, value in _suite(root, suite, single_run, clean).items():
+                totals[key] += value
+        for key, value in totals.items():
+            root.set(key, str(value))
+        ET.indent(root)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

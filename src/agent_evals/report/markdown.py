@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agent_evals.errors import UsageError
+from agent_evals.gate.reader import gc_paused
 from agent_evals.report.environment import build_environment
 from agent_evals.report.headline import headline
 from agent_evals.report.view import LEVELS, Detail, ReportView, build_view, collect_cases
@@ -94,37 +95,38 @@ def render_markdown(
     ``comment.md.j2`` that extends ``builtin/comment.md.j2`` and overrides named blocks. Secret values
     of ``env`` (default ``os.environ``) are redacted from every untrusted string.
     """
-    if budget not in ("comment", "summary"):
-        raise UsageError(f"budget must be 'comment' or 'summary', not {budget!r}")
-    marker = gate_marker(gate_id)
-    if full_report_url is not None and not _SAFE_URL.match(full_report_url):
-        raise UsageError(
-            f"full report URL {full_report_url!r} must be an http(s) URL without spaces, quotes or brackets"
-        )
-    from agent_evals import __version__
+    with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
+        if budget not in ("comment", "summary"):
+            raise UsageError(f"budget must be 'comment' or 'summary', not {budget!r}")
+        marker = gate_marker(gate_id)
+        if full_report_url is not None and not _SAFE_URL.match(full_report_url):
+            raise UsageError(
+                f"full report URL {full_report_url!r} must be an http(s) URL without spaces, quotes or brackets"
+            )
+        from agent_evals import __version__
 
-    environment = build_environment(kind="markdown", template_dir=template_dir, env=env)
-    template = environment.get_template(TEMPLATE_NAME)
-    head = headline(comparison)
-    full_report = f"[here]({full_report_url})" if full_report_url else DEFAULT_FULL_REPORT
-    cases = collect_cases(comparison)
-    for detail in LEVELS:
-        view = build_view(comparison, detail, cases)
-        if detail is not LEVELS[-1] and _lower_bound(view) > _budget_chars(budget):
-            continue
-        body = template.render(
-            c=comparison,
-            v=view,
-            d=detail,
-            headline=head,
-            gate_id=gate_id,
-            full_report=full_report,
-            tool_version=__version__,
-        )
-        text = f"{marker}\n{body.strip()}\n"
-        if fits(text, budget):
-            return text
-    return _last_resort(marker, head, full_report)
+        environment = build_environment(kind="markdown", template_dir=template_dir, env=env)
+        template = environment.get_template(TEMPLATE_NAME)
+        head = headline(comparison)
+        full_report = f"[here]({full_report_url})" if full_report_url else DEFAULT_FULL_REPORT
+        cases = collect_cases(comparison)
+        for detail in LEVELS:
+            view = build_view(comparison, detail, cases)
+            if detail is not LEVELS[-1] and _lower_bound(view) > _budget_chars(budget):
+                continue
+            body = template.render(
+                c=comparison,
+                v=view,
+                d=detail,
+                headline=head,
+                gate_id=gate_id,
+                full_report=full_report,
+                tool_version=__version__,
+            )
+            text = f"{marker}\n{body.strip()}\n"
+            if fits(text, budget):
+                return text
+        return _last_resort(marker, head, full_report)
 
 
 def _last_resort(marker: str, head: str, full_report: str) -> str:

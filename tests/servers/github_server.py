@@ -70,6 +70,8 @@ class Fault:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
+    delay_s: float = 0.0
+    """Wait this long before answering (to exercise client timeouts)."""
 
 
 @dataclass
@@ -219,6 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None:
                 fault.times -= 1
         if fault is not None:
+            time.sleep(fault.delay_s)
             self._send(
                 fault.status, fault.body if fault.body is not None else {"message": "fault"}, fault.headers
             )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
+import threading
+import time
 
 import pytest
 import requests
@@ -147,3 +150,29 @@ def test_request__absolute_url_on_other_host__refused_before_sending_token(clien
 def test_repr__never_shows_token(client: GitHubClient) -> None:
     assert TOKEN not in repr(client)
     assert "token=set" in repr(client)
+
+
+def test_request__slow_answer__times_out_and_retries(github: GitHubServer, sleeps: list[float]) -> None:
+    github.state.faults.append(Fault("GET", "/repos/octo/demo$", 200, {"full_name": "slow"}, delay_s=1.0))
+    with requests.Session() as session:
+        client = GitHubClient(session, api_url=github.api_url, token=TOKEN, timeout=0.2, sleep=sleeps.append)
+        assert client.get_json(f"/repos/{REPO}")["full_name"] == REPO
+    assert len(sleeps) == 1
+
+
+def test_request__concurrent_writes__serialized(github: GitHubServer, client: GitHubClient) -> None:
+    github.state.faults.extend(Fault("POST", "/comments$", 201, {"id": i}, delay_s=0.2) for i in range(4))
+    spans: list[tuple[float, float]] = []
+
+    def post() -> None:
+        start = time.monotonic()
+        client.request("POST", f"/repos/{REPO}/issues/1/comments", json_body={"body": "x"})
+        spans.append((start, time.monotonic()))
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ends = sorted(end for _, end in spans)
+    assert all(b - a >= 0.18 for a, b in itertools.pairwise(ends))  # one at a time, 0.2 s each

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_evals.adapters.scorers import (
     ToolCallAnyMatch,
@@ -371,3 +374,51 @@ def test_tool_call_scorer__name__is_class_name_unless_overridden(relation: str) 
 
 def test_tool_call_scorer__boolean_arg__does_not_equal_integer() -> None:
     assert not score(ToolCallExactMatch(), [call("land", soft=1)], [B]).passed
+
+
+# --- the unordered relation agrees with brute force ---------------------------------------
+
+_small_calls = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["a", "b"]),
+            "args": st.dictionaries(st.sampled_from(["x", "y"]), st.sampled_from([1, 2]), max_size=2),
+        }
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(actual=_small_calls, reference=_small_calls, mode=st.sampled_from(MODES))
+def test_unordered_match__any_lists__agrees_with_trying_every_permutation(
+    actual: list[dict[str, Any]], reference: list[dict[str, Any]], mode: str
+) -> None:
+    def fits(a: dict[str, Any], r: dict[str, Any]) -> bool:
+        return a["name"] == r["name"] and args_match(a["args"], r["args"], mode)  # type: ignore[arg-type]
+
+    brute = len(actual) == len(reference) and any(
+        all(fits(a, r) for a, r in zip(actual, perm, strict=True))
+        for perm in itertools.permutations(reference)
+    )
+    assert score(ToolCallUnorderedMatch(tool_args_match_mode=mode), actual, reference).passed is brute  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(actual=_small_calls, reference=_small_calls, mode=st.sampled_from(MODES))
+def test_superset_and_subset__any_lists__agree_with_trying_every_subsequence(
+    actual: list[dict[str, Any]], reference: list[dict[str, Any]], mode: str
+) -> None:
+    def fits(a: dict[str, Any], r: dict[str, Any]) -> bool:
+        return a["name"] == r["name"] and args_match(a["args"], r["args"], mode)  # type: ignore[arg-type]
+
+    superset = any(
+        all(fits(actual[j], r) for j, r in zip(picks, reference, strict=True))
+        for picks in itertools.combinations(range(len(actual)), len(reference))
+    )
+    subset = any(
+        all(fits(a, reference[j]) for a, j in zip(actual, picks, strict=True))
+        for picks in itertools.combinations(range(len(reference)), len(actual))
+    )
+    assert score(ToolCallSupersetMatch(tool_args_match_mode=mode), actual, reference).passed is superset  # type: ignore[arg-type]
+    assert score(ToolCallSubsetMatch(tool_args_match_mode=mode), actual, reference).passed is subset  # type: ignore[arg-type]

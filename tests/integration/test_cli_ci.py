@@ -321,6 +321,8 @@ def test_ci__accept_label__failed_verdict_passes_with_acknowledgement(h: Harness
     assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("passed", "true")
     body = _comments(h)[0]["body"]
     assert "Regression accepted" in body and "gate failed" in body
+    marker, verdict = body.split("\n")[:2]
+    assert marker.startswith("<!-- agent-evals:gate:") and verdict.startswith("### ")
 
 
 def test_ci__comment_never__posts_nothing(h: Harness) -> None:

@@ -56,15 +56,41 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="When to write the sticky PR comment (on-failure still updates an existing one).",
 )
 @click.option("--gate-id", envvar=_env("gate-id"), help="Gate id [default: from workflow, job and paths].")
-@click.option("--max-drop", type=click.FloatRange(0, 1), envvar=_env("max-drop"), help="Tolerated drop.")
-@click.option("--min-pass-rate", type=click.FloatRange(0, 1), envvar=_env("min-pass-rate"), help="Floor.")
-@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), envvar=_env("alpha"))
-@click.option("--max-error-rate", type=click.FloatRange(0, 1), envvar=_env("max-error-rate"))
 @click.option(
-    "--on-missing-baseline", type=click.Choice(["pass", "warn", "fail"]), envvar=_env("on-missing-baseline")
+    "--max-drop",
+    type=click.FloatRange(0, 1),
+    envvar=_env("max-drop"),
+    help="Largest tolerated drop versus the baseline (0.05 = 5 points).",
 )
 @click.option(
-    "--on-inconclusive", type=click.Choice(["pass", "warn", "fail"]), envvar=_env("on-inconclusive")
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1),
+    envvar=_env("min-pass-rate"),
+    help="Absolute pass-rate floor.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    envvar=_env("alpha"),
+    help="Significance level for calling a drop a regression.",
+)
+@click.option(
+    "--max-error-rate",
+    type=click.FloatRange(0, 1),
+    envvar=_env("max-error-rate"),
+    help="Largest tolerated share of errored trials.",
+)
+@click.option(
+    "--on-missing-baseline",
+    type=click.Choice(["pass", "warn", "fail"]),
+    envvar=_env("on-missing-baseline"),
+    help="What no baseline (first run, expired, no permission) does.",
+)
+@click.option(
+    "--on-inconclusive",
+    type=click.Choice(["pass", "warn", "fail"]),
+    envvar=_env("on-inconclusive"),
+    help="What a large drop that is not significant does.",
 )
 @click.option("--trials", type=click.IntRange(min=1), envvar=_env("trials"), help="Trials per case.")
 @click.option("--concurrency", type=click.IntRange(min=1), envvar=_env("concurrency"), help="Trials at once.")

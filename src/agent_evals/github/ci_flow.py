@@ -302,12 +302,13 @@ def _comment(
 
 
 def _acknowledge(markdown: str, label: str) -> str:
-    marker, _, rest = markdown.partition("\n")
+    # After the marker and the verdict line, which stay the first two lines.
+    marker, verdict, rest = [*markdown.split("\n", 2), "", ""][:3]
     note = (
         f"> [!IMPORTANT]\n> **Regression accepted** with the `{label}` label: the gate failed, "
         "and the pull request may merge because the label acknowledges it.\n"
     )
-    return f"{marker}\n{note}\n{rest}"
+    return f"{marker}\n{verdict}\n\n{note}\n{rest}"
 
 
 def _annotations(comparison: Comparison, cwd: Path, env: Mapping[str, str]) -> list[Annotation]:

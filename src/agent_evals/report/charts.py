@@ -52,6 +52,7 @@ def pass_rate_bars(bars: Sequence[Bar], *, title: str) -> str:
     if len(shown) > MAX_BAR_ROWS:
 
         def drop(bar: Bar) -> float:
+            """Candidate minus baseline (0 when a side is missing)."""
             if bar.baseline is None or bar.candidate is None:
                 return 0.0
             return bar.candidate - bar.baseline

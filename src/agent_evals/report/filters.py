@@ -163,6 +163,7 @@ def make_untrusted_filter(redactor: Redactor, *, markdown: bool) -> Callable[...
     where the template's autoescaping handles markup)."""
 
     def untrusted(value: Any, limit: int | None = DEFAULT_LIMIT, line_break: str = "<br>") -> str:
+        """Redact, then escape (Markdown) or truncate (HTML) one untrusted value."""
         if value is None:
             return ""
         text = redactor(value if isinstance(value, str) else str(value))

@@ -11,7 +11,7 @@ from agent_evals.errors import UsageError
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.environment import build_environment
 from agent_evals.report.headline import headline
-from agent_evals.report.view import LEVELS, Detail, ReportView, build_view, collect_cases
+from agent_evals.report.view import LEVELS, ReportView, build_view, collect_cases
 
 if TYPE_CHECKING:
     from agent_evals.gate.model import Comparison
@@ -137,8 +137,3 @@ def _last_resort(marker: str, head: str, full_report: str) -> str:
         "> [!NOTE]\n"
         f"> This report is too large for GitHub; only the verdict is shown. The full report is {full_report}.\n"
     )
-
-
-def detail_levels() -> tuple[Detail, ...]:
-    """The degradation steps :func:`render_markdown` walks through (for documentation and tests)."""
-    return LEVELS

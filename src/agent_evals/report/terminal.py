@@ -38,6 +38,7 @@ class _Text:
         return _CONTROLS.sub("", text)
 
     def paint(self, text: str, style: str) -> str:
+        """``text`` in an ANSI style when colours are on."""
         if not self.color or style not in _COLORS:
             return text
         return f"\x1b[{_COLORS[style]}m{text}\x1b[0m"

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
 from agent_evals.report.headline import headline, overall_rate, regressed_cases_in, suites_with
 from agent_evals.report.view import collect_cases
@@ -111,10 +112,11 @@ def render_json(comparison: Comparison, *, env: Mapping[str, str] | None = None)
     """The verdict as indented JSON: overall verdict, outcome and exit code, the headline, overall and
     per-suite pass rates with their paired statistics and reasons, regressed cases, provenance and the
     policy applied. Secrets of ``env`` (default ``os.environ``) are redacted from every string."""
-    document = _finite(verdict_document(comparison, env=env))
-    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    # A last pass over the whole text catches secrets in fields copied verbatim (ids, provenance).
-    return Redactor.from_env(env)(text)
+    with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
+        document = _finite(verdict_document(comparison, env=env))
+        text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        # A last pass over the whole text catches secrets in fields copied verbatim (ids, provenance).
+        return Redactor.from_env(env)(text)
 
 
 def _finite(value: Any) -> Any:

@@ -196,3 +196,10 @@ def test_render_markdown__single_run__says_there_is_no_baseline(build: Any) -> N
     text = render_markdown(c)
     assert text.splitlines()[1].startswith("### ✅ agent-evals: 80.0% pass rate over 10 cases in 1 suite")
     assert "Single run, no baseline." in text
+
+
+def test_render_markdown__200kb_values__are_truncated_in_every_cell(build: Any) -> None:
+    c = _regressed_comparison(build, n_regressed=3, text="z" * 200_000, name="n" * 200_000)
+    text = render_markdown(c)
+    assert "truncated 199,700 chars" in text  # scorer notes/actual at the full-detail limit of 300
+    assert max(len(line) for line in text.splitlines()) < 2_000

@@ -41,7 +41,13 @@ class CaseView:
     fraction: float | None
     """Pass fraction over valid trials; None when every trial errored (or there are none)."""
     critical: bool
-    usage: UsageSums
+
+    def usage(self) -> UsageSums:
+        """Usage over this side's trials (computed on demand: only cases a report details need it)."""
+        sums = UsageSums()
+        for trial in self.raw.get("trials", []):
+            sums.add_trial(trial)
+        return sums
 
 
 @dataclass
@@ -57,19 +63,27 @@ class SuiteView:
 def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> SuiteView:
     """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass."""
     out = SuiteView()
-    views, scorers, total = out.cases, out.scorers, out.usage
+    views, scorers = out.cases, out.scorers
+    n_trials = 0
+    duration = 0.0
+    usages: list[dict[str, Any]] = []
     for case in suite.get("cases", []):
         cid = case["id"]
         trials = case.get("trials", [])
         errors = passes = 0
-        usage = UsageSums()
         for trial in trials:
             errored = trial.get("error") is not None
             if errored:
                 errors += 1
             elif trial["passed"]:
                 passes += 1
-            usage.add_trial(trial)
+            n_trials += 1
+            seconds = trial.get("duration_s")
+            if seconds:
+                duration += seconds
+            usage = trial.get("usage")
+            if usage:
+                usages.append(usage)
             for name, score in (trial.get("scores") or {}).items():
                 verdict = score.get("passed")
                 failed_scorer = score.get("error") is not None
@@ -91,10 +105,8 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
             critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
         valid = len(trials) - errors
         fraction = passes / valid if valid else None
-        views[cid] = CaseView(
-            case, cid, case["group"], (len(trials), passes, errors), fraction, critical, usage
-        )
-        total.merge(usage)
+        views[cid] = CaseView(case, cid, case["group"], (len(trials), passes, errors), fraction, critical)
+    out.usage = UsageSums.from_usages(usages, trials=n_trials, duration_s=duration)
     return out
 
 
@@ -192,7 +204,29 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
     raw = main.raw
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
-    diff = construct(
+    details: dict[str, Any] = {
+        "failing_scorers": [],
+        "error": None,
+        "input": None,
+        "expected": None,
+        "output": None,
+        "baseline_output": None,
+        "usage": None,
+    }
+    if klass != "stable-pass":
+        trials = raw.get("trials", [])
+        details["failing_scorers"] = failing_scorers(trials)
+        details["error"] = _first(trials, "error")
+        details["input"] = _snippet(raw.get("input"))
+        details["expected"] = _snippet(raw.get("expected"))
+        details["output"] = _first(trials, "output", failing=True)
+        if base is not None and cand is not None:
+            details["baseline_output"] = _first(base.raw.get("trials", []), "output")
+        base_usage = base.usage() if base is not None else None
+        cand_usage = cand.usage() if cand is not None else UsageSums()
+        if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
+            details["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
+    return construct(
         CaseDiff,
         suite_id=suite_id,
         case_id=main.id,
@@ -205,28 +239,6 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
         baseline=_side(base) if base is not None else None,
         candidate=_side(cand) if cand is not None else None,
         delta=xc - xb if xc is not None and xb is not None else None,
-        failing_scorers=[],
-        error=None,
         location=_location(raw),
-        input=None,
-        expected=None,
-        output=None,
-        baseline_output=None,
-        usage=None,
+        **details,
     )
-    if klass in ("stable-pass",):
-        return diff
-    trials = raw.get("trials", [])
-    diff.failing_scorers = failing_scorers(trials)
-    diff.error = _first(trials, "error")
-    diff.input = _snippet(raw.get("input"))
-    diff.expected = _snippet(raw.get("expected"))
-    diff.output = _first(trials, "output", failing=True)
-    if base is not None and cand is not None:
-        diff.baseline_output = _first(base.raw.get("trials", []), "output")
-    if (base is not None and base.usage.recorded) or (cand is not None and cand.usage.recorded):
-        diff.usage = usage_diff(
-            base.usage.totals() if base is not None else None,
-            main.usage.totals() if cand is not None else UsageSums().totals(),
-        )
-    return diff

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -12,13 +13,20 @@ from agent_evals.gate.model import UsageDiff, UsageTotals
 M = TypeVar("M", bound=BaseModel)
 
 
+_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+
+
 def construct(cls: type[M], **values: Any) -> M:
     """Build a model from values already known valid, with every field given: pydantic's
     ``model_construct`` minus its per-call default handling, for the per-case hot path
     (hundreds of thousands of objects on a large run)."""
     obj = cls.__new__(cls)
+    fields_set = _FIELDS_SET.get(cls)
+    if fields_set is None or len(fields_set) != len(values):
+        fields_set = _FIELDS_SET[cls] = set(values)
     object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    # Every field is given, so instances can share one set (pydantic only ever adds field names to it).
+    object.__setattr__(obj, "__pydantic_fields_set__", fields_set)
     object.__setattr__(obj, "__pydantic_extra__", None)
     object.__setattr__(obj, "__pydantic_private__", None)
     return obj
@@ -34,6 +42,18 @@ class UsageSums:
     duration_s: float = 0.0
     trials: int = 0
     recorded: bool = False
+
+    @classmethod
+    def from_usages(cls, usages: list[dict[str, Any]], *, trials: int, duration_s: float) -> UsageSums:
+        """Sums over the ``usage`` objects of ``trials`` trials that took ``duration_s`` seconds in all."""
+        sums = cls(trials=trials, duration_s=duration_s, recorded=bool(usages))
+        inputs = [u["input_tokens"] for u in usages if u.get("input_tokens") is not None]
+        outputs = [u["output_tokens"] for u in usages if u.get("output_tokens") is not None]
+        costs = [u["cost_usd"] for u in usages if u.get("cost_usd") is not None]
+        sums.input_tokens = sum(inputs) if inputs else None
+        sums.output_tokens = sum(outputs) if outputs else None
+        sums.cost_usd = math.fsum(costs) if costs else None
+        return sums
 
     def add_trial(self, trial: dict[str, Any]) -> None:
         """Count one trial's duration and usage."""

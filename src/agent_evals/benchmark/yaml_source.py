@@ -20,12 +20,17 @@ MAX_NODES = 200_000
 MAX_BYTES = 5_000_000
 """Upper bound on the size of one benchmark file."""
 
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null"))
+
 # Plain scalars whose tag we keep as their source text rather than construct (dates stay strings).
 _TEXT_TAGS = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"})
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans: only true/false are booleans, so `on`/`off`/`yes`/`no` stay text."""
+_SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built in
+
+
+class _Loader(_SafeBase):  # type: ignore[valid-type,misc]
+    """Safe loader with YAML 1.2 booleans: only true/false are booleans, so `on`/`off`/`yes`/`no` stay text."""
 
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -113,7 +118,9 @@ def load_yaml_text(text: str, shown_as: str) -> tuple[Any, SourceMap]:
             builder = _Builder(loader, smap)
             value = builder.build(root, ())
         finally:
-            loader.dispose()
+            dispose = getattr(loader, "dispose", None)
+            if dispose is not None:
+                dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -152,12 +159,18 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             if node.tag in _TEXT_TAGS:
                 return node.value
-            try:
-                return self.loader.construct_object(node, deep=True)
-            except yaml.constructor.ConstructorError as exc:
+            if node.tag not in _SCALAR_TAGS:
                 raise self.smap.error(
                     f"unsupported YAML tag {node.tag!r}; only plain values, lists and mappings are allowed",
                     path,
+                )
+            try:
+                return self.loader.yaml_constructors[node.tag](self.loader, node)
+            except (
+                Exception
+            ) as exc:  # the constructors raise KeyError, IndexError, ValueError ... on bad text
+                raise self.smap.error(
+                    f"invalid {node.tag.rsplit(':', 1)[-1]} value {node.value!r}", path
                 ) from exc
         if id(node) in self.active:
             raise self.smap.error("a YAML alias refers to its own ancestor (recursive structure)", path)

@@ -73,3 +73,23 @@ def test_load__alias_bomb__is_refused_not_expanded() -> None:
 )
 def test_format_path__renders_dotted_key_path_with_indexes(path: tuple[str | int, ...], shown: str) -> None:
     assert format_path(path) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("a: !!int x\n", "invalid int value 'x'"),
+        ("a: !!float y\n", "invalid float value 'y'"),
+        ("a: !!bool maybe\n", "invalid bool value 'maybe'"),
+        ("a: !!map x\n", "unsupported YAML tag"),
+    ],
+)
+def test_load__explicit_scalar_tag_with_a_bad_value__located_error(text: str, fragment: str) -> None:
+    with pytest.raises(BenchmarkFileError, match=r"^f\.yaml:1:4: a: ") as caught:
+        load_yaml_text(text, "f.yaml")
+    assert fragment in str(caught.value)
+
+
+def test_load__explicit_scalar_tags_and_number_forms() -> None:
+    data, _ = load_yaml_text("a: !!str 3\nb: 0x1F\nc: 1_000\nd: !!null x\n", "f.yaml")
+    assert data == {"a": "3", "b": 31, "c": 1000, "d": None}

@@ -22,7 +22,7 @@ TOKENS = [
     "benchmark: ", "capabilities:", "\n", "\n  - ", "\n    ", "- ", ": ", "name: ", "scenarios:", "id: ",
     "prompt: ", "success:", "state: ", "tool_use:", "calls: ", "match_calls: ", "output:", "regex: ", "scorers:",
     "type: ", "file://", "file://../x.yaml", "file://caps.yaml", "gate:", "world:", "precondition:", "execution:",
-    "&a ", "*a", "<<: *a", "!!python/object:os.system ", "!tag ", "!!binary ", "[", "]", "{", "}", ",", "'", '"',
+    "&a ", "*a", "<<: *a", "!!python/object:os.system ", "!tag ", "!!binary ", "!!bool ", "!!int ", "!!float ", "[", "]", "{", "}", ",", "'", '"',
     "|", ">", "#", "%YAML 1.1\n", "---\n", "...\n", "?", "@", "`", "\t", "~", "null", "true", "on", "1", "-1", "1e9",
     "0x1F", "2024-01-01", "StateMatch", "ToolCallExactMatch", "x", "é", "\x00", "\ufeff",
 ]  # fmt: skip

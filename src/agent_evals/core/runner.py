@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import logging
@@ -188,7 +189,10 @@ class _Run:
             end = min(len(self.examples), start + batch)
             self.cursor = end
             t = time.perf_counter()
-            outcomes = await loop.run_in_executor(pool, _run_sync_batch, self.task, self.examples[start:end])
+            # like asyncio.to_thread: the task sees the caller's context variables (tracing, ...)
+            outcomes = await loop.run_in_executor(
+                pool, contextvars.copy_context().run, _run_sync_batch, self.task, self.examples[start:end]
+            )
             elapsed = time.perf_counter() - t
             if elapsed < _GROW_BELOW_S:
                 batch = min(batch * 2, _MAX_BATCH)
@@ -220,7 +224,9 @@ class _Run:
     async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
         timeout = self.config.timeout_s
         t = time.perf_counter()
-        future = loop.run_in_executor(self.pool, _run_sync_batch, self.task, [example])
+        future = loop.run_in_executor(
+            self.pool, contextvars.copy_context().run, _run_sync_batch, self.task, [example]
+        )
         try:
             return (await asyncio.wait_for(future, timeout))[0]
         except asyncio.TimeoutError:

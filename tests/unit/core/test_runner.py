@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -424,3 +425,18 @@ def test_run_eval__failures_everywhere__writes_nothing_to_stdout(capfd: pytest.C
     data = [*examples(2), ExampleData(input=5, output=TaskResult(output="5"))]
     run_eval(dead, data, [boom, correct], config=EvalConfig(timeout_s=1))
     assert capfd.readouterr().out == ""
+
+
+REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("REQUEST_ID", default="unset")
+
+
+@pytest.mark.parametrize("timeout_s", [None, 5.0])
+async def test_run__sync_task_in_worker_thread__sees_callers_context_variables(
+    timeout_s: float | None,
+) -> None:
+    def task(x: int) -> TaskResult:
+        return TaskResult(output=REQUEST_ID.get())
+
+    REQUEST_ID.set("req-42")
+    result = await run_eval_async(task, examples(3), [Recorder()], config=EvalConfig(timeout_s=timeout_s))
+    assert [e.output for e in result.examples] == ["req-42"] * 3

@@ -86,7 +86,9 @@ def main() -> None:
     started = time.perf_counter()
     base.write_text(json.dumps(make_record(args.cases, args.trials, 11, drift=0.0)), encoding="utf-8")
     cand.write_text(json.dumps(make_record(args.cases, args.trials, 12, drift=0.02)), encoding="utf-8")
-    print(f"generated 2 records of {args.cases:,} cases x {args.trials} trials in {time.perf_counter() - started:.1f} s")
+    print(
+        f"generated 2 records of {args.cases:,} cases x {args.trials} trials in {time.perf_counter() - started:.1f} s"
+    )
     print(f"record size: {base.stat().st_size / 1e6:.1f} MB each")
 
     exe = Path(sys.executable).parent / "agent-evals"

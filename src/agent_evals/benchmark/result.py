@@ -23,7 +23,7 @@ from agent_evals.core.record import (
     Usage,
     fingerprint,
 )
-from agent_evals.core.types import Score
+from agent_evals.core.types import EvalResult, Score
 
 TEXT_LIMIT = 500
 """Longest output, prompt or expected text kept in a run record."""
@@ -165,6 +165,8 @@ class BenchmarkResult:
     """ISO 8601 UTC end time."""
     duration_s: float = 0.0
     """Wall-clock seconds of the run."""
+    experiment_url: str | None = None
+    """Where the file's ``platform`` recorded the run, when it declares one."""
 
     # -- rates -------------------------------------------------------------------------------
     @property
@@ -251,6 +253,12 @@ class BenchmarkResult:
         from agent_evals.benchmark.markdown import render_result
 
         return render_result(self)
+
+    def to_eval_result(self) -> EvalResult:
+        """The same results as an EvalResult, one example per trial (what platforms record)."""
+        from agent_evals.benchmark.eval_export import to_eval_result
+
+        return to_eval_result(self)
 
     def to_suite(self) -> Suite:
         """The run-record suite of this benchmark (one case per scenario, every trial kept)."""

@@ -18,7 +18,7 @@ from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
-from agent_evals.benchmark.schema import Benchmark, Capability, Scenario
+from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.errors import BenchmarkFileError
 
@@ -156,7 +156,21 @@ async def run_benchmark_async(
             logger.warning("agent teardown failed", exc_info=True)
         result.finished_at = _now()
         result.duration_s = time.perf_counter() - start
+    if bench.platform is not None:
+        await _record_on_platform(bench.platform, bench.benchmark, result)
     return result
+
+
+async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: BenchmarkResult) -> None:
+    from agent_evals.adapters.platforms.local import LocalConfig
+
+    config = LocalConfig(experiment=spec.experiment or benchmark_id, output_dir=spec.output_dir)
+    try:
+        recorded = await config.record(result.to_eval_result())
+    except OSError as exc:  # the run itself succeeded; keep its results
+        logger.warning("could not write the results to the local platform: %s", exc)
+        return
+    result.experiment_url = recorded.experiment_url
 
 
 def _plan_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:

@@ -257,7 +257,14 @@ class PlatformSpec(StrictModel):
     experiment: str | None = None
     """Experiment name (a safe path segment)."""
     output_dir: str | None = None
-    """Folder for the local platform's JSON files."""
+    """Folder for the local platform's JSON files (default ``.agent-evals/experiments``)."""
+
+    @field_validator("experiment")
+    @classmethod
+    def _safe_experiment(cls, value: str | None) -> str | None:
+        if value is not None and not SAFE_ID.match(value):
+            raise ValueError("an experiment name must be a safe folder name: letters, digits, '.', '-', '_'")
+        return value
 
 
 class Benchmark(StrictModel):

@@ -281,3 +281,27 @@ async def test_usage__reported_by_the_agent__lands_in_the_run_record(write: Writ
     suite = (await run_benchmark_async(_bench(write), agent)).to_suite()
     usage = suite.cases[0].trials[0].usage
     assert usage is not None and (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (10, 2, 0.001)
+
+
+async def test_platform_local__writes_one_example_per_trial_to_the_output_dir(
+    write: Writer, tmp_path: Path
+) -> None:
+    text = BENCH.format(k=2, n=1, timeout="").replace(
+        "benchmark: lamps\n", f"benchmark: lamps\nplatform: {{type: local, output_dir: {tmp_path / 'exp'}}}\n"
+    )
+    result = await run_benchmark_async(write("bench.yaml", text), LampAgent())
+    assert result.experiment_url is not None
+    folder = Path(result.experiment_url)
+    assert folder.parent == tmp_path / "exp" / "lamps"
+    lines = (folder / "examples.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    assert '"case_id": "lamp/on"' in lines[0]
+
+
+def test_to_eval_result__examples_per_trial_and_pass_rates_per_scorer(write: Writer) -> None:
+    result = run_benchmark(_bench(write, k=2), Crashy())
+    evals = result.to_eval_result()
+    assert len(evals.examples) == 6
+    assert evals.summary.errors == 2
+    assert evals.pass_rates["StateMatch"] == 1.0  # the errored trials have no scores
+    assert [e.metadata["trial"] for e in evals.examples[:2]] == [0, 1]

@@ -85,7 +85,7 @@ def _expand(
         if isinstance(entry, str) and entry.startswith(INCLUDE_PREFIX):
             out.extend(_include(entry, smap, where, including, stack))
         elif isinstance(entry, dict):
-            compact = "prompt" in entry and "scenarios" not in entry
+            compact = _is_compact(entry)
             out.append(_Located(entry, smap, where, compact))
         else:
             raise smap.error(
@@ -94,6 +94,11 @@ def _expand(
                 where,
             )
     return out
+
+
+def _is_compact(entry: dict[str, Any]) -> bool:
+    """The seed's short form: a scenario (id + prompt) standing where a capability would."""
+    return "scenarios" not in entry and ("prompt" in entry or "id" in entry)
 
 
 def _include(ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: list[Path]) -> list[_Located]:
@@ -130,7 +135,7 @@ def _include(ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: 
     if isinstance(data, list):
         return _expand(data, sub, (), real, [*stack, real])
     if isinstance(data, dict):
-        compact = "prompt" in data and "scenarios" not in data
+        compact = _is_compact(data)
         return [_Located(data, sub, (), compact)]
     raise sub.error(
         f"an included file must hold one capability mapping or a list of them; found {_kind(data)}", ()

@@ -249,6 +249,11 @@ CASES = [
         (3, 5, "capabilities[0]", "no success criterion"),
         id="compact-form-without-success",
     ),
+    pytest.param(
+        "benchmark: demo\ncapabilities:\n  - id: quick\n    expected_state: {a: 1}\n",
+        (3, 5, "capabilities[0]", "missing required key 'prompt'"),
+        id="compact-form-without-prompt",
+    ),
 ]
 
 

@@ -15,16 +15,23 @@ def values_equal(actual: Any, expected: Any) -> bool:
     ``1.0`` are equal, and tuples compare like lists.
     """
     kind = type(actual)
-    if kind is type(expected) and kind in _PLAIN:  # the common case, decided without ABC checks
+    other = type(expected)
+    if kind is other and kind in _PLAIN:  # the common cases are decided without ABC checks
         return bool(actual == expected)
-    if kind is bool or type(expected) is bool:
-        return kind is type(expected) and actual == expected
-    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+    if kind is bool or other is bool:
+        return kind is other and actual == expected
+    if (kind is dict or isinstance(actual, Mapping)) and (other is dict or isinstance(expected, Mapping)):
         if actual.keys() != expected.keys():
             return False
-        return all(values_equal(actual[key], value) for key, value in expected.items())
+        for key, value in expected.items():  # noqa: SIM110 - a plain loop is faster on this hot path
+            if not values_equal(actual[key], value):
+                return False
+        return True
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
             return False
-        return all(values_equal(a, e) for a, e in zip(actual, expected, strict=True))
+        for a, e in zip(actual, expected):  # noqa: B905, SIM110 - lengths checked above; hot path
+            if not values_equal(a, e):
+                return False
+        return True
     return bool(actual == expected)

@@ -246,12 +246,14 @@ def _check_unique(bench: Benchmark, located: list[_Located]) -> None:
 
 
 def _validate_gate(gate: dict[str, Any], smap: SourceMap) -> dict[str, Any]:
-    from agent_evals.gate.policy import PolicyBlock
+    from agent_evals.gate.policy import OverrideBlock, PolicyBlock
 
     try:
         block = PolicyBlock.model_validate(gate)
     except ValidationError as exc:
-        raise _located_error(exc, smap, ("gate",), False, list(PolicyBlock.model_fields), raw=gate) from None
+        nested = "overrides" in exc.errors()[0]["loc"][:-1]
+        known = list((OverrideBlock if nested else PolicyBlock).model_fields)
+        raise _located_error(exc, smap, ("gate",), False, known, raw=gate) from None
     dumped: dict[str, Any] = block.model_dump(mode="json", exclude_unset=True)
     return dumped
 

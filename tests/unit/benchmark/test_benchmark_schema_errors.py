@@ -88,6 +88,11 @@ CASES = [
         id="gate-unknown-knob-did-you-mean",
     ),
     pytest.param(
+        "benchmark: demo\ngate:\n  overrides:\n    demo/doors: {min_pass: 0.9}\n" + VALID.split("\n", 2)[2],
+        (4, 18, "gate.overrides.demo/doors.min_pass", "did you mean 'min_pass_rate'?"),
+        id="gate-override-unknown-knob",
+    ),
+    pytest.param(
         "benchmark: demo\ngate: {alpha: 2}\n" + VALID.split("\n", 2)[2],
         (2, 15, "gate.alpha", "less than 0.5"),
         id="gate-bad-value",

@@ -147,8 +147,15 @@ class _Run:
         if self.task is not None and not self.task_is_async:
             # spare threads so a sync task stuck past its timeout does not shrink the concurrency
             self.pool = ThreadPoolExecutor(max_workers=2 * lanes, thread_name_prefix="agent-evals-task")
+        workers = [asyncio.ensure_future(self._lane()) for _ in range(lanes)]
         try:
-            await asyncio.gather(*(self._lane() for _ in range(lanes)))
+            await asyncio.gather(*workers)
+        except BaseException:
+            # cancelled, interrupted or a bug: leave no lane running behind the caller's back
+            for worker in workers:
+                worker.cancel()
+            await asyncio.wait(workers)
+            raise
         finally:
             if self.pool is not None:
                 self.pool.shutdown(wait=False, cancel_futures=True)
@@ -180,6 +187,8 @@ class _Run:
         finally:
             if scoring is not None and not scoring.done():
                 scoring.cancel()
+            elif scoring is not None and not scoring.cancelled():
+                scoring.exception()  # retrieved here when the lane stops before awaiting it
 
     async def _batched_lane(self, pool: ThreadPoolExecutor) -> None:
         loop = asyncio.get_running_loop()

@@ -440,3 +440,44 @@ async def test_run__sync_task_in_worker_thread__sees_callers_context_variables(
     REQUEST_ID.set("req-42")
     result = await run_eval_async(task, examples(3), [Recorder()], config=EvalConfig(timeout_s=timeout_s))
     assert [e.output for e in result.examples] == ["req-42"] * 3
+
+
+async def test_run__scorer_raises_base_exception__propagates_and_stops_every_lane() -> None:
+    started: list[int] = []
+
+    async def task(x: int) -> TaskResult:
+        started.append(x)
+        await asyncio.sleep(0.01)
+        return TaskResult(output=str(x))
+
+    class Fatal(BaseException):
+        """Like KeyboardInterrupt for the runner, without interrupting pytest."""
+
+    def fatal(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        raise Fatal
+
+    with pytest.raises(Fatal):
+        await run_eval_async(task, examples(50), [fatal], config=EvalConfig(max_concurrency=5))
+    count = len(started)
+    await asyncio.sleep(0.05)
+    assert len(started) == count < 50  # nothing kept running after the error
+
+
+async def test_run__cancelled__lanes_stop() -> None:
+    started: list[int] = []
+
+    async def task(x: int) -> TaskResult:
+        started.append(x)
+        await asyncio.sleep(0.05)
+        return TaskResult(output=str(x))
+
+    run = asyncio.ensure_future(
+        run_eval_async(task, examples(40), [correct], config=EvalConfig(max_concurrency=4))
+    )
+    await asyncio.sleep(0.02)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    count = len(started)
+    await asyncio.sleep(0.1)
+    assert len(started) == count == 4

@@ -58,12 +58,16 @@ class SuiteView:
     scorers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     """scorer -> case id -> [trials, passes, errors] over trials where it gave a pass/fail verdict."""
     usage: UsageSums = field(default_factory=UsageSums)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    """group -> case ids."""
+    dimensions: dict[str, list[str]] = field(default_factory=dict)
+    """``name=value`` -> case ids."""
 
 
 def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> SuiteView:
     """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass."""
     out = SuiteView()
-    views, scorers = out.cases, out.scorers
+    views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
     n_trials = 0
     duration = 0.0
     usages: list[dict[str, Any]] = []
@@ -105,7 +109,15 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
             critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
         valid = len(trials) - errors
         fraction = passes / valid if valid else None
-        views[cid] = CaseView(case, cid, case["group"], (len(trials), passes, errors), fraction, critical)
+        group = case["group"]
+        views[cid] = CaseView(case, cid, group, (len(trials), passes, errors), fraction, critical)
+        members = groups.get(group)
+        if members is None:
+            groups[group] = [cid]
+        else:
+            members.append(cid)
+        for name, value in (case.get("dimensions") or {}).items():
+            dimensions.setdefault(f"{name}={value}", []).append(cid)
     out.usage = UsageSums.from_usages(usages, trials=n_trials, duration_s=duration)
     return out
 
@@ -196,6 +208,16 @@ def _location(case: dict[str, Any]) -> str | None:
     return f"{file}:{loc['line']}" if loc.get("line") is not None else str(file)
 
 
+_NO_DETAILS: dict[str, Any] = {
+    "error": None,
+    "input": None,
+    "expected": None,
+    "output": None,
+    "baseline_output": None,
+    "usage": None,
+}
+
+
 def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass: CaseClass) -> CaseDiff:
     """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them."""
     main = cand if cand is not None else base
@@ -204,28 +226,26 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
     raw = main.raw
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
-    details: dict[str, Any] = {
-        "failing_scorers": [],
-        "error": None,
-        "input": None,
-        "expected": None,
-        "output": None,
-        "baseline_output": None,
-        "usage": None,
-    }
-    if klass != "stable-pass":
+    if klass == "stable-pass":
+        details = {**_NO_DETAILS, "failing_scorers": []}
+    else:
         trials = raw.get("trials", [])
-        details["failing_scorers"] = failing_scorers(trials)
-        details["error"] = _first(trials, "error")
-        details["input"] = _snippet(raw.get("input"))
-        details["expected"] = _snippet(raw.get("expected"))
-        details["output"] = _first(trials, "output", failing=True)
-        if base is not None and cand is not None:
-            details["baseline_output"] = _first(base.raw.get("trials", []), "output")
         base_usage = base.usage() if base is not None else None
         cand_usage = cand.usage() if cand is not None else UsageSums()
-        if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
-            details["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
+        recorded = cand_usage.recorded or (base_usage is not None and base_usage.recorded)
+        details = {
+            "failing_scorers": failing_scorers(trials),
+            "error": _first(trials, "error"),
+            "input": _snippet(raw.get("input")),
+            "expected": _snippet(raw.get("expected")),
+            "output": _first(trials, "output", failing=True),
+            "baseline_output": _first(base.raw.get("trials", []), "output")
+            if base is not None and cand is not None
+            else None,
+            "usage": usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
+            if recorded
+            else None,
+        }
     return construct(
         CaseDiff,
         suite_id=suite_id,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_evals.gate.align import CaseView, SuiteView
@@ -16,35 +15,22 @@ from agent_evals.gate.usage import construct
 Views = Mapping[str, CaseView]
 
 
-def _index(views: Views | None, keys_of: Callable[[CaseView], Iterable[str]]) -> dict[str, list[str]]:
-    index: dict[str, list[str]] = defaultdict(list)
-    for cid, view in (views or {}).items():
-        for key in keys_of(view):
-            index[key].append(cid)
-    return index
-
-
-def _dims(view: CaseView) -> Iterable[str]:
-    dims: dict[str, str] = view.raw.get("dimensions") or {}
-    return (f"{name}={value}" for name, value in dims.items())
-
-
-def _group(view: CaseView) -> Iterable[str]:
-    return (view.group,)
-
-
 def rows_by_cases(
-    kind: RowKind, base: Views | None, cand: Views, knobs_for: Callable[[str], Knobs]
+    kind: RowKind,
+    base: SuiteView | None,
+    cand: SuiteView,
+    knobs_for: Callable[[str], Knobs],
 ) -> list[GroupRow]:
     """One row per group (``kind='group'``) or dimension value (``kind='dimension'``)."""
-    keys_of = _group if kind == "group" else _dims
-    b_index, c_index = _index(base, keys_of), _index(cand, keys_of)
+    b_index = (base.groups if kind == "group" else base.dimensions) if base is not None else {}
+    c_index = cand.groups if kind == "group" else cand.dimensions
+    b_cases, c_cases = (base.cases if base is not None else {}), cand.cases
     rows = []
     for key in sorted(set(b_index) | set(c_index)):
         b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
-        b_keys = [base[i].key for i in b_ids] if base is not None else []
-        c_keys = [cand[i].key for i in c_ids]
-        sides = [(base[i].key, cand[i].key) for i in c_ids if i in base] if base is not None else []
+        b_keys = [b_cases[i].key for i in b_ids]
+        c_keys = [c_cases[i].key for i in c_ids]
+        sides = [(b_cases[i].key, c_cases[i].key) for i in c_ids if i in b_cases]
         row = _row(kind, key, base is not None, b_keys, c_keys, sides, knobs_for(key))
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")

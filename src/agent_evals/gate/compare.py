@@ -71,16 +71,23 @@ def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
 
 
 def _overlap_or_refuse(baseline: Document, candidate: Document) -> None:
-    base_ids = {(s["id"], c["id"]) for s in baseline.get("suites", []) for c in s.get("cases", [])}
-    cand_ids = [(s["id"], c["id"]) for s in candidate.get("suites", []) for c in s.get("cases", [])]
-    if base_ids and cand_ids and not any(key in base_ids for key in cand_ids):
-        base_suites = sorted({s for s, _ in base_ids})
-        cand_suites = sorted({s for s, _ in cand_ids})
-        raise RunRecordError(
-            "the baseline and the candidate share no (suite id, case id): they are not runs of the same "
-            f"suites (baseline suites: {', '.join(base_suites[:5])}; candidate suites: {', '.join(cand_suites[:5])}). "
-            "Compare runs of the same benchmarks or eval files."
-        )
+    base_suites = {s["id"]: s for s in baseline.get("suites", [])}
+    base_any = any(s.get("cases") for s in base_suites.values())
+    cand_any = any(s.get("cases") for s in candidate.get("suites", []))
+    if not (base_any and cand_any):
+        return
+    for suite in candidate.get("suites", []):
+        base_suite = base_suites.get(suite["id"])
+        if base_suite is not None:
+            ids = {c["id"] for c in base_suite.get("cases", [])}
+            if any(c["id"] in ids for c in suite.get("cases", [])):
+                return
+    raise RunRecordError(
+        "the baseline and the candidate share no (suite id, case id): they are not runs of the same "
+        f"suites (baseline suites: {', '.join(sorted(base_suites)[:5])}; candidate suites: "
+        f"{', '.join(sorted(s['id'] for s in candidate.get('suites', []))[:5])}). "
+        "Compare runs of the same benchmarks or eval files."
+    )
 
 
 def compare_documents(
@@ -182,9 +189,9 @@ def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: P
         paired_baseline=rate_summary(b for b, _ in sides) if base is not None else None,
         paired_candidate=rate_summary(c for _, c in sides) if base is not None else None,
         delta=stat,
-        groups=breakdown.rows_by_cases("group", base, cand, lambda g: policy.knobs_for(sid, g)),
+        groups=breakdown.rows_by_cases("group", base_view, cand_view, lambda g: policy.knobs_for(sid, g)),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
-        dimensions=breakdown.rows_by_cases("dimension", base, cand, lambda _: knobs),
+        dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs),
         cases=[],
         added_case_ids=[cid for cid in cand if base is not None and cid not in base],
         removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],

@@ -21,7 +21,6 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
-from agent_evals.core.messages import extract_tool_calls
 from agent_evals.core.scorer import PreparedScorer, error_score
 from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, Score, TaskResult
 
@@ -270,7 +269,7 @@ class _Run:
         else:
             for scorer in self.scorers:
                 scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")
-        trajectory, tool_calls = _trajectory(result)
+        outputs = result.context.get("outputs") if result is not None and result.context else None
         self.results[index] = ExampleResult(
             index=index,
             input=example.input,
@@ -281,8 +280,7 @@ class _Run:
             error=error,
             duration=task_duration + (time.perf_counter() - t),
             metadata=example.metadata,
-            trajectory=trajectory,
-            tool_calls=tool_calls,
+            trajectory=outputs if isinstance(outputs, list) else None,
         )
         self.done += 1
         if self.progress is not None:
@@ -325,18 +323,6 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
             continue
         outcomes.append((value, None, time.perf_counter() - t))
     return outcomes
-
-
-def _trajectory(result: TaskResult | None) -> tuple[list[Any] | None, list[dict[str, Any]] | None]:
-    if result is None or not result.context:
-        return None, None
-    outputs = result.context.get("outputs")
-    if not isinstance(outputs, list):
-        return None, None
-    try:
-        return outputs, extract_tool_calls(outputs)
-    except (TypeError, ValueError):
-        return outputs, None
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, computed_field, field_validator
+
+from agent_evals.core.messages import extract_tool_calls
 
 
 class TaskResult(BaseModel):
@@ -129,8 +132,20 @@ class ExampleResult(BaseModel):
     """The example's metadata."""
     trajectory: list[Any] | None = None
     """The message list (``context["outputs"]``) when the task returned one."""
-    tool_calls: list[dict[str, Any]] | None = None
-    """Tool calls found in the trajectory, as ``{"name", "args"}``."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def tool_calls(self) -> list[dict[str, Any]] | None:
+        """Tool calls found in the trajectory, as ``{"name", "args"}`` (None without a readable one).
+
+        Worked out on first access, so a run whose tool calls nobody reads does not pay for them.
+        """
+        if self.trajectory is None:
+            return None
+        try:
+            return extract_tool_calls(self.trajectory)
+        except (TypeError, ValueError):
+            return None
 
     @property
     def passed(self) -> bool:

@@ -28,7 +28,7 @@ from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
 from agent_evals.gate.usage import construct, usage_diff
-from agent_evals.gate.verdict import decide, worst_outcome, worst_verdict
+from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 
 
 @dataclass
@@ -119,7 +119,9 @@ def _compare(
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
-    for unit, p_adj in zip(units, holm([u.stat.p_value or 1.0 for u in units]), strict=True):
+    for unit, p_adj in zip(
+        units, holm([1.0 if u.stat.p_value is None else u.stat.p_value for u in units]), strict=True
+    ):
         unit.stat.p_adjusted = p_adj
         unit.stat.significant = p_adj < unit.knobs.alpha
         delta = unit.stat.delta
@@ -141,7 +143,7 @@ def _compare(
         for sid in removed
     ]
     notes = _run_notes(baseline, candidate)
-    reasons += [Reason(kind="incomplete-run", message=n) for n in notes if n.startswith("The ")]
+    reasons += [Reason(kind="incomplete-run", message=n) for n in notes]
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
     return Comparison(
@@ -235,12 +237,10 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteC
     verdicts, outcomes, reasons = [decision.verdict], [decision.outcome], list(decision.reasons)
     for row in result.groups:
         if row.gated:
-            _decide_group(row, sid, policy.knobs_for(sid, row.key))
-            verdicts.append(row.verdict or "passed")
-            outcomes.append(
-                "fail" if any(r.blocking for r in row.reasons) else "warn" if row.reasons else "pass"
-            )
-            reasons += row.reasons
+            group_decision = _decide_group(row, sid, policy.knobs_for(sid, row.key))
+            verdicts.append(group_decision.verdict)
+            outcomes.append(group_decision.outcome)
+            reasons += group_decision.reasons
     breakdown.flag_rows(result.groups, lambda r: policy.knobs_for(sid, r.key))
     breakdown.flag_rows(result.scorers, lambda _: work.knobs)
     breakdown.flag_rows(result.dimensions, lambda _: work.knobs)
@@ -250,7 +250,7 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteC
     return result
 
 
-def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> None:
+def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
     decision = decide(
         label=f"Group {sid}/{row.key}",
         suite_id=sid,
@@ -273,6 +273,7 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> None:
         row.status = "improved"
     else:
         row.status = "ok"
+    return decision
 
 
 def _case_diffs(

@@ -263,3 +263,22 @@ def test_comparison__json_dump_carries_exit_code_and_round_trips(record, cases) 
     data = result.model_dump(mode="json")
     assert data["exit_code"] == 0 and data["policy"]["sources"] == ["defaults"]
     assert Comparison.model_validate_json(result.model_dump_json(exclude={"exit_code"})).verdict == "passed"
+
+
+def test_compare__every_case_drops_the_same__zero_p_value_still_fails(record, cases) -> None:
+    result = compare(record({"home": cases("doors", 40, "PPP")}), record({"home": cases("doors", 40, "PPF")}))
+    suite = result.suites[0]
+    assert suite.delta is not None and suite.delta.sd == 0.0 and suite.delta.p_adjusted == 0.0
+    assert (result.verdict, kinds(result)) == ("failed", ["regression"])
+
+
+def test_compare__gated_group_inconclusive_with_policy_pass__no_warning(record, cases) -> None:
+    base = record({"home": cases("doors", 10, "P") | cases("lights", 10, "P")})
+    cand = record(
+        {"home": cases("doors", 9, "P") | {"doors/c9": "F"} | cases("lights", 10, "P")},
+        gate={"home": {"overrides": {"doors": {"on_inconclusive": "pass"}}, "on_inconclusive": "pass"}},
+    )
+    result = compare(base, cand)
+    doors = next(g for g in result.suites[0].groups if g.key == "doors")
+    assert doors.gated and doors.verdict == "inconclusive"
+    assert result.outcome == "pass" and result.exit_code == 0

@@ -481,3 +481,18 @@ async def test_run__cancelled__lanes_stop() -> None:
     count = len(started)
     await asyncio.sleep(0.1)
     assert len(started) == count == 4
+
+
+async def test_run__unreadable_tool_calls_in_messages__trajectory_kept_tool_calls_none() -> None:
+    messages = [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{broken"}}]}]
+    result = await run_eval_async(
+        lambda x: TaskResult(context={"outputs": messages}), examples(1), [Recorder()]
+    )
+    assert result.examples[0].trajectory == messages
+    assert result.examples[0].tool_calls is None
+    assert result.examples[0].model_dump()["tool_calls"] is None
+
+
+async def test_run__no_messages__no_trajectory_or_tool_calls() -> None:
+    result = await run_eval_async(echo, examples(1), [correct])
+    assert result.examples[0].trajectory is None and result.examples[0].tool_calls is None

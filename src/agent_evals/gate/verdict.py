@@ -22,8 +22,13 @@ def pct(x: float) -> str:
 
 
 def points(x: float) -> str:
-    """A difference of rates in percentage points, signed."""
-    return f"{x * 100:+.1f} points"
+    """A size of a difference of rates in percentage points (unsigned)."""
+    return f"{abs(x) * 100:.1f} points"
+
+
+def pvalue(p: float) -> str:
+    """A p-value for a sentence: three significant digits, or ``< 0.001``."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
 
 
 @dataclass
@@ -105,8 +110,8 @@ def decide(
             failed = True
             add(
                 "regression",
-                f"{label}: pass rate dropped {points(delta.delta)} over {delta.n_paired} paired cases "
-                f"(p = {p_adj:.3g} adjusted, {delta.test}; tolerated drop {points(-knobs.max_drop)}).",
+                f"{label}: pass rate dropped {points(delta.delta)} over {delta.n_paired:,} paired cases "
+                f"({pvalue(p_adj)} adjusted, {delta.test}; tolerated drop {points(knobs.max_drop)}).",
                 blocking=True,
             )
         else:
@@ -115,7 +120,7 @@ def decide(
             add(
                 "inconclusive",
                 f"{label}: pass rate dropped {points(delta.delta)}, beyond the tolerated "
-                f"{points(-knobs.max_drop)}, but the drop is not significant (p = {p_adj:.3g} adjusted, "
+                f"{points(knobs.max_drop)}, but the drop is not significant ({pvalue(p_adj)} adjusted, "
                 f"alpha {knobs.alpha:g}).{hint}",
                 blocking=knobs.on_inconclusive == "fail",
             )

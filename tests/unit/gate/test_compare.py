@@ -45,7 +45,7 @@ def test_compare__one_trial_regression__fails_with_mcnemar_p(record, cases) -> N
     assert (suite.delta.test, suite.delta.n_down, suite.delta.n_up) == ("mcnemar", 20, 0)
     assert suite.delta.p_value == pytest.approx(2**-20)
     assert (result.verdict, result.exit_code, kinds(result)) == ("failed", 1, ["regression"])
-    assert result.reasons[0].blocking and "-20.0 points" in result.reasons[0].message
+    assert result.reasons[0].blocking and "dropped 20.0 points" in result.reasons[0].message
     assert suite.counts["regressed"] == 20
     assert suite.cases[0].classification == "regressed"
     assert suite.cases[0].failing_scorers[0].name == "check"

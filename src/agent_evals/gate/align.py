@@ -22,12 +22,13 @@ CLASS_ORDER: tuple[CaseClass, ...] = (
     "removed",
     "stable-fail",
     "stable-pass",
+    "ungraded",
 )
 """Order of cases in a report: regressions first, then what else needs a look."""
 
 
 Key = tuple[int, int, int]
-"""A case side's trial counts: (trials, passes, errored trials)."""
+"""A case side's trial counts: (graded or errored trials, passes, errored trials); ungraded trials are left out."""
 
 
 @dataclass(slots=True)
@@ -74,11 +75,13 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
     for case in suite.get("cases", []):
         cid = case["id"]
         trials = case.get("trials", [])
-        errors = passes = 0
+        errors = passes = ungraded = 0
         for trial in trials:
             errored = trial.get("error") is not None
             if errored:
                 errors += 1
+            elif trial.get("graded", True) is False:
+                ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
             elif trial["passed"]:
                 passes += 1
             n_trials += 1
@@ -107,10 +110,11 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
         critical = bool(case.get("critical", False))
         if not critical and critical_globs:
             critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
-        valid = len(trials) - errors
+        counted = len(trials) - ungraded
+        valid = counted - errors
         fraction = passes / valid if valid else None
         group = case["group"]
-        views[cid] = CaseView(case, cid, group, (len(trials), passes, errors), fraction, critical)
+        views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, critical)
         members = groups.get(group)
         if members is None:
             groups[group] = [cid]
@@ -139,7 +143,8 @@ def classify(base: CaseView | None, cand: CaseView | None) -> CaseClass:
         return "removed"
     xb, xc = base.fraction, cand.fraction
     if xb is None or xc is None:
-        return "errored"
+        # no valid trial on a side: because they errored, or because none has a pass/fail verdict
+        return "errored" if base.key[2] or cand.key[2] else "ungraded"
     sb, sc = _state(xb), _state(xc)
     if sb == "flaky" or sc == "flaky":
         return "flaky"

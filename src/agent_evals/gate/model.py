@@ -31,9 +31,9 @@ TestName = Literal["mcnemar", "mcnemar-mid-p", "paired-t", "sign-flip", "none"]
 """The paired test behind a p-value (``none``: nothing to test, e.g. no paired case differs)."""
 
 CaseClass = Literal[
-    "stable-pass", "stable-fail", "flaky", "regressed", "improved", "new", "removed", "errored"
+    "stable-pass", "stable-fail", "flaky", "regressed", "improved", "new", "removed", "errored", "ungraded"
 ]
-"""Per-case classification (trial-aware)."""
+"""Per-case classification (trial-aware); ``ungraded``: no trial has a pass/fail verdict (numeric-only)."""
 
 RowKind = Literal["group", "scorer", "dimension"]
 """What a breakdown row aggregates over."""

@@ -59,8 +59,16 @@ def _check_trial(trial: Any, where: str, source: str) -> None:
             if not isinstance(score, dict):
                 raise _fail(source, f"{where}.scores.{name}", "an object", score)
     usage = trial.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise _fail(source, f"{where}.usage", "an object or null", usage)
+    if usage is not None:
+        if not isinstance(usage, dict):
+            raise _fail(source, f"{where}.usage", "an object or null", usage)
+        for key in ("input_tokens", "output_tokens", "cost_usd"):
+            value = usage.get(key)
+            if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+                raise _fail(source, f"{where}.usage.{key}", "a number or null", value)
+    output = trial.get("output")
+    if output is not None and not isinstance(output, str):
+        raise _fail(source, f"{where}.output", "a string or null", output)
     duration = trial.get("duration_s", 0.0)
     if not isinstance(duration, (int, float)) or isinstance(duration, bool):
         raise _fail(source, f"{where}.duration_s", "a number", duration)
@@ -72,6 +80,10 @@ def _check_case(case: Any, where: str, source: str) -> None:
     for key in ("id", "group"):
         if not isinstance(case.get(key), str):
             raise _fail(source, f"{where}.{key}", "a string", case.get(key))
+    for key in ("name", "input", "expected"):
+        value = case.get(key)
+        if value is not None and not isinstance(value, str):
+            raise _fail(source, f"{where}.{key}", "a string or null", value)
     if not isinstance(case.get("critical", False), bool):
         raise _fail(source, f"{where}.critical", "a boolean", case.get("critical"))
     dims = case.get("dimensions", {})

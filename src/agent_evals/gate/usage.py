@@ -50,8 +50,8 @@ class UsageSums:
         inputs = [u["input_tokens"] for u in usages if u.get("input_tokens") is not None]
         outputs = [u["output_tokens"] for u in usages if u.get("output_tokens") is not None]
         costs = [u["cost_usd"] for u in usages if u.get("cost_usd") is not None]
-        sums.input_tokens = sum(inputs) if inputs else None
-        sums.output_tokens = sum(outputs) if outputs else None
+        sums.input_tokens = int(sum(inputs)) if inputs else None
+        sums.output_tokens = int(sum(outputs)) if outputs else None
         sums.cost_usd = math.fsum(costs) if costs else None
         return sums
 
@@ -66,10 +66,10 @@ class UsageSums:
             self.recorded = True
             value = usage.get("input_tokens")
             if value is not None:
-                self.input_tokens = (self.input_tokens or 0) + value
+                self.input_tokens = (self.input_tokens or 0) + int(value)
             value = usage.get("output_tokens")
             if value is not None:
-                self.output_tokens = (self.output_tokens or 0) + value
+                self.output_tokens = (self.output_tokens or 0) + int(value)
             cost = usage.get("cost_usd")
             if cost is not None:
                 self.cost_usd = (self.cost_usd or 0.0) + cost

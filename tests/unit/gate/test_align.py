@@ -86,3 +86,16 @@ def test_case_diff__regressed__failing_scorer_evidence_location_and_usage() -> N
     assert diff.usage is not None and diff.usage.delta is not None
     assert diff.usage.delta.cost_usd == pytest.approx(0.25)
     assert diff.delta == -1.0
+
+
+def test_view_cases__ungraded_trials__left_out_of_the_fraction() -> None:
+    trials = [{"passed": True}, {"passed": False, "graded": False}, {"passed": False}]
+    view = view_cases({"cases": [{"id": "g/c", "group": "g", "trials": trials}]})["g/c"]
+    assert view.key == (2, 1, 0) and view.fraction == 0.5
+
+
+def test_classify__no_graded_trial_on_either_side__ungraded_not_errored() -> None:
+    numeric = [{"passed": False, "graded": False}]
+    suite = {"cases": [{"id": "g/c", "group": "g", "trials": numeric}]}
+    view = view_cases(suite)["g/c"]
+    assert classify(view, view) == "ungraded"

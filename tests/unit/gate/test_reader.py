@@ -48,6 +48,12 @@ def test_check_document__minimal_v1_record_accepted() -> None:
         ),
         (lambda d: d["suites"][0]["cases"][0].update(dimensions={"a": 1}), r"cases.0.dimensions'"),
         (lambda d: d["suites"][0]["cases"][0]["trials"][0].update(scores=[]), r"trials.0.scores'"),
+        (
+            lambda d: d["suites"][0]["cases"][0]["trials"][0].update(usage={"cost_usd": "1$"}),
+            r"usage.cost_usd'",
+        ),
+        (lambda d: d["suites"][0]["cases"][0]["trials"][0].update(output=["x"]), r"trials.0.output'"),
+        (lambda d: d["suites"][0]["cases"][0].update(name=7), r"cases.0.name': expected a string or null"),
     ],
 )
 def test_check_document__malformed__error_names_json_path(mutate: Any, message: str) -> None:

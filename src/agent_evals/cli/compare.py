@@ -118,9 +118,16 @@ def _baseline(path: Path) -> tuple[Document | None, BaselineInfo]:
 
 
 def run_command(body: Callable[[], int]) -> None:
-    """Run a command body, mapping library errors to one-line messages and fixed exit codes."""
+    """Run a command body, mapping library errors to one-line messages and fixed exit codes.
+
+    The cyclic garbage collector stays paused for the whole command: the run records are large trees
+    of acyclic objects, and every collection triggered between steps would rescan all of them.
+    """
+    from agent_evals.gate.reader import gc_paused
+
     try:
-        code = body()
+        with gc_paused():
+            code = body()
     except AgentEvalsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)

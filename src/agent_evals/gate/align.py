@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
-from agent_evals.gate.usage import UsageSums, construct, usage_diff
+from agent_evals.gate.usage import UsageSums, construct, construct_from, usage_diff
 
 SNIPPET_CHARS = 2_000
 """Untrusted text kept per field in a case diff (reports escape and truncate further)."""
@@ -213,16 +213,6 @@ def _location(case: dict[str, Any]) -> str | None:
     return f"{file}:{loc['line']}" if loc.get("line") is not None else str(file)
 
 
-_NO_DETAILS: dict[str, Any] = {
-    "error": None,
-    "input": None,
-    "expected": None,
-    "output": None,
-    "baseline_output": None,
-    "usage": None,
-}
-
-
 def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass: CaseClass) -> CaseDiff:
     """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them."""
     main = cand if cand is not None else base
@@ -231,39 +221,38 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
     raw = main.raw
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
-    if klass == "stable-pass":
-        details = {**_NO_DETAILS, "failing_scorers": []}
-    else:
+    values: dict[str, Any] = {
+        "suite_id": suite_id,
+        "case_id": main.id,
+        "name": raw.get("name"),
+        "group": main.group,
+        "dimensions": raw.get("dimensions") or {},
+        "classification": klass,
+        "critical": main.critical,
+        "critical_flip": main.critical and klass == "regressed",
+        "baseline": _side(base) if base is not None else None,
+        "candidate": _side(cand) if cand is not None else None,
+        "delta": xc - xb if xc is not None and xb is not None else None,
+        "failing_scorers": [],
+        "error": None,
+        "location": _location(raw),
+        "input": None,
+        "expected": None,
+        "output": None,
+        "baseline_output": None,
+        "usage": None,
+    }
+    if klass != "stable-pass":
         trials = raw.get("trials", [])
         base_usage = base.usage() if base is not None else None
         cand_usage = cand.usage() if cand is not None else UsageSums()
-        recorded = cand_usage.recorded or (base_usage is not None and base_usage.recorded)
-        details = {
-            "failing_scorers": failing_scorers(trials),
-            "error": _first(trials, "error"),
-            "input": _snippet(raw.get("input")),
-            "expected": _snippet(raw.get("expected")),
-            "output": _first(trials, "output", failing=True),
-            "baseline_output": _first(base.raw.get("trials", []), "output")
-            if base is not None and cand is not None
-            else None,
-            "usage": usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
-            if recorded
-            else None,
-        }
-    return construct(
-        CaseDiff,
-        suite_id=suite_id,
-        case_id=main.id,
-        name=raw.get("name"),
-        group=main.group,
-        dimensions=raw.get("dimensions") or {},
-        classification=klass,
-        critical=main.critical,
-        critical_flip=main.critical and klass == "regressed",
-        baseline=_side(base) if base is not None else None,
-        candidate=_side(cand) if cand is not None else None,
-        delta=xc - xb if xc is not None and xb is not None else None,
-        location=_location(raw),
-        **details,
-    )
+        values["failing_scorers"] = failing_scorers(trials)
+        values["error"] = _first(trials, "error")
+        values["input"] = _snippet(raw.get("input"))
+        values["expected"] = _snippet(raw.get("expected"))
+        values["output"] = _first(trials, "output", failing=True)
+        if base is not None and cand is not None:
+            values["baseline_output"] = _first(base.raw.get("trials", []), "output")
+        if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
+            values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
+    return construct_from(CaseDiff, values)

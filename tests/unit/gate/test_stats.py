@@ -194,3 +194,32 @@ def test_pass_at_k__fewer_trials_than_k__undefined() -> None:
 def test_stats__out_of_domain__value_error_says_why(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
+
+
+def _brute_force_sign_flip(diffs: list[float]) -> float:
+    nonzero = [d for d in diffs if d != 0]
+    observed = sum(nonzero)
+    hits = 0
+    for mask in range(1 << len(nonzero)):
+        total = sum(d if mask >> i & 1 else -d for i, d in enumerate(nonzero))
+        hits += total <= observed + 1e-9
+    return hits / (1 << len(nonzero))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sign_flip__exact_path_equals_brute_force_enumeration(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    diffs = [rng.choice([-1, -2 / 3, -1 / 3, 0, 1 / 3, 2 / 3, 1]) for _ in range(rng.randint(1, 12))]
+    assert stats.sign_flip_drop_p(diffs) == pytest.approx(_brute_force_sign_flip(diffs), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_multiplicity__bh_never_above_holm_and_both_at_least_raw(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    ps = [rng.random() ** 3 for _ in range(rng.randint(1, 15))]
+    for raw, h, q in zip(ps, stats.holm(ps), stats.benjamini_hochberg(ps), strict=True):
+        assert raw <= q + 1e-15 and q <= h + 1e-15 and h <= 1.0

@@ -8,56 +8,16 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from agent_evals.adapters.scorers import AGENTEVALS_SCORERS, AUTOEVALS_SCORERS, NATIVE_SCORERS
 from agent_evals.core.scorer import Scorer
 from agent_evals.errors import AgentEvalsError, UnknownScorer, UsageError
 
-_NATIVE_STATE = "agent_evals.adapters.scorers.state"
-_NATIVE_TOOLS = "agent_evals.adapters.scorers.tool_calls"
-_AUTOEVALS = "agent_evals.adapters.scorers.autoevals"
-_AGENTEVALS = "agent_evals.adapters.scorers.agentevals"
-
-# name -> module defining it; the attribute has the same name. Nothing is imported until used.
+# name -> module defining it; the attribute has the same name. Wrapper modules (autoevals,
+# agentevals) are imported only when one of their scorers is used.
 _FACTORIES: dict[str, str] = {
-    "StateMatch": _NATIVE_STATE,
-    "ToolCallExactMatch": _NATIVE_TOOLS,
-    "ToolCallSupersetMatch": _NATIVE_TOOLS,
-    "ToolCallSubsetMatch": _NATIVE_TOOLS,
-    "ToolCallUnorderedMatch": _NATIVE_TOOLS,
-    "ToolCallAnyMatch": _NATIVE_TOOLS,
-    **dict.fromkeys(
-        (
-            "Levenshtein",
-            "ExactMatch",
-            "NumericDiff",
-            "JSONDiff",
-            "EmbeddingSimilarity",
-            "Factuality",
-            "ClosedQA",
-            "Humor",
-            "Security",
-            "Summary",
-            "Translation",
-            "Sql",
-            "Possible",
-            "Battle",
-            "LLMClassifier",
-            "ListContains",
-            "ValidJSON",
-        ),
-        _AUTOEVALS,
-    ),
-    **dict.fromkeys(
-        (
-            "TrajectoryStrictMatch",
-            "TrajectoryUnorderedMatch",
-            "TrajectorySubsetMatch",
-            "TrajectorySupsetMatch",
-            "TrajectoryLLMAsJudge",
-            "GraphTrajectoryStrictMatch",
-            "GraphTrajectoryLLMAsJudge",
-        ),
-        _AGENTEVALS,
-    ),
+    **dict.fromkeys(NATIVE_SCORERS, "agent_evals.adapters.scorers"),
+    **dict.fromkeys(AUTOEVALS_SCORERS, "agent_evals.adapters.scorers.autoevals"),
+    **dict.fromkeys(AGENTEVALS_SCORERS, "agent_evals.adapters.scorers.agentevals"),
 }
 
 

@@ -9,19 +9,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARK = HERE / "home.yaml"
 OUT = Path.cwd() / "out"
-GATE_MODULES = {
-    "agent_evals.gate.compare",
-    "agent_evals.gate.model",
-    "agent_evals.gate.policy",
-    "agent_evals.report",
-    "agent_evals.report.markdown",
-}
 
 
 def main() -> int:
-    """Write out/baseline.json and out/candidate.json, then print the gate's Markdown summary and verdict."""
+    """Write out/baseline.json and out/candidate.json, gate them, print the Markdown and write the reports."""
     from agent_evals.benchmark.runner import run_benchmark
+    from agent_evals.gate.compare import compare_runs
+    from agent_evals.gate.model import BaselineInfo
+    from agent_evals.gate.policy import resolve_policy
     from agent_evals.gate.store import write_record
+    from agent_evals.report.html import render_html
+    from agent_evals.report.markdown import render_markdown
 
     start = time.perf_counter()
     records = {}
@@ -34,25 +32,21 @@ def main() -> int:
             f"{label}: {result.agent_name} v{result.agent_version}, micro pass rate "
             f"{result.micro_pass_rate:.1%} over {len(result.cases)} cases -> {path}\n"
         )
-    try:
-        from agent_evals.gate.compare import compare_runs
-        from agent_evals.gate.model import BaselineInfo
-        from agent_evals.gate.policy import resolve_policy
-        from agent_evals.report.markdown import render_markdown
-    except ModuleNotFoundError as exc:  # a build without the gate: show the candidate alone
-        if exc.name not in GATE_MODULES:
-            raise
-        print(records["candidate"][0].to_markdown())
-        return 0
     baseline, candidate = records["baseline"][1], records["candidate"][1]
     policy = resolve_policy(
         repo_config=None, suite_blocks={s.id: s.gate for s in candidate.suites}, overrides={}
     )
     info = BaselineInfo(source="file", path=str(OUT / "baseline.json"))
     comparison = compare_runs(baseline, candidate, policy, baseline_info=info)
-    print(render_markdown(comparison, budget="summary"))
+    markdown = render_markdown(comparison, budget="summary")
+    (OUT / "report.md").write_text(markdown, encoding="utf-8")
+    (OUT / "report.html").write_text(render_html(comparison), encoding="utf-8")
+    print(markdown)
     print(f"Verdict: {comparison.verdict} (agent-evals compare would exit {comparison.exit_code})")
-    sys.stderr.write(f"demo finished in {time.perf_counter() - start:.1f}s\n")
+    sys.stderr.write(
+        f"demo finished in {time.perf_counter() - start:.1f}s; reports in {OUT / 'report.md'} and "
+        f"{OUT / 'report.html'} (open it in a browser)\n"
+    )
     return 0
 
 

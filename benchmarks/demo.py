@@ -36,7 +36,13 @@ def main() -> int:
     policy = resolve_policy(
         repo_config=None, suite_blocks={s.id: s.gate for s in candidate.suites}, overrides={}
     )
-    info = BaselineInfo(source="file", path=str(OUT / "baseline.json"))
+    info = BaselineInfo(
+        source="file",
+        path=str(OUT / "baseline.json"),
+        sha=baseline.run.git.sha,
+        ref=baseline.run.git.ref,
+        date=baseline.run.started_at,
+    )
     comparison = compare_runs(baseline, candidate, policy, baseline_info=info)
     markdown = render_markdown(comparison, budget="summary")
     (OUT / "report.md").write_text(markdown, encoding="utf-8")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from agent_evals.core.redact import Redactor
@@ -143,6 +145,35 @@ def short_sha(value: Any) -> str:
     return str(value)[:7] if value else NONE_MARK
 
 
+def timestamp(value: Any) -> str:
+    """An ISO 8601 time as ``2026-11-30 04:28 UTC``; a naive time without the zone; anything else as given."""
+    text = str(value)
+    try:
+        # Python 3.10's fromisoformat does not read a ``Z`` suffix.
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    except ValueError:
+        return text
+    if moment.tzinfo is None:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def display_path(value: Any, cwd: str | None = None) -> str:
+    """A file path fit for a public report: relative to ``cwd`` (default: the working directory) when
+    below it, a relative path as given, else only the file name (an absolute path shows the runner's layout).
+    """
+    text = str(value)
+    path = Path(text)
+    if not path.is_absolute():
+        return path.as_posix()
+    target = path.resolve()
+    try:
+        inside = target.relative_to((Path(cwd) if cwd is not None else Path.cwd()).resolve())
+    except ValueError:
+        return target.name or text
+    return inside.as_posix() if inside.parts else (target.name or text)
+
+
 def verdict_icon(verdict: Any) -> str:
     """Icon for a verdict (``failed`` -> ❌)."""
     return VERDICT_ICONS.get(str(verdict), "❔")
@@ -188,6 +219,8 @@ def plain_filters() -> dict[str, Callable[..., str]]:
         "seconds": seconds,
         "signed": signed,
         "short_sha": short_sha,
+        "timestamp": timestamp,
+        "display_path": display_path,
         "verdict_icon": verdict_icon,
         "outcome_icon": outcome_icon,
         "status_label": status_label,

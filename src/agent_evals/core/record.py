@@ -187,8 +187,12 @@ class RunRecord(_Model):
     """Every suite that ran."""
 
     def to_json(self) -> str:
-        """Serialize with the ``schema`` key spelled as in the file format."""
-        return self.model_dump_json(by_alias=True, indent=2, exclude_none=False)
+        """Serialize as the file format: ``schema`` spelled as such, compact, unset (null) fields left out.
+
+        Records are machine artifacts that can hold hundreds of thousands of trials: compact output is
+        about a quarter of the indented size and parses several times faster. Readers accept both.
+        """
+        return self.model_dump_json(by_alias=True, exclude_none=True)
 
 
 def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:

@@ -367,6 +367,10 @@ class BaselineInfo(_Model):
     """Local file path, for ``file`` baselines."""
     reason_missing: str | None = None
     """Why there is no baseline (which one was looked for)."""
+    selection: str | None = None
+    """How this baseline run was chosen among the candidates, as a phrase for the report (e.g. "the run at
+    the merge base abc1234", or the newest older run when none exists there); None when not chosen by
+    a lookup (a file given by the user)."""
 
 
 class RunInfoView(_Model):

@@ -58,6 +58,7 @@ class BaselineResult:
             url=self.url,
             path=self.path,
             reason_missing=self.reason_missing,
+            selection=self.note,
         )
 
 
@@ -98,10 +99,16 @@ def choose_run(
     if merge_base_date:
         older = [r for r in ordered if str(r.get("created_at") or "") <= merge_base_date]
         if older:
-            return older[0], "no run at the merge base; the newest older run"
+            at = f" {merge_base_sha[:7]}" if merge_base_sha else ""
+            return older[0], (
+                f"the newest successful run older than the merge base{at}, since no run exists at the merge base"
+            )
     if merge_base_sha:
-        return ordered[0], "no run at or before the merge base; the newest run of the base branch"
-    return ordered[0], "the newest successful run of the base branch"
+        return ordered[0], (
+            f"the newest successful run of the base branch, since none exists at or before the merge base "
+            f"{merge_base_sha[:7]}"
+        )
+    return ordered[0], "the newest successful run of the base branch (the merge base is unknown)"
 
 
 def find_baseline(

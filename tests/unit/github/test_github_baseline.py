@@ -36,7 +36,7 @@ def test_find_baseline__run_at_merge_base__preferred_over_newer_runs(
     result = _lookup(client)
     assert result.record is not None and result.source == "artifact"
     assert (result.run_id, result.sha) == (at_base, MERGE)
-    assert "merge base" in (result.note or "")
+    assert result.to_info().selection == "the run at the merge base mmmmmmm"
 
 
 def test_find_baseline__no_run_at_merge_base__newest_older_run(
@@ -49,7 +49,9 @@ def test_find_baseline__no_run_at_merge_base__newest_older_run(
     state.add_run(head_sha="3" * 40, created_at="2026-01-04T00:00:00Z", artifact=record_zip())
     result = _lookup(client)
     assert result.run_id == older
-    assert "newest older" in (result.note or "")
+    assert result.to_info().selection == (
+        "the newest successful run older than the merge base mmmmmmm, since no run exists at the merge base"
+    )
 
 
 def test_find_baseline__merge_base_run_on_a_later_page__found(

@@ -99,3 +99,20 @@ def test_display_path__never_shows_an_absolute_layout(path: str, cwd: str, expec
 )
 def test_timestamp__iso_times__read_as_utc_minutes(value: str, expected: str) -> None:
     assert timestamp(value) == expected
+
+
+def test_footer__selected_baseline__says_how_it_was_chosen(build: Any) -> None:
+    info = BaselineInfo(
+        source="artifact",
+        run_id="42",
+        sha="a" * 40,
+        ref="main",
+        selection="the newest successful run older than the merge base abc1234, since no run exists at the merge base",
+    )
+    c = _compare(build, info, RunInfoView())
+    expected = (
+        "Baseline: CI run 42 at aaaaaaa on main: the newest successful run older than the merge base abc1234, "
+        "since no run exists at the merge base."
+    )
+    assert expected in _footer(render_markdown(c))
+    assert expected in render_html(c)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -117,31 +117,46 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3, help="Time the command this many times.")
-    parser.add_argument("--keep", type=Path, help="Write the records here and keep them.")
+    parser.add_argument("--generate-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--keep", type=Path, help="Write the records here and keep them (reused when already there)."
+    )
     args = parser.parse_args()
 
+    if args.generate_only is not None:
+        write(args.generate_only / "baseline.json", make_record(args.cases, args.trials, 11, drift=0.0))
+        write(args.generate_only / "candidate.json", make_record(args.cases, args.trials, 12, drift=0.02))
+        return
     folder = args.keep or Path(tempfile.mkdtemp(prefix="agent-evals-perf-"))
     folder.mkdir(parents=True, exist_ok=True)
     base, cand, verdict = folder / "baseline.json", folder / "candidate.json", folder / "verdict.json"
-    started = time.perf_counter()
-    write(base, make_record(args.cases, args.trials, 11, drift=0.0))
-    write(cand, make_record(args.cases, args.trials, 12, drift=0.02))
-    print(
-        f"generated 2 records of {args.cases:,} cases x {args.trials} trials in {time.perf_counter() - started:.1f} s"
-    )
+    if args.keep is not None and base.exists() and cand.exists():
+        print(f"reusing the records in {folder}")
+    else:
+        # generated in a child process, so this one stays small and its own memory is not measured
+        started = time.perf_counter()
+        generator = [sys.executable, __file__, "--cases", str(args.cases), "--trials", str(args.trials)]
+        subprocess.run([*generator, "--generate-only", str(folder)], check=True)
+        took = time.perf_counter() - started
+        print(f"generated 2 records of {args.cases:,} cases x {args.trials} trials in {took:.1f} s")
     print(f"record size: {base.stat().st_size / 1e6:.1f} MB each")
 
     exe = Path(sys.executable).parent / "agent-evals"
     command = [str(exe), "compare", str(base), str(cand), "--json", str(verdict)]
-    times = []
+    times, peak_kib = [], 0
+    out, err = folder / "stdout.txt", folder / "stderr.txt"
     for _ in range(args.repeat):
         started = time.perf_counter()
-        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        with out.open("w") as stdout, err.open("w") as stderr:
+            proc = subprocess.Popen(command, stdout=stdout, stderr=stderr)
+            # wait4 gives this child's own peak RSS (RUSAGE_CHILDREN would mix in every child's)
+            _, status, usage = os.wait4(proc.pid, 0)
         times.append(time.perf_counter() - started)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        peak_kib = max(peak_kib, usage.ru_maxrss)
         if proc.returncode not in (0, 1):
-            print(proc.stderr, file=sys.stderr)
+            print(err.read_text(), file=sys.stderr)
             sys.exit(f"agent-evals compare failed with exit code {proc.returncode}")
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     result = json.loads(verdict.read_text(encoding="utf-8"))
     runs = ", ".join(f"{t:.2f}" for t in times)
     print(
@@ -149,7 +164,7 @@ def main() -> None:
         f"exit code {proc.returncode}"
     )
     print(f"peak memory (max RSS of the compare process): {peak_kib / 1024:.0f} MiB")
-    print(f"verdict: {result['verdict']}; terminal output {len(proc.stdout):,} chars")
+    print(f"verdict: {result['verdict']}; terminal output {len(out.read_text()):,} chars")
     print(f"in-process split: {time_steps(base, cand)}")
     if args.keep is None:
         shutil.rmtree(folder)

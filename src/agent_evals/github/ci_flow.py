@@ -139,10 +139,15 @@ def run_ci(
     from agent_evals.report.markdown import render_markdown
 
     def render(budget: Literal["comment", "summary"]) -> str:
-        text = render_markdown(
-            comparison, budget=budget, gate_id=gate_id, full_report_url=settings.run_url, env=secret_env
+        # The acknowledgement is part of the rendering, so the size budget covers it.
+        return render_markdown(
+            comparison,
+            budget=budget,
+            gate_id=gate_id,
+            full_report_url=settings.run_url,
+            env=secret_env,
+            accepted_label=options.accept_label if accepted else None,
         )
-        return _acknowledge(text, options.accept_label) if accepted else text
 
     comment_md = render("comment")
     report_path = out_dir / "report.md"
@@ -299,16 +304,6 @@ def _comment(
         return CommentResult(
             "skipped", notice=f"Could not write the pull request comment: {exc}"
         ), EXIT_INTERNAL
-
-
-def _acknowledge(markdown: str, label: str) -> str:
-    # After the marker and the verdict line, which stay the first two lines.
-    marker, verdict, rest = [*markdown.split("\n", 2), "", ""][:3]
-    note = (
-        f"> [!IMPORTANT]\n> **Regression accepted** with the `{label}` label: the gate failed, "
-        "and the pull request may merge because the label acknowledges it.\n"
-    )
-    return f"{marker}\n{verdict}\n\n{note}\n{rest}"
 
 
 def _annotations(comparison: Comparison, cwd: Path, env: Mapping[str, str]) -> list[Annotation]:

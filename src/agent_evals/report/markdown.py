@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_evals.errors import UsageError
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.environment import build_environment
+from agent_evals.report.escape import escape_untrusted
 from agent_evals.report.headline import headline
 from agent_evals.report.view import LEVELS, ReportView, build_view, collect_cases
 
@@ -85,6 +86,7 @@ def render_markdown(
     template_dir: Path | None = None,
     full_report_url: str | None = None,
     env: Mapping[str, str] | None = None,
+    accepted_label: str | None = None,
 ) -> str:
     """Render the comparison as Markdown that fits ``budget``.
 
@@ -93,7 +95,9 @@ def render_markdown(
     breakdowns, evidence, then all but the top regressions) and a note says what was left out and
     where the full report is (``full_report_url``, or the run's artifacts). ``template_dir`` may hold a
     ``comment.md.j2`` that extends ``builtin/comment.md.j2`` and overrides named blocks. Secret values
-    of ``env`` (default ``os.environ``) are redacted from every untrusted string.
+    of ``env`` (default ``os.environ``) are redacted from every untrusted string. ``accepted_label``
+    names the pull request label that accepted a failed gate: a note under the verdict says so, and
+    it is part of what is fitted to the budget.
     """
     with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
         if budget not in ("comment", "summary"):
@@ -109,6 +113,7 @@ def render_markdown(
         template = environment.get_template(TEMPLATE_NAME)
         head = headline(comparison)
         full_report = f"[here]({full_report_url})" if full_report_url else DEFAULT_FULL_REPORT
+        acknowledgement = _acknowledgement(accepted_label) if accepted_label is not None else ""
         cases = collect_cases(comparison)
         for detail in LEVELS:
             view = build_view(comparison, detail, cases)
@@ -122,18 +127,27 @@ def render_markdown(
                 gate_id=gate_id,
                 full_report=full_report,
                 tool_version=__version__,
+                acknowledgement=acknowledgement,
             )
             text = f"{marker}\n{body.strip()}\n"
             if fits(text, budget):
                 return text
-        return _last_resort(marker, head, full_report)
+        return _last_resort(marker, head, full_report, acknowledgement)
 
 
-def _last_resort(marker: str, head: str, full_report: str) -> str:
+def _acknowledgement(label: str) -> str:
+    return (
+        f"> [!IMPORTANT]\n> **Regression accepted** with the <code>{escape_untrusted(label, 100)}</code> label: the gate "
+        "failed, and the pull request may merge because the label acknowledges it."
+    )
+
+
+def _last_resort(marker: str, head: str, full_report: str, accepted: str = "") -> str:
     # Reached only when even the shortest rendering (verdict and suite table) is too large,
     # e.g. tens of thousands of suites, or a user template that ignores the levels of detail.
+    note = f"{accepted}\n\n" if accepted else ""
     return (
-        f"{marker}\n### {head}\n\n"
+        f"{marker}\n### {head}\n\n{note}"
         "> [!NOTE]\n"
         f"> This report is too large for GitHub; only the verdict is shown. The full report is {full_report}.\n"
     )

@@ -139,6 +139,20 @@ def check_document(data: Any, *, source: str = "<run record>") -> Document:
     return checked
 
 
+def decode_json(raw: bytes) -> Any:
+    """Decode a JSON document: with ``orjson`` when installed (about twice as fast on large records),
+    else the standard library. Anything ``orjson`` rejects is decoded again by the standard library,
+    which also reads NaN and Infinity and words the error messages."""
+    try:
+        import orjson
+    except ImportError:
+        return json.loads(raw)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def read_document(path: str | os.PathLike[str]) -> Document:
     """Read and check a run record file for comparison; any problem is a RunRecordError naming the file."""
     p = Path(path)
@@ -148,7 +162,7 @@ def read_document(path: str | os.PathLike[str]) -> Document:
         raise RunRecordError(f"cannot read run record {p}: {exc.strerror or exc}") from exc
     with gc_paused():
         try:
-            data = json.loads(raw)
+            data = decode_json(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             where = f"{exc.lineno}:{exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
             raise RunRecordError(f"{p}:{where}not valid JSON: {exc}") from exc

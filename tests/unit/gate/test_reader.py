@@ -79,3 +79,14 @@ def test_read_document__round_trip(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(minimal()), encoding="utf-8")
     assert read_document(path) == minimal()
+
+
+def test_read_document__nan_and_infinity__read_as_the_standard_library_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    doc = minimal()
+    doc["suites"][0]["cases"][0]["trials"][0]["duration_s"] = float("inf")
+    doc["suites"][0]["cases"][0]["trials"][0]["scores"] = {"s": {"value": float("nan")}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    trial = read_document(path)["suites"][0]["cases"][0]["trials"][0]
+    assert trial["duration_s"] == float("inf")
+    assert trial["scores"]["s"]["value"] != trial["scores"]["s"]["value"]  # NaN

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, get_args
 
 from agent_evals.adapters.scorers.equality import values_equal
-from agent_evals.core.messages import extract_tool_calls
+from agent_evals.core.messages import extract_tool_calls, tool_call_pairs
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 __all__ = [
@@ -25,8 +25,9 @@ __all__ = [
 ArgsMatchMode = Literal["exact", "subset", "superset", "ignore"]
 _MODES: tuple[str, ...] = get_args(ArgsMatchMode)
 
-Call = dict[str, Any]
+Call = tuple[str, dict[str, Any]]  # (name, args): the scorers' working form, dicts only in metadata
 Details = dict[str, Any]
+Matcher = Callable[[Call, Call], bool]  # (agent call, reference call) -> do they match
 
 
 def args_match(actual: Mapping[str, Any], reference: Mapping[str, Any], mode: ArgsMatchMode) -> bool:
@@ -44,8 +45,36 @@ def args_match(actual: Mapping[str, Any], reference: Mapping[str, Any], mode: Ar
     return True
 
 
+def _match_exact(actual: Call, reference: Call) -> bool:
+    return actual[0] == reference[0] and values_equal(actual[1], reference[1])
+
+
+def _match_subset(actual: Call, reference: Call) -> bool:
+    return actual[0] == reference[0] and args_match(actual[1], reference[1], "subset")
+
+
+def _match_superset(actual: Call, reference: Call) -> bool:
+    return actual[0] == reference[0] and args_match(actual[1], reference[1], "superset")
+
+
+def _match_ignore(actual: Call, reference: Call) -> bool:
+    return actual[0] == reference[0]
+
+
+_MATCHERS: dict[str, Matcher] = {
+    "exact": _match_exact,
+    "subset": _match_subset,
+    "superset": _match_superset,
+    "ignore": _match_ignore,
+}
+
+
+def _as_dict(call: Call) -> dict[str, Any]:
+    return {"name": call[0], "args": call[1]}
+
+
 def _show(call: Call) -> str:
-    text = f"{call['name']}({json.dumps(call['args'], sort_keys=True, default=str)})"
+    text = f"{call[0]}({json.dumps(call[1], sort_keys=True, default=str)})"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
@@ -74,7 +103,7 @@ class _ToolCallScorer(ABC):
                 "no reference: put the expected calls in ExpectedResult(context={'reference_outputs': [...]})"
             )
         try:
-            reference = extract_tool_calls(ref_messages)
+            reference = tool_call_pairs(ref_messages)
         except (TypeError, ValueError) as exc:
             return self._error(f"reference_outputs: {exc}")
         outputs = (result.context or {}).get("outputs")
@@ -83,27 +112,22 @@ class _ToolCallScorer(ABC):
                 "the task result has no messages: return TaskResult(context={'outputs': messages})"
             )
         try:
-            actual = extract_tool_calls(outputs)
+            actual = tool_call_pairs(outputs)
         except (TypeError, ValueError) as exc:
             return self._score(False, {"reason": f"could not read the agent's tool calls: {exc}"}, None, [])
-        ok, details = self._compare(actual, reference)
+        ok, details = self._compare(actual, reference, _MATCHERS[self.tool_args_match_mode])
         return self._score(ok, details, actual, reference)
 
-    def _matches(self, actual: Call, reference: Call) -> bool:
-        return actual["name"] == reference["name"] and args_match(
-            actual["args"], reference["args"], self.tool_args_match_mode
-        )
-
     def _why(self, actual: Call, reference: Call) -> str:
-        if actual["name"] != reference["name"]:
-            return f"expected tool {reference['name']!r}, got {actual['name']!r}"
+        if actual[0] != reference[0]:
+            return f"expected tool {reference[0]!r}, got {actual[0]!r}"
         return (
-            f"{actual['name']}: arguments do not match ({self.tool_args_match_mode}): "
+            f"{actual[0]}: arguments do not match ({self.tool_args_match_mode}): "
             f"expected {_show(reference)}, got {_show(actual)}"
         )
 
     @abstractmethod
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
         """Decide the relation; return (passed, metadata details with a ``reason`` on failure)."""
 
     def _error(self, message: str) -> Score:
@@ -136,12 +160,14 @@ class ToolCallExactMatch(_ToolCallScorer):
 
     default_name = "ToolCallExactMatch"
 
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
+        if len(actual) == len(reference) and all(map(matches, actual, reference)):
+            return True, {}
         for i in range(max(len(actual), len(reference))):
             if i >= len(actual):
                 return False, {
                     "index": i,
-                    "expected": reference[i],
+                    "expected": _as_dict(reference[i]),
                     "actual": None,
                     "reason": f"call {i}: expected {_show(reference[i])}, but the agent made only "
                     f"{len(actual)} call(s)",
@@ -150,15 +176,15 @@ class ToolCallExactMatch(_ToolCallScorer):
                 return False, {
                     "index": i,
                     "expected": None,
-                    "actual": actual[i],
+                    "actual": _as_dict(actual[i]),
                     "reason": f"call {i}: unexpected extra call {_show(actual[i])}; the reference has "
                     f"{len(reference)} call(s)",
                 }
-            if not self._matches(actual[i], reference[i]):
+            if not matches(actual[i], reference[i]):
                 return False, {
                     "index": i,
-                    "expected": reference[i],
-                    "actual": actual[i],
+                    "expected": _as_dict(reference[i]),
+                    "actual": _as_dict(actual[i]),
                     "reason": f"call {i}: {self._why(actual[i], reference[i])}",
                 }
         return True, {}
@@ -190,16 +216,16 @@ class ToolCallSupersetMatch(_ToolCallScorer):
 
     default_name = "ToolCallSupersetMatch"
 
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
-        positions, missing, start = _subsequence(reference, actual, lambda r, a: self._matches(a, r))
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
+        positions, missing, start = _subsequence(reference, actual, lambda r, a: matches(a, r))
         if missing is None:
             return True, {"matched_actual_indices": positions}
         ref = reference[missing]
-        anywhere = any(self._matches(a, ref) for a in actual)
+        anywhere = any(matches(a, ref) for a in actual)
         where = "only earlier, out of order" if anywhere else "never"
         return False, {
             "index": missing,
-            "expected": ref,
+            "expected": _as_dict(ref),
             "actual": None,
             "matched_actual_indices": positions,
             "reason": f"reference call {missing} {_show(ref)} was {where} made "
@@ -214,17 +240,17 @@ class ToolCallSubsetMatch(_ToolCallScorer):
 
     default_name = "ToolCallSubsetMatch"
 
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
-        positions, extra, start = _subsequence(actual, reference, self._matches)
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
+        positions, extra, start = _subsequence(actual, reference, matches)
         if extra is None:
             return True, {"matched_reference_indices": positions}
         call = actual[extra]
-        anywhere = any(self._matches(call, r) for r in reference)
+        anywhere = any(matches(call, r) for r in reference)
         why = "comes out of order" if anywhere else "is not in the reference"
         return False, {
             "index": extra,
             "expected": None,
-            "actual": call,
+            "actual": _as_dict(call),
             "matched_reference_indices": positions,
             "reason": f"agent call {extra} {_show(call)} {why} (searched reference calls from {start})",
         }
@@ -266,19 +292,107 @@ def max_bipartite_matching(left: int, right: int, edges: Callable[[int, int], bo
     return match_left
 
 
+_NO_KEY = object()  # a value whose equality values_equal may decide differently from ==
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable stand-in for a JSON value: equal stand-ins exactly when ``values_equal`` holds.
+
+    Booleans are tagged apart from numbers and containers by kind; anything else (NaN, which
+    equals nothing, non-string keys, other types) gives ``_NO_KEY``.
+    """
+    kind = type(value)
+    if kind is str or kind is int or value is None:
+        return value
+    if kind is float:
+        return value if value == value else _NO_KEY
+    if kind is bool:
+        return ("bool", value)
+    if kind is dict:
+        items = []
+        for key, item in value.items():
+            if type(key) is not str:
+                return _NO_KEY
+            canonical = _canonical(item)
+            if canonical is _NO_KEY:
+                return _NO_KEY
+            items.append((key, canonical))
+        return ("dict", frozenset(items))
+    if kind is list or kind is tuple:
+        elements = []
+        for item in value:
+            canonical = _canonical(item)
+            if canonical is _NO_KEY:
+                return _NO_KEY
+            elements.append(canonical)
+        return ("list", tuple(elements))
+    return _NO_KEY
+
+
+def _keyed_pairing(actual: list[Call], reference: list[Call], by_args: bool) -> list[int | None] | None:
+    """Pair calls that share a key, each agent call with the earliest free reference call.
+
+    Only valid where matching is an equivalence (exact arguments, or names only): then the
+    matching graph is a union of complete bipartite blocks, this greedy pairing is maximum, and
+    it is the very pairing the augmenting-path search returns. None when some call has no key.
+    """
+    free: dict[Any, list[int]] = {}
+    for j in range(len(reference) - 1, -1, -1):  # reversed, so pop() yields the earliest index
+        name, args = reference[j]
+        key = (name, _canonical(args)) if by_args else name
+        if by_args and key[1] is _NO_KEY:
+            return None
+        slots = free.get(key)
+        if slots is None:
+            free[key] = [j]
+        else:
+            slots.append(j)
+    pairing: list[int | None] = []
+    for name, args in actual:
+        key = (name, _canonical(args)) if by_args else name
+        if by_args and key[1] is _NO_KEY:
+            return None
+        slots = free.get(key)
+        pairing.append(slots.pop() if slots else None)
+    return pairing
+
+
+def _unordered_pairing(
+    actual: list[Call], reference: list[Call], matches: Matcher, mode: str
+) -> list[int | None]:
+    """The maximum matching ``max_bipartite_matching`` finds, by a cheaper route where one exists.
+
+    When every agent call matches the reference call at its own position, the search pairs
+    each with its own position; when matching is an equivalence, keyed pairing gives the same
+    result; otherwise the augmenting-path search runs.
+    """
+    count = len(actual)
+    if count == len(reference) and all(map(matches, actual, reference)):
+        return list(range(count))
+    if mode == "exact" or mode == "ignore":
+        pairing = _keyed_pairing(actual, reference, by_args=mode == "exact")
+        if pairing is not None:
+            return pairing
+    return max_bipartite_matching(count, len(reference), lambda i, j: matches(actual[i], reference[j]))
+
+
 class ToolCallUnorderedMatch(_ToolCallScorer):
     """The agent made the same multiset of calls as the reference, in any order."""
 
     default_name = "ToolCallUnorderedMatch"
 
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
-        pairing = max_bipartite_matching(
-            len(actual), len(reference), lambda i, j: self._matches(actual[i], reference[j])
-        )
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
+        pairing = _unordered_pairing(actual, reference, matches, self.tool_args_match_mode)
         paired_refs = {j for j in pairing if j is not None}
-        unmatched_actual = [{"index": i, **actual[i]} for i, j in enumerate(pairing) if j is None]
-        unmatched_reference = [
-            {"index": j, **reference[j]} for j in range(len(reference)) if j not in paired_refs
+        unmatched_actual: list[dict[str, Any]] = [
+            {"index": i, "name": actual[i][0], "args": actual[i][1]}
+            for i, j in enumerate(pairing)
+            if j is None
+        ]
+        unmatched_reference: list[dict[str, Any]] = [
+            {"index": j, "name": reference[j][0], "args": reference[j][1]}
+            for j in range(len(reference))
+            if j not in paired_refs
         ]
         if not unmatched_actual and not unmatched_reference:
             return True, {"pairing": pairing}
@@ -287,10 +401,13 @@ class ToolCallUnorderedMatch(_ToolCallScorer):
             parts.append(f"expected {len(reference)} call(s), got {len(actual)}")
         if unmatched_reference:
             parts.append(
-                "no agent call for reference " + ", ".join(_show(c) for c in unmatched_reference[:5])
+                "no agent call for reference "
+                + ", ".join(_show((c["name"], c["args"])) for c in unmatched_reference[:5])
             )
         if unmatched_actual:
-            parts.append("unexpected " + ", ".join(_show(c) for c in unmatched_actual[:5]))
+            parts.append(
+                "unexpected " + ", ".join(_show((c["name"], c["args"])) for c in unmatched_actual[:5])
+            )
         return False, {
             "unmatched_actual": unmatched_actual,
             "unmatched_reference": unmatched_reference,
@@ -303,14 +420,14 @@ class ToolCallAnyMatch(_ToolCallScorer):
 
     default_name = "ToolCallAnyMatch"
 
-    def _compare(self, actual: list[Call], reference: list[Call]) -> tuple[bool, Details]:
+    def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
         if not reference:
             return False, {"reason": "the reference lists no acceptable tool calls"}
         if not actual:
             return False, {"reason": "the agent made no tool calls"}
         for i, call in enumerate(actual):
             for j, ref in enumerate(reference):
-                if self._matches(call, ref):
+                if matches(call, ref):
                     return True, {"matched": {"actual_index": i, "reference_index": j}}
         return False, {
             "reason": f"none of the agent's {len(actual)} call(s) matches any of the "

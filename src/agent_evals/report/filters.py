@@ -174,6 +174,27 @@ def display_path(value: Any, cwd: str | None = None) -> str:
     return inside.as_posix() if inside.parts else (target.name or text)
 
 
+def knob_text(value: Any, name: str) -> str:
+    """One gate knob's value as the report states it: ``5.0 pp`` (max_drop), ``70.0%`` (min_pass_rate), ``on``."""
+    if name == "max_drop":
+        shown = points(value)
+    elif name in ("min_pass_rate", "max_error_rate"):
+        shown = "none" if value is None else pct(value)
+    elif name == "critical_cases":
+        shown = ", ".join(str(v) for v in value) if value else "none"
+    elif isinstance(value, bool):
+        shown = "on" if value else "off"
+    else:
+        shown = str(value)
+    return shown
+
+
+def knob_changes(knobs: Any, defaults: Any) -> list[tuple[str, str]]:
+    """``(name, value text)`` of each knob of ``knobs`` (a ``Knobs`` model) that differs from ``defaults``."""
+    mine, base = knobs.model_dump(), defaults.model_dump()
+    return [(name, knob_text(value, name)) for name, value in mine.items() if value != base.get(name)]
+
+
 def verdict_icon(verdict: Any) -> str:
     """Icon for a verdict (``failed`` -> ❌)."""
     return VERDICT_ICONS.get(str(verdict), "❔")
@@ -205,7 +226,7 @@ def make_untrusted_filter(redactor: Redactor, *, markdown: bool) -> Callable[...
     return untrusted
 
 
-def plain_filters() -> dict[str, Callable[..., str]]:
+def plain_filters() -> dict[str, Callable[..., Any]]:
     """Every format filter that does not depend on the output format, by template name."""
     return {
         "pct": pct,
@@ -221,6 +242,8 @@ def plain_filters() -> dict[str, Callable[..., str]]:
         "short_sha": short_sha,
         "timestamp": timestamp,
         "display_path": display_path,
+        "knob_changes": knob_changes,
+        "knob_text": knob_text,
         "verdict_icon": verdict_icon,
         "outcome_icon": outcome_icon,
         "status_label": status_label,

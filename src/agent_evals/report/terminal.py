@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import truncate
-from agent_evals.report.filters import delta, interval, number, pct, points, pvalue, short_sha
+from agent_evals.report.filters import delta, interval, knob_changes, number, pct, points, pvalue, short_sha
 from agent_evals.report.headline import headline
 from agent_evals.report.view import collect_cases
 
@@ -186,4 +186,9 @@ def render_terminal(
             "dim",
         )
     )
+    for s in comparison.suites:
+        changes = knob_changes(s.policy, k)
+        if changes:
+            text = ", ".join(f"{name} {t.safe(value, 200)}" for name, value in changes)
+            lines.append(t.paint(f"policy of {t.safe(s.suite_id, 60)}: {text}", "dim"))
     return "\n".join(lines) + "\n"

@@ -69,5 +69,11 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point."""
-    return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="agent-evals")
+    """Console-script entry point.
+
+    Without ``argv`` this is the process's own command line, so commands may end the process without
+    tearing down large structures (see ``cli.compare.end_command``); callers passing ``argv`` keep it.
+    """
+    if argv is not None:
+        return cli.main(args=argv, prog_name="agent-evals")
+    return cli.main(args=sys.argv[1:], prog_name="agent-evals", obj={"owns_process": True})

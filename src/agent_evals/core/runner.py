@@ -21,6 +21,7 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
+from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.scorer import PreparedScorer, error_score
 from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, Score, TaskResult
 
@@ -67,16 +68,17 @@ async def run_eval_async(
     check_platform(platform)
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    results = await _Run(task, examples, prepared, cfg, progress).execute()
-    pass_rates, means, summary = aggregate(results, [p.name for p in prepared])
-    result = EvalResult(
-        pass_rates=pass_rates,
-        scores=means,
-        examples=results,
-        summary=summary,
-        duration=time.perf_counter() - t0,
-        started_at=started_at,
-    )
+    with relaxed_gc():  # the results stay alive to the end: collections would only rescan them
+        results = await _Run(task, examples, prepared, cfg, progress).execute()
+        pass_rates, means, summary = aggregate(results, [p.name for p in prepared])
+        result = EvalResult(
+            pass_rates=pass_rates,
+            scores=means,
+            examples=results,
+            summary=summary,
+            duration=time.perf_counter() - t0,
+            started_at=started_at,
+        )
     if platform is not None:
         await _record(platform, result)
     return result

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals import __version__
 from agent_evals.core.record import (
@@ -31,6 +31,9 @@ from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.evals.spec import EvalCaseSpec
+
+if TYPE_CHECKING:
+    from agent_evals.benchmark.result import BenchmarkResult
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``; may be called from a worker thread."""
@@ -121,7 +124,7 @@ class RunBuilder:
         self._specs: list[EvalCaseSpec] = []
         self._results: dict[int, dict[int, EvalCaseResult]] = {}
         self._lock = threading.Lock()
-        self._other_suites: list[Suite] = []
+        self._other_suites: list[Suite | BenchmarkResult] = []
 
     def _git_facts(self) -> GitInfo:
         self._git_thread.join(timeout=10)
@@ -144,10 +147,28 @@ class RunBuilder:
 
     def add_suite(self, suite: Suite) -> None:
         """Add a finished suite (a benchmark); secret values in it are masked like the evals' ones."""
+        self._other_suites.append(self._redacted(suite))
+
+    def add_benchmark(self, result: BenchmarkResult) -> None:
+        """Follow a benchmark as it runs: the record holds its finished cases even if it is interrupted."""
+        self._other_suites.append(result)
+
+    def _redacted(self, suite: Suite) -> Suite:
         redact = self.writer.redact
         if redact.active:
-            suite = Suite.model_validate_json(redact(suite.model_dump_json()))
-        self._other_suites.append(suite)
+            return Suite.model_validate_json(redact(suite.model_dump_json()))
+        return suite
+
+    def _other(self, complete: bool) -> list[Suite]:
+        suites = []
+        for item in self._other_suites:
+            if isinstance(item, Suite):
+                suites.append(item)
+                continue
+            suite = self._redacted(item.to_suite())
+            if suite.cases or (complete and item.complete):
+                suites.append(suite)
+        return suites
 
     def record(self, *, complete: bool) -> RunRecord:
         """The run record of everything finished so far."""
@@ -169,7 +190,7 @@ class RunBuilder:
             git=self._git_facts(),
             ci=ci_info(self.env),
         )
-        return RunRecord(run=run, suites=[*suites, *self._other_suites])
+        return RunRecord(run=run, suites=[*suites, *self._other(complete)])
 
     def _eval_suite(self, plan: _EvalSuitePlan) -> Suite:
         cases = []
@@ -314,7 +335,7 @@ async def run_paths_async(
             if progress is not None:
                 progress(offset + b_done, total + b_total)
 
-        result = await _benchmark_runner()(
+        await _benchmark_runner()(
             yaml_file,
             agent,
             trials=trials,
@@ -322,8 +343,8 @@ async def run_paths_async(
             timeout_s=timeout_s,
             case_filter=case_filter,
             progress=bench_progress,
+            on_start=builder.add_benchmark,
         )
-        builder.add_suite(result.to_suite())
     return builder.record(complete=True)
 
 

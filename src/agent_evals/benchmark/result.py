@@ -167,6 +167,9 @@ class BenchmarkResult:
     """Wall-clock seconds of the run."""
     experiment_url: str | None = None
     """Where the file's ``platform`` recorded the run, when it declares one."""
+    complete: bool = True
+    """False while the run is in progress, and for good when it was interrupted: then only the cases
+    with a finished trial are part of :meth:`to_suite` and the run record is marked incomplete."""
 
     # -- rates -------------------------------------------------------------------------------
     @property
@@ -261,7 +264,8 @@ class BenchmarkResult:
         return to_eval_result(self)
 
     def to_suite(self) -> Suite:
-        """The run-record suite of this benchmark (one case per scenario, every trial kept)."""
+        """The run-record suite of this benchmark (one case per scenario, every trial kept; of an
+        incomplete run, only the scenarios with a finished trial)."""
         cases = [
             Case(
                 id=c.id,
@@ -275,6 +279,7 @@ class BenchmarkResult:
                 trials=[_trial_record(t) for t in c.trials],
             )
             for c in self.cases
+            if c.trials or self.complete
         ]
         suite = Suite(
             id=self.benchmark_id,
@@ -288,12 +293,15 @@ class BenchmarkResult:
         return suite
 
     def to_run_record(self) -> RunRecord:
-        """A complete run record holding this benchmark as its only suite."""
+        """A run record holding this benchmark as its only suite (marked incomplete when the run was)."""
         from agent_evals import __version__
 
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         run = RunInfo(
-            tool_version=__version__, started_at=self.started_at or now, finished_at=self.finished_at or now
+            tool_version=__version__,
+            started_at=self.started_at or now,
+            finished_at=self.finished_at or now,
+            complete=self.complete,
         )
         return RunRecord(run=run, suites=[self.to_suite()])
 

@@ -27,6 +27,10 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after every trial."""
 
+OnStart = Callable[[BenchmarkResult], None]
+"""Called once with the result as soon as the run starts; its cases fill in trial by trial and its
+``complete`` turns True at the end, so a caller keeps what finished when the run is interrupted."""
+
 
 @dataclass
 class _Job:
@@ -79,6 +83,7 @@ async def run_benchmark_async(
     timeout_s: float | None = None,
     case_filter: str | None = None,
     progress: Progress | None = None,
+    on_start: OnStart | None = None,
 ) -> BenchmarkResult:
     """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
 
@@ -86,6 +91,7 @@ async def run_benchmark_async(
     ``module:attr`` string (importable from the YAML file's folder); None uses the file's ``agent:``.
     ``trials``, ``concurrency`` and ``timeout_s`` override the file's ``execution`` block;
     ``case_filter`` keeps cases whose id matches (a glob with ``*``/``?``, brackets literal; else a substring).
+    ``on_start`` receives the result object before the first trial (see :data:`OnStart`).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
     """
     bench = load_benchmark(path)
@@ -122,20 +128,28 @@ async def run_benchmark_async(
         config={"runs_per_scenario": k, "timeout_s": limit},
         description=bench.description,
         started_at=_now(),
+        complete=False,
     )
+    if on_start is not None:
+        on_start(result)
     start = time.perf_counter()
     total = len(jobs) * k
     done = 0
     gate = asyncio.Semaphore(concurrency or bench.execution.n_parallel_runs)
 
-    async def one(job: _Job, trial: int) -> TrialOutcome:
+    finished: dict[int, dict[int, TrialOutcome]] = {}
+
+    async def one(index: int, job: _Job, trial: int) -> None:
         nonlocal done
         async with gate:
             outcome = await _run_trial(handle, job, trial, limit)
+        # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
+        slots = finished.setdefault(index, {})
+        slots[trial] = outcome
+        job.case.trials = [slots[t] for t in sorted(slots)]
         done += 1
         if progress is not None:
             progress(done, total)
-        return outcome
 
     try:
         try:
@@ -146,9 +160,8 @@ async def run_benchmark_async(
             for job in jobs:
                 job.case.trials = [TrialOutcome(passed=False, error=message) for _ in range(k)]
         else:
-            outcomes = await asyncio.gather(*(one(job, t) for job in jobs for t in range(k)))
-            for index, job in enumerate(jobs):
-                job.case.trials = list(outcomes[index * k : (index + 1) * k])
+            await asyncio.gather(*(one(i, job, t) for i, job in enumerate(jobs) for t in range(k)))
+        result.complete = True
     finally:
         try:
             await handle.teardown()
@@ -234,6 +247,7 @@ def run_benchmark(
     timeout_s: float | None = None,
     case_filter: str | None = None,
     progress: Progress | None = None,
+    on_start: OnStart | None = None,
 ) -> BenchmarkResult:
     """Synchronous wrapper of ``run_benchmark_async`` (for scripts; not inside a running event loop)."""
     return asyncio.run(
@@ -245,5 +259,6 @@ def run_benchmark(
             timeout_s=timeout_s,
             case_filter=case_filter,
             progress=progress,
+            on_start=on_start,
         )
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,32 +67,51 @@ class SuiteView:
 
 
 def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> SuiteView:
-    """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass."""
+    """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass.
+
+    This loop runs once per trial (hundreds of thousands on a large run): lookups are bound to locals
+    and usage is summed in place rather than gathered first.
+    """
     out = SuiteView()
     views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
-    n_trials = 0
+    n_trials = n_usages = 0
     duration = 0.0
-    usages: list[dict[str, Any]] = []
+    tokens_in = tokens_out = n_in = n_out = 0
+    costs: list[float] = []
     for case in suite.get("cases", []):
         cid = case["id"]
         trials = case.get("trials", [])
         errors = passes = ungraded = 0
         for trial in trials:
-            errored = trial.get("error") is not None
+            get = trial.get
+            errored = get("error") is not None
             if errored:
                 errors += 1
-            elif trial.get("graded", True) is False:
+            elif get("graded", True) is False:
                 ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
             elif trial["passed"]:
                 passes += 1
-            n_trials += 1
-            seconds = trial.get("duration_s")
+            seconds = get("duration_s")
             if seconds:
                 duration += seconds
-            usage = trial.get("usage")
+            usage = get("usage")
             if usage:
-                usages.append(usage)
-            for name, score in (trial.get("scores") or {}).items():
+                n_usages += 1
+                value = usage.get("input_tokens")
+                if value is not None:
+                    tokens_in += value
+                    n_in += 1
+                value = usage.get("output_tokens")
+                if value is not None:
+                    tokens_out += value
+                    n_out += 1
+                value = usage.get("cost_usd")
+                if value is not None:
+                    costs.append(value)
+            scores = get("scores")
+            if not scores:
+                continue
+            for name, score in scores.items():
                 verdict = score.get("passed")
                 failed_scorer = score.get("error") is not None
                 if verdict is None and not failed_scorer and not errored:
@@ -107,6 +127,7 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
                     tally[2] += 1
                 elif verdict:
                     tally[1] += 1
+        n_trials += len(trials)
         critical = bool(case.get("critical", False))
         if not critical and critical_globs:
             critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
@@ -120,9 +141,18 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
             groups[group] = [cid]
         else:
             members.append(cid)
-        for name, value in (case.get("dimensions") or {}).items():
-            dimensions.setdefault(f"{name}={value}", []).append(cid)
-    out.usage = UsageSums.from_usages(usages, trials=n_trials, duration_s=duration)
+        dims = case.get("dimensions")
+        if dims:
+            for name, value in dims.items():
+                dimensions.setdefault(f"{name}={value}", []).append(cid)
+    out.usage = UsageSums(
+        input_tokens=int(tokens_in) if n_in else None,
+        output_tokens=int(tokens_out) if n_out else None,
+        cost_usd=math.fsum(costs) if costs else None,
+        duration_s=duration,
+        trials=n_trials,
+        recorded=n_usages > 0,
+    )
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -47,18 +46,6 @@ class UsageSums:
     duration_s: float = 0.0
     trials: int = 0
     recorded: bool = False
-
-    @classmethod
-    def from_usages(cls, usages: list[dict[str, Any]], *, trials: int, duration_s: float) -> UsageSums:
-        """Sums over the ``usage`` objects of ``trials`` trials that took ``duration_s`` seconds in all."""
-        sums = cls(trials=trials, duration_s=duration_s, recorded=bool(usages))
-        inputs = [u["input_tokens"] for u in usages if u.get("input_tokens") is not None]
-        outputs = [u["output_tokens"] for u in usages if u.get("output_tokens") is not None]
-        costs = [u["cost_usd"] for u in usages if u.get("cost_usd") is not None]
-        sums.input_tokens = int(sum(inputs)) if inputs else None
-        sums.output_tokens = int(sum(outputs)) if outputs else None
-        sums.cost_usd = math.fsum(costs) if costs else None
-        return sums
 
     def add_trial(self, trial: dict[str, Any]) -> None:
         """Count one trial's duration and usage."""

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import truncate
-from agent_evals.report.filters import delta, interval, knob_changes, number, pct, points, pvalue, short_sha
+from agent_evals.report.filters import (
+    delta,
+    display_path,
+    interval,
+    knob_changes,
+    number,
+    pct,
+    points,
+    pvalue,
+    short_sha,
+)
 from agent_evals.report.headline import headline
 from agent_evals.report.view import collect_cases
 
@@ -97,6 +107,10 @@ def _section(
     return lines
 
 
+def _at(sha: str | None) -> str:
+    return f" {short_sha(sha)}" if sha else ""
+
+
 def render_terminal(
     comparison: Comparison, *, color: bool = False, env: Mapping[str, str] | None = None
 ) -> str:
@@ -111,14 +125,15 @@ def render_terminal(
     cand = comparison.candidate
     base = comparison.baseline
     if comparison.mode == "single_run":
-        lines.append(f"Candidate {short_sha(cand.sha)}; single run, no baseline.")
+        lines.append(f"Candidate{_at(cand.sha)}; single run, no baseline.")
     elif base.source == "none":
-        lines.append(
-            f"Candidate {short_sha(cand.sha)}; no baseline: {t.safe(base.reason_missing or 'not found')}"
-        )
+        lines.append(f"Candidate{_at(cand.sha)}; no baseline: {t.safe(base.reason_missing or 'not found')}")
     else:
-        origin = f"CI run {t.safe(base.run_id, 40)}" if base.source == "artifact" else t.safe(base.path, 120)
-        lines.append(f"Candidate {short_sha(cand.sha)} vs baseline {short_sha(base.sha)} ({origin})")
+        if base.source == "artifact":
+            origin = f"CI run {t.safe(base.run_id, 40)}" if base.run_id else "a CI run"
+        else:
+            origin = f"file {t.safe(display_path(base.path), 120)}" if base.path else "a file"
+        lines.append(f"Candidate{_at(cand.sha)} vs baseline{_at(base.sha)} ({origin})")
     rows = [["Suite / group", "Baseline", "Candidate", "Delta (95% CI)", "p", "MDE", "Status"]]
     for s in comparison.suites:
         d = s.delta

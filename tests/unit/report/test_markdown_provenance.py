@@ -116,3 +116,26 @@ def test_footer__selected_baseline__says_how_it_was_chosen(build: Any) -> None:
     )
     assert expected in _footer(render_markdown(c))
     assert expected in render_html(c)
+
+
+@pytest.mark.parametrize(
+    ("baseline", "expected"),
+    [
+        (
+            BaselineInfo(source="file", path="out/baseline.json"),
+            "Candidate vs baseline (file out/baseline.json)",
+        ),
+        (
+            BaselineInfo(source="artifact", run_id="42", sha="a" * 40),
+            "Candidate ccccccc vs baseline aaaaaaa (CI run 42)",
+        ),
+    ],
+)
+def test_render_terminal__unknown_shas__are_left_out(
+    build: Any, baseline: BaselineInfo, expected: str
+) -> None:
+    from agent_evals.report.terminal import render_terminal
+
+    sha = "c" * 40 if baseline.sha else None
+    text = render_terminal(_compare(build, baseline, RunInfoView(sha=sha)), color=False)
+    assert expected in text.splitlines()[1]

@@ -143,7 +143,7 @@ def main() -> None:
 
     exe = Path(sys.executable).parent / "agent-evals"
     command = [str(exe), "compare", str(base), str(cand), "--json", str(verdict)]
-    times, peak_kib = [], 0
+    times, cpu, peak_kib = [], [], 0
     out, err = folder / "stdout.txt", folder / "stderr.txt"
     for _ in range(args.repeat):
         started = time.perf_counter()
@@ -154,6 +154,7 @@ def main() -> None:
         times.append(time.perf_counter() - started)
         proc.returncode = os.waitstatus_to_exitcode(status)
         peak_kib = max(peak_kib, usage.ru_maxrss)
+        cpu.append(usage.ru_utime + usage.ru_stime)
         if proc.returncode not in (0, 1):
             print(err.read_text(), file=sys.stderr)
             sys.exit(f"agent-evals compare failed with exit code {proc.returncode}")
@@ -163,6 +164,7 @@ def main() -> None:
         f"agent-evals compare: {min(times):.2f} s wall, best of {len(times)} ({runs}) (target < 2 s), "
         f"exit code {proc.returncode}"
     )
+    print(f"CPU time (user + system) of the fastest run: {cpu[times.index(min(times))]:.2f} s")
     print(f"peak memory (max RSS of the compare process): {peak_kib / 1024:.0f} MiB")
     print(f"verdict: {result['verdict']}; terminal output {len(out.read_text()):,} chars")
     print(f"in-process split: {time_steps(base, cand)}")

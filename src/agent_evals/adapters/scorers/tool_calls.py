@@ -73,8 +73,11 @@ def _as_dict(call: Call) -> dict[str, Any]:
     return {"name": call[0], "args": call[1]}
 
 
+_ARGS_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build one per call
+
+
 def _show(call: Call) -> str:
-    text = f"{call[0]}({json.dumps(call[1], sort_keys=True, default=str)})"
+    text = f"{call[0]}({_ARGS_ENCODER.encode(call[1])})"
     return text if len(text) <= 200 else text[:197] + "..."
 
 
@@ -292,87 +295,51 @@ def max_bipartite_matching(left: int, right: int, edges: Callable[[int, int], bo
     return match_left
 
 
-_NO_KEY = object()  # a value whose equality values_equal may decide differently from ==
+def _first_free_pairing(
+    actual: list[Call], reference: list[Call], matches: Matcher
+) -> list[int | None] | None:
+    """Pair each agent call with the earliest free reference call it matches, or None when one has none.
 
-
-def _canonical(value: Any) -> Any:
-    """A hashable stand-in for a JSON value: equal stand-ins exactly when ``values_equal`` holds.
-
-    Booleans are tagged apart from numbers and containers by kind; anything else (NaN, which
-    equals nothing, non-string keys, other types) gives ``_NO_KEY``.
+    While every agent call finds a free partner, the augmenting-path search makes exactly these
+    choices (it takes a root's first free neighbour before trying to reroute anything), so a
+    complete result here is its result. Calls only match calls of the same name, hence the buckets.
     """
-    kind = type(value)
-    if kind is str or kind is int or value is None:
-        return value
-    if kind is float:
-        return value if value == value else _NO_KEY
-    if kind is bool:
-        return ("bool", value)
-    if kind is dict:
-        items = []
-        for key, item in value.items():
-            if type(key) is not str:
-                return _NO_KEY
-            canonical = _canonical(item)
-            if canonical is _NO_KEY:
-                return _NO_KEY
-            items.append((key, canonical))
-        return ("dict", frozenset(items))
-    if kind is list or kind is tuple:
-        elements = []
-        for item in value:
-            canonical = _canonical(item)
-            if canonical is _NO_KEY:
-                return _NO_KEY
-            elements.append(canonical)
-        return ("list", tuple(elements))
-    return _NO_KEY
-
-
-def _keyed_pairing(actual: list[Call], reference: list[Call], by_args: bool) -> list[int | None] | None:
-    """Pair calls that share a key, each agent call with the earliest free reference call.
-
-    Only valid where matching is an equivalence (exact arguments, or names only): then the
-    matching graph is a union of complete bipartite blocks, this greedy pairing is maximum, and
-    it is the very pairing the augmenting-path search returns. None when some call has no key.
-    """
-    free: dict[Any, list[int]] = {}
-    for j in range(len(reference) - 1, -1, -1):  # reversed, so pop() yields the earliest index
-        name, args = reference[j]
-        key = (name, _canonical(args)) if by_args else name
-        if by_args and key[1] is _NO_KEY:
-            return None
-        slots = free.get(key)
-        if slots is None:
-            free[key] = [j]
+    free: dict[str, list[int]] = {}
+    for j, ref in enumerate(reference):
+        bucket = free.get(ref[0])
+        if bucket is None:
+            free[ref[0]] = [j]
         else:
-            slots.append(j)
+            bucket.append(j)
     pairing: list[int | None] = []
-    for name, args in actual:
-        key = (name, _canonical(args)) if by_args else name
-        if by_args and key[1] is _NO_KEY:
+    for call in actual:
+        bucket = free.get(call[0])
+        if not bucket:
             return None
-        slots = free.get(key)
-        pairing.append(slots.pop() if slots else None)
+        for position, j in enumerate(bucket):
+            if matches(call, reference[j]):
+                del bucket[position]
+                pairing.append(j)
+                break
+        else:
+            return None
     return pairing
 
 
-def _unordered_pairing(
-    actual: list[Call], reference: list[Call], matches: Matcher, mode: str
-) -> list[int | None]:
+def _unordered_pairing(actual: list[Call], reference: list[Call], matches: Matcher) -> list[int | None]:
     """The maximum matching ``max_bipartite_matching`` finds, by a cheaper route where one exists.
 
-    When every agent call matches the reference call at its own position, the search pairs
-    each with its own position; when matching is an equivalence, keyed pairing gives the same
-    result; otherwise the augmenting-path search runs.
+    When every agent call matches the reference call at its own position, the search pairs each
+    with its own position; when every agent call finds a free partner in turn, it makes the
+    first-free choices; only otherwise (an agent call with no free partner left, where another
+    pairing might make room) does the augmenting-path search run.
     """
     count = len(actual)
     if count == len(reference) and all(map(matches, actual, reference)):
         return list(range(count))
-    if mode == "exact" or mode == "ignore":
-        pairing = _keyed_pairing(actual, reference, by_args=mode == "exact")
-        if pairing is not None:
-            return pairing
+    pairing = _first_free_pairing(actual, reference, matches)
+    if pairing is not None:
+        return pairing
     return max_bipartite_matching(count, len(reference), lambda i, j: matches(actual[i], reference[j]))
 
 
@@ -382,7 +349,7 @@ class ToolCallUnorderedMatch(_ToolCallScorer):
     default_name = "ToolCallUnorderedMatch"
 
     def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
-        pairing = _unordered_pairing(actual, reference, matches, self.tool_args_match_mode)
+        pairing = _unordered_pairing(actual, reference, matches)
         paired_refs = {j for j in pairing if j is not None}
         unmatched_actual: list[dict[str, Any]] = [
             {"index": i, "name": actual[i][0], "args": actual[i][1]}

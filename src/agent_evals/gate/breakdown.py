@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any
 
 from agent_evals.gate.align import CaseView, SuiteView
@@ -13,6 +14,8 @@ from agent_evals.gate.stats import benjamini_hochberg
 from agent_evals.gate.usage import construct
 
 Views = Mapping[str, CaseView]
+
+_VIEW_KEY = attrgetter("key")
 
 
 def rows_by_cases(
@@ -28,9 +31,10 @@ def rows_by_cases(
     rows = []
     for key in sorted(set(b_index) | set(c_index)):
         b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
-        b_keys = [b_cases[i].key for i in b_ids]
-        c_keys = [c_cases[i].key for i in c_ids]
-        sides = [(b_cases[i].key, c_cases[i].key) for i in c_ids if i in b_cases]
+        # map() keeps the per-case lookups in C: a large suite has 100,000s of cases per row kind
+        b_keys = list(map(_VIEW_KEY, map(b_cases.__getitem__, b_ids)))
+        c_keys = list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids)))
+        sides = [(b.key, c) for b, c in zip(map(b_cases.get, c_ids), c_keys, strict=True) if b is not None]
         row = _row(kind, key, base is not None, b_keys, c_keys, sides, knobs_for(key))
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")

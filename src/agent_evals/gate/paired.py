@@ -81,9 +81,10 @@ def rate_summary(keys: Iterable[Key]) -> RateSummary:
 def make_pairs(sides: Iterable[tuple[Key, Key]]) -> Pairs:
     """Count paired cases that have at least one valid trial on both sides."""
     pairs: Pairs = Counter()
-    for (nb, pb, eb), (nc, pc, ec) in sides:
+    # counted first (in C), then each distinct pair of keys is looked at once
+    for ((nb, pb, eb), (nc, pc, ec)), weight in Counter(sides).items():
         if nb > eb and nc > ec:
-            pairs[(nb - eb, pb, nc - ec, pc)] += 1
+            pairs[(nb - eb, pb, nc - ec, pc)] += weight
     return pairs
 
 

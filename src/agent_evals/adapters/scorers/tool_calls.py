@@ -363,6 +363,8 @@ class ToolCallUnorderedMatch(_ToolCallScorer):
 
     def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
         pairing = _unordered_pairing(actual, reference, matches)
+        if len(actual) == len(reference) and None not in pairing:
+            return True, {"pairing": pairing}
         paired_refs = {j for j in pairing if j is not None}
         unmatched_actual: list[dict[str, Any]] = [
             {"index": i, "name": actual[i][0], "args": actual[i][1]}

@@ -46,10 +46,29 @@ class CaseView:
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""
-        sums = UsageSums()
-        for trial in self.raw.get("trials", []):
-            sums.add_trial(trial)
-        return sums
+        trials = self.raw.get("trials", [])
+        duration = 0.0
+        tokens_in: int | None = None
+        tokens_out: int | None = None
+        cost: float | None = None
+        recorded = False
+        for trial in trials:
+            seconds = trial.get("duration_s")
+            if seconds:
+                duration += seconds
+            usage = trial.get("usage")
+            if usage:
+                recorded = True
+                value = usage.get("input_tokens")
+                if value is not None:
+                    tokens_in = (tokens_in or 0) + int(value)
+                value = usage.get("output_tokens")
+                if value is not None:
+                    tokens_out = (tokens_out or 0) + int(value)
+                value = usage.get("cost_usd")
+                if value is not None:
+                    cost = (cost or 0.0) + value
+        return UsageSums(tokens_in, tokens_out, cost, duration, len(trials), recorded)
 
 
 @dataclass

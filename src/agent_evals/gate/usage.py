@@ -47,25 +47,6 @@ class UsageSums:
     trials: int = 0
     recorded: bool = False
 
-    def add_trial(self, trial: dict[str, Any]) -> None:
-        """Count one trial's duration and usage."""
-        self.trials += 1
-        duration = trial.get("duration_s")
-        if duration:
-            self.duration_s += duration
-        usage = trial.get("usage")
-        if usage:
-            self.recorded = True
-            value = usage.get("input_tokens")
-            if value is not None:
-                self.input_tokens = (self.input_tokens or 0) + int(value)
-            value = usage.get("output_tokens")
-            if value is not None:
-                self.output_tokens = (self.output_tokens or 0) + int(value)
-            cost = usage.get("cost_usd")
-            if cost is not None:
-                self.cost_usd = (self.cost_usd or 0.0) + cost
-
     def merge(self, other: UsageSums) -> None:
         """Add another set of sums into this one."""
         self.trials += other.trials

@@ -278,10 +278,14 @@ def max_bipartite_matching(left: int, right: int, edges: Callable[[int, int], bo
     Returns, for each left vertex, the right vertex it is paired with (or None). Iterative, so
     long call lists cannot overflow the recursion limit.
     """
-    adjacency = [[j for j in range(right) if edges(i, j)] for i in range(left)]
+    return _augmenting_matching([[j for j in range(right) if edges(i, j)] for i in range(left)], right)
+
+
+def _augmenting_matching(adjacency: list[list[int]], right: int) -> list[int | None]:
+    """Kuhn's algorithm on adjacency lists (each in ascending order of right vertex)."""
     match_right: list[int | None] = [None] * right
-    match_left: list[int | None] = [None] * left
-    for root in range(left):
+    match_left: list[int | None] = [None] * len(adjacency)
+    for root in range(len(adjacency)):
         parent_of_right: dict[int, int] = {}  # right vertex -> left vertex that reached it
         stack = [root]
         visited_left = {root}
@@ -308,22 +312,28 @@ def max_bipartite_matching(left: int, right: int, edges: Callable[[int, int], bo
     return match_left
 
 
+def _by_name(reference: list[Call]) -> dict[str, list[int]]:
+    """Reference positions per tool name, ascending: calls only ever match calls of the same name."""
+    positions: dict[str, list[int]] = {}
+    for j, ref in enumerate(reference):
+        bucket = positions.get(ref[0])
+        if bucket is None:
+            positions[ref[0]] = [j]
+        else:
+            bucket.append(j)
+    return positions
+
+
 def _first_free_pairing(
-    actual: list[Call], reference: list[Call], matches: Matcher
+    actual: list[Call], reference: list[Call], by_name: dict[str, list[int]], matches: Matcher
 ) -> list[int | None] | None:
     """Pair each agent call with the earliest free reference call it matches, or None when one has none.
 
     While every agent call finds a free partner, the augmenting-path search makes exactly these
     choices (it takes a root's first free neighbour before trying to reroute anything), so a
-    complete result here is its result. Calls only match calls of the same name, hence the buckets.
+    complete result here is its result.
     """
-    free: dict[str, list[int]] = {}
-    for j, ref in enumerate(reference):
-        bucket = free.get(ref[0])
-        if bucket is None:
-            free[ref[0]] = [j]
-        else:
-            bucket.append(j)
+    free = {name: list(bucket) for name, bucket in by_name.items()}
     pairing: list[int | None] = []
     for call in actual:
         bucket = free.get(call[0])
@@ -345,15 +355,17 @@ def _unordered_pairing(actual: list[Call], reference: list[Call], matches: Match
     When every agent call matches the reference call at its own position, the search pairs each
     with its own position; when every agent call finds a free partner in turn, it makes the
     first-free choices; only otherwise (an agent call with no free partner left, where another
-    pairing might make room) does the augmenting-path search run.
+    pairing might make room) does the augmenting-path search run, on same-name edges only.
     """
     count = len(actual)
     if count == len(reference) and all(map(matches, actual, reference)):
         return list(range(count))
-    pairing = _first_free_pairing(actual, reference, matches)
+    by_name = _by_name(reference)
+    pairing = _first_free_pairing(actual, reference, by_name, matches)
     if pairing is not None:
         return pairing
-    return max_bipartite_matching(count, len(reference), lambda i, j: matches(actual[i], reference[j]))
+    adjacency = [[j for j in by_name.get(call[0], ()) if matches(call, reference[j])] for call in actual]
+    return _augmenting_matching(adjacency, len(reference))
 
 
 class ToolCallUnorderedMatch(_ToolCallScorer):

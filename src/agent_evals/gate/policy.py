@@ -218,7 +218,13 @@ def _load_toml(path: Path) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib
+        try:
+            import tomli as tomllib
+        except ImportError as exc:
+            raise PolicyError(
+                f"reading {path} on Python 3.10 needs the 'tomli' package: pip install tomli "
+                "(or pip install 'agent-evals[all]'), or put the gate: block in agent-evals.yaml"
+            ) from exc
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
@@ -261,7 +267,8 @@ def discover_repo_config(directory: Path) -> Path | None:
         if (directory / name).is_file():
             return directory / name
     pyproject = directory / "pyproject.toml"
-    if pyproject.is_file():
+    # parse only a pyproject.toml that mentions us: a project without the table needs no TOML reader
+    if pyproject.is_file() and "agent-evals" in pyproject.read_text(encoding="utf-8", errors="replace"):
         tool = _load_toml(pyproject).get("tool", {}).get("agent-evals", {})
         if isinstance(tool, Mapping) and "gate" in tool:
             return pyproject

@@ -193,7 +193,11 @@ def compare(
         cand_doc = read_document(candidate)
         base_doc, info = _baseline(baseline)
         policy = build_policy(cand_doc, policy_file, flags)
-        comparison = compare_documents(base_doc, cand_doc, policy, baseline_info=info)
+        # JUnit and HTML show every case; the other reports list only the cases that changed or errored
+        every_case = junit is not None or html is not None
+        comparison = compare_documents(
+            base_doc, cand_doc, policy, baseline_info=info, case_detail="all" if every_case else "listed"
+        )
         write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
         click.echo(render_terminal(comparison, color=sys.stdout.isatty()))
         return end_command(comparison.exit_code)

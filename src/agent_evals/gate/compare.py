@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
@@ -29,6 +29,13 @@ from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
+
+CaseDetail = Literal["all", "listed"]
+"""Which cases get a per-case diff: ``all`` of them, or only those a report lists one by one (every
+class but stable pass and stable fail, plus critical cases and cases with an errored trial). The
+per-class counts always cover every case. JUnit and HTML reports need ``all`` (one entry per case)."""
+
+_QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 
 
 @dataclass
@@ -97,10 +104,17 @@ def compare_documents(
     *,
     baseline_info: BaselineInfo | None = None,
     mode: Mode = "compare",
+    case_detail: CaseDetail = "all",
 ) -> Comparison:
-    """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``."""
+    """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``.
+
+    With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
+    in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
+    """
     with gc_paused():
-        return _compare(baseline, candidate, policy, baseline_info=baseline_info, mode=mode)
+        return _compare(
+            baseline, candidate, policy, baseline_info=baseline_info, mode=mode, case_detail=case_detail
+        )
 
 
 def _compare(
@@ -110,6 +124,7 @@ def _compare(
     *,
     baseline_info: BaselineInfo | None,
     mode: Mode,
+    case_detail: CaseDetail,
 ) -> Comparison:
     if baseline is not None:
         _overlap_or_refuse(baseline, candidate)
@@ -130,7 +145,7 @@ def _compare(
                 unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
             )
 
-    suites = [_finish(w, policy, report_missing=mode == "compare") for w in works]
+    suites = [_finish(w, policy, report_missing=mode == "compare", case_detail=case_detail) for w in works]
     cand_ids = {s["id"] for s in candidate.get("suites", [])}
     removed = [sid for sid in base_suites if sid not in cand_ids]
     reasons = [r for s in suites for r in s.reasons]
@@ -216,11 +231,12 @@ def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: P
     return work
 
 
-def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteComparison:
+def _finish(
+    work: _SuiteWork, policy: Policy, *, report_missing: bool, case_detail: CaseDetail
+) -> SuiteComparison:
     result, base, cand, sid = work.result, work.base, work.cand, work.result.suite_id
-    diffs = _case_diffs(sid, base, cand)
+    diffs, counts = _case_diffs(sid, base, cand, listed_only=case_detail == "listed")
     result.cases = diffs
-    counts = Counter(d.classification for d in diffs)
     result.counts = {klass: counts.get(klass, 0) for klass in CLASS_ORDER}
     flips = [d.case_id for d in diffs if d.critical_flip]
     decision = decide(
@@ -277,17 +293,26 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
 
 
 def _case_diffs(
-    sid: str, base: Mapping[str, CaseView] | None, cand: Mapping[str, CaseView]
-) -> list[CaseDiff]:
+    sid: str, base: Mapping[str, CaseView] | None, cand: Mapping[str, CaseView], *, listed_only: bool
+) -> tuple[list[CaseDiff], Counter[str]]:
+    """Per-case diffs in report order and the number of cases per class (every case counted)."""
     diffs = []
+    counts: Counter[str] = Counter()
+    quiet = _QUIET if listed_only else frozenset()
     for cid, view in cand.items():
         b = base.get(cid) if base is not None else None
-        diffs.append(case_diff(sid, b, view, classify(b, view) if base is not None else "new"))
+        klass = classify(b, view) if b is not None else "new"
+        counts[klass] += 1
+        if klass in quiet and b is not None and not (view.critical or view.key[2] or b.key[2]):
+            continue  # a stable case without errors: counted, never listed one by one
+        diffs.append(case_diff(sid, b, view, klass))
     if base is not None:
-        diffs += [case_diff(sid, b, None, "removed") for cid, b in base.items() if cid not in cand]
+        removed = [case_diff(sid, b, None, "removed") for cid, b in base.items() if cid not in cand]
+        counts["removed"] += len(removed)
+        diffs += removed
     rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
     diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
-    return diffs
+    return diffs, counts
 
 
 def _fingerprint(

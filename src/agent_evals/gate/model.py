@@ -335,7 +335,8 @@ class SuiteComparison(_Model):
     dimensions: list[GroupRow] = Field(default_factory=list)
     """Per dimension value."""
     cases: list[CaseDiff] = Field(default_factory=list)
-    """Every case, regressions first."""
+    """Every case, regressions first; without the stable cases (no errored trial, not critical) when the
+    comparison was made with ``case_detail='listed'`` (``counts`` still covers them)."""
     added_case_ids: list[str] = Field(default_factory=list)
     """Cases only in the candidate."""
     removed_case_ids: list[str] = Field(default_factory=list)

@@ -282,3 +282,40 @@ def test_compare__gated_group_inconclusive_with_policy_pass__no_warning(record, 
     doors = next(g for g in result.suites[0].groups if g.key == "doors")
     assert doors.gated and doors.verdict == "inconclusive"
     assert result.outcome == "pass" and result.exit_code == 0
+
+
+def test_compare__listed_case_detail__leaves_out_only_quiet_stable_cases(record, cases) -> None:
+    suites = {
+        "home": cases("doors", 30, "PPP")
+        | cases("lights", 20, "FFF")
+        | {"doors/flaky": "PFP", "doors/drop": "PPP", "doors/rise": "FFF", "doors/err": "PPE"}
+        | {"doors/gone": "PPP", "lights/crit": "PPP"}
+    }
+    base = record(suites, critical=("lights/crit",))
+    changed = dict(suites["home"]) | {"doors/drop": "FFF", "doors/rise": "PPP", "doors/new": "PPP"}
+    del changed["doors/gone"]
+    cand = record({"home": changed}, critical=("lights/crit",))
+    pol = policy()
+    every = compare_documents(base, cand, pol, case_detail="all")
+    listed = compare_documents(base, cand, pol, case_detail="listed")
+    quiet = {"stable-pass", "stable-fail"}
+    expected = [
+        d.case_id
+        for d in every.suites[0].cases
+        if d.classification not in quiet or d.critical or (d.candidate and d.candidate.errors)
+    ]
+    assert [d.case_id for d in listed.suites[0].cases] == expected
+    assert set(expected) == {
+        "doors/drop",
+        "doors/err",
+        "doors/flaky",
+        "doors/rise",
+        "doors/new",
+        "doors/gone",
+        "lights/crit",
+    }
+    assert listed.suites[0].counts == every.suites[0].counts
+    assert listed.suites[0].counts["stable-pass"] == 32 and listed.suites[0].counts["stable-fail"] == 20
+    assert listed.model_dump(exclude={"suites": {0: {"cases"}}}) == every.model_dump(
+        exclude={"suites": {0: {"cases"}}}
+    )

@@ -87,10 +87,27 @@ def _as_dict(call: Call) -> dict[str, Any]:
 
 
 _ARGS_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps would build one per call
+_quote: Callable[[str], str] = json.encoder.encode_basestring_ascii
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    """``json.dumps(args, sort_keys=True, default=str)``, spelled out for string and integer values."""
+    try:
+        keys = sorted(args)
+    except TypeError:
+        return _ARGS_ENCODER.encode(args)
+    parts = []
+    for key in keys:
+        value = args[key]
+        kind = type(value)
+        if type(key) is not str or (kind is not str and kind is not int):
+            return _ARGS_ENCODER.encode(args)
+        parts.append(f"{_quote(key)}: {_quote(value) if kind is str else int.__repr__(value)}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def _show(call: Call) -> str:
-    text = f"{call[0]}({_ARGS_ENCODER.encode(call[1])})"
+    text = f"{call[0]}({_args_text(call[1])})"
     return text if len(text) <= 200 else text[:197] + "..."
 
 

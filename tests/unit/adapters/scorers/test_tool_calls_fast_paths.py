@@ -112,3 +112,27 @@ def test_unordered_match__pairing__is_the_augmenting_path_matching(
     else:
         unmatched = [i for i, j in enumerate(matching) if j is None]
         assert [u["index"] for u in out.metadata["unmatched_actual"]] == unmatched
+
+
+_shown_values = st.one_of(
+    st.text(max_size=8), st.integers(), st.booleans(), st.none(), st.floats(allow_nan=True)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=st.dictionaries(st.text(max_size=6), _shown_values, max_size=4))
+def test_exact_match__argument_mismatch__reason_shows_arguments_as_sorted_json(args: dict[str, Any]) -> None:
+    out = ToolCallExactMatch()(
+        TaskResult(context={"outputs": [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]}),
+        ExpectedResult(
+            context={
+                "reference_outputs": [
+                    {"role": "assistant", "tool_calls": [{"name": "f", "args": {"\x00": 0}}]}
+                ]
+            }
+        ),
+    )
+    assert not out.passed
+    shown = f"f({json.dumps(args, sort_keys=True, default=str)})"
+    shown = shown if len(shown) <= 200 else shown[:197] + "..."  # previews are cut at 200 characters
+    assert (out.reasoning or "").endswith(f"got {shown}")

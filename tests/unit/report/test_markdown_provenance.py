@@ -139,3 +139,27 @@ def test_render_terminal__unknown_shas__are_left_out(
     sha = "c" * 40 if baseline.sha else None
     text = render_terminal(_compare(build, baseline, RunInfoView(sha=sha)), color=False)
     assert expected in text.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "expected"),
+    [
+        (BaselineInfo(source="file", path="b.json"), RunInfoView(), None),
+        (
+            BaselineInfo(source="artifact", sha="a" * 40, ref="main"),
+            RunInfoView(sha="b" * 40),
+            "Candidate bbbbbbb vs baseline aaaaaaa (main).",
+        ),
+        (
+            BaselineInfo(source="file", path="b.json"),
+            RunInfoView(ref="topic"),
+            "Candidate (topic) vs baseline.",
+        ),
+    ],
+)
+def test_summary_line__commits__shown_only_when_known(
+    build: Any, baseline: BaselineInfo, candidate: RunInfoView, expected: str | None
+) -> None:
+    lines = render_markdown(_compare(build, baseline, candidate)).splitlines()
+    summary = [line for line in lines if line.startswith("Candidate")]
+    assert summary == ([expected] if expected else [])

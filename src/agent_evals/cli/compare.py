@@ -13,9 +13,11 @@ import click
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, UsageError
 
 if TYPE_CHECKING:
+    from agent_evals.gate.forked import SummaryReader
     from agent_evals.gate.model import BaselineInfo, Comparison
     from agent_evals.gate.policy import Policy
     from agent_evals.gate.reader import Document
+    from agent_evals.gate.summary import RunSummary
 
 ACTIONS = click.Choice(["pass", "warn", "fail"])
 
@@ -96,16 +98,15 @@ def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> No
             write_text(path, render_report(comparison, kind), f"{kind} report")
 
 
-def _baseline(path: Path) -> tuple[Document | None, BaselineInfo]:
+def _baseline(path: Path, reader: SummaryReader | None) -> tuple[RunSummary | None, BaselineInfo]:
     from agent_evals.gate.model import BaselineInfo
-    from agent_evals.gate.reader import read_document
 
-    if not path.exists():
+    if reader is None:
         return None, BaselineInfo(
             source="none", path=str(path), reason_missing=f"baseline file {path} not found"
         )
-    doc = read_document(path)
-    run = doc.get("run") or {}
+    summary = reader.result()
+    run = summary.run
     git, ci = run.get("git") or {}, run.get("ci") or {}
     info = BaselineInfo(
         source="file",
@@ -115,7 +116,7 @@ def _baseline(path: Path) -> tuple[Document | None, BaselineInfo]:
         ref=git.get("ref"),
         date=run.get("started_at"),
     )
-    return doc, info
+    return summary, info
 
 
 def run_command(body: Callable[[], int]) -> None:
@@ -187,17 +188,31 @@ def compare(
 
     def body() -> int:
         from agent_evals.gate.compare import compare_documents
+        from agent_evals.gate.forked import SummaryReader
         from agent_evals.gate.reader import read_document
+        from agent_evals.gate.summary import summarise_document
         from agent_evals.report.terminal import render_terminal
 
-        cand_doc = read_document(candidate)
-        base_doc, info = _baseline(baseline)
-        policy = build_policy(cand_doc, policy_file, flags)
-        # JUnit and HTML show every case; the other reports list only the cases that changed or errored
-        every_case = junit is not None or html is not None
-        comparison = compare_documents(
-            base_doc, cand_doc, policy, baseline_info=info, case_detail="all" if every_case else "listed"
-        )
+        # A large baseline is read in a forked child while this process reads the candidate.
+        reader = SummaryReader(baseline) if baseline.exists() else None
+        try:
+            cand_doc = read_document(candidate)
+            cand_summary = summarise_document(cand_doc)
+            base, info = _baseline(baseline, reader)
+            policy = build_policy(cand_doc, policy_file, flags)
+            # JUnit and HTML show every case; the other reports list only the cases that changed or errored
+            every_case = junit is not None or html is not None
+            comparison = compare_documents(
+                base,
+                cand_doc,
+                policy,
+                baseline_info=info,
+                case_detail="all" if every_case else "listed",
+                candidate_summary=cand_summary,
+            )
+        finally:
+            if reader is not None:
+                reader.close()
         write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
         click.echo(render_terminal(comparison, color=sys.stdout.isatty()))
         return end_command(comparison.exit_code)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import fnmatch
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import CLASS_ORDER, CaseView, case_diff, classify, view_suite
+from agent_evals.gate.align import CLASS_ORDER, CaseView, SuiteView, case_diff, classify, view_suite
 from agent_evals.gate.model import (
     BaselineInfo,
+    CaseClass,
     CaseDiff,
     Comparison,
     DeltaStat,
@@ -27,6 +29,7 @@ from agent_evals.gate.paired import Pairs, delta_stat, make_pairs, rate_summary,
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
+from agent_evals.gate.summary import FetchCases, RunSummary, SuiteSummary, summarise_document
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 
@@ -55,6 +58,7 @@ class _SuiteWork:
     cand: dict[str, CaseView]
     result: SuiteComparison
     unit: _Unit | None
+    fetch: FetchCases | None
     group_units: dict[str, _Unit] = field(default_factory=dict)
 
 
@@ -77,16 +81,15 @@ def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
     return compare_documents(None, doc, policy, baseline_info=info, mode="single_run")
 
 
-def _overlap_or_refuse(baseline: Document, candidate: Document) -> None:
-    base_suites = {s["id"]: s for s in baseline.get("suites", [])}
-    base_any = any(s.get("cases") for s in base_suites.values())
+def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: Document) -> None:
+    base_any = any(s.view.cases for s in base_suites.values())
     cand_any = any(s.get("cases") for s in candidate.get("suites", []))
     if not (base_any and cand_any):
         return
     for suite in candidate.get("suites", []):
         base_suite = base_suites.get(suite["id"])
         if base_suite is not None:
-            ids = {c["id"] for c in base_suite.get("cases", [])}
+            ids = base_suite.view.cases
             if any(c["id"] in ids for c in suite.get("cases", [])):
                 return
     raise RunRecordError(
@@ -98,39 +101,61 @@ def _overlap_or_refuse(baseline: Document, candidate: Document) -> None:
 
 
 def compare_documents(
-    baseline: Document | None,
+    baseline: Document | RunSummary | None,
     candidate: Document,
     policy: Policy,
     *,
     baseline_info: BaselineInfo | None = None,
     mode: Mode = "compare",
     case_detail: CaseDetail = "all",
+    candidate_summary: RunSummary | None = None,
 ) -> Comparison:
     """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``.
+
+    The baseline may also be given as its summary (``gate.summary``, e.g. made by ``gate.forked``), and
+    ``candidate_summary``, when given, is ``summarise_document(candidate)`` made beforehand.
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
     in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
     """
     with gc_paused():
         return _compare(
-            baseline, candidate, policy, baseline_info=baseline_info, mode=mode, case_detail=case_detail
+            baseline,
+            candidate,
+            policy,
+            baseline_info=baseline_info,
+            mode=mode,
+            case_detail=case_detail,
+            candidate_summary=candidate_summary,
         )
 
 
 def _compare(
-    baseline: Document | None,
+    baseline: Document | RunSummary | None,
     candidate: Document,
     policy: Policy,
     *,
     baseline_info: BaselineInfo | None,
     mode: Mode,
     case_detail: CaseDetail,
+    candidate_summary: RunSummary | None,
 ) -> Comparison:
-    if baseline is not None:
-        _overlap_or_refuse(baseline, candidate)
-    info = baseline_info or _info_from(baseline)
-    base_suites = {s["id"]: s for s in baseline.get("suites", [])} if baseline is not None else {}
-    works = [_prepare(suite, base_suites.get(suite["id"]), policy) for suite in candidate.get("suites", [])]
+    base = summarise_document(baseline) if isinstance(baseline, dict) else baseline
+    base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
+    if base is not None:
+        _overlap_or_refuse(base_suites, candidate)
+    info = baseline_info or _info_from(base)
+    fetch = base.fetch if base is not None else None
+    cand_suites = candidate.get("suites", [])
+    cand_views: list[SuiteView | None] = (
+        [s.view for s in candidate_summary.suites]
+        if candidate_summary is not None
+        else [None] * len(cand_suites)
+    )
+    works = [
+        _prepare(suite, view, base_suites.get(suite["id"]), policy, fetch)
+        for suite, view in zip(cand_suites, cand_views, strict=True)
+    ]
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
@@ -157,7 +182,7 @@ def _compare(
         )
         for sid in removed
     ]
-    notes = _run_notes(baseline, candidate)
+    notes = _run_notes(base, candidate)
     reasons += [Reason(kind="incomplete-run", message=n) for n in notes]
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
@@ -176,11 +201,29 @@ def _compare(
     )
 
 
-def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: Policy) -> _SuiteWork:
+def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
+    """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
+    if globs:
+        for case in view.cases.values():
+            if not case.critical:
+                case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in globs)
+    return view
+
+
+def _prepare(
+    suite: dict[str, Any],
+    cand_view: SuiteView | None,
+    base_suite: SuiteSummary | None,
+    policy: Policy,
+    fetch: FetchCases | None,
+) -> _SuiteWork:
     sid = suite["id"]
     knobs = policy.knobs_for(sid)
-    cand_view = view_suite(suite, knobs.critical_cases)
-    base_view = view_suite(base_suite, knobs.critical_cases) if base_suite is not None else None
+    if cand_view is None:
+        cand_view = view_suite(suite, knobs.critical_cases)
+    else:
+        cand_view = _mark_critical(cand_view, knobs.critical_cases)
+    base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     if base is not None and not any(cid in base for cid in cand):
@@ -212,14 +255,14 @@ def _prepare(suite: dict[str, Any], base_suite: dict[str, Any] | None, policy: P
         cases=[],
         added_case_ids=[cid for cid in cand if base is not None and cid not in base],
         removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],
-        fingerprint=_fingerprint(suite, base_suite, base is not None),
+        fingerprint=_fingerprint(suite, cand_view.cases, base_suite, base is not None),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
         ),
         counts={},
     )
     work = _SuiteWork(
-        suite, knobs, base, cand, result, _Unit(stat, pairs, knobs) if stat is not None else None
+        suite, knobs, base, cand, result, _Unit(stat, pairs, knobs) if stat is not None else None, fetch
     )
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
@@ -235,7 +278,7 @@ def _finish(
     work: _SuiteWork, policy: Policy, *, report_missing: bool, case_detail: CaseDetail
 ) -> SuiteComparison:
     result, base, cand, sid = work.result, work.base, work.cand, work.result.suite_id
-    diffs, counts = _case_diffs(sid, base, cand, listed_only=case_detail == "listed")
+    diffs, counts = _case_diffs(sid, base, cand, listed_only=case_detail == "listed", fetch=work.fetch)
     result.cases = diffs
     result.counts = {klass: counts.get(klass, 0) for klass in CLASS_ORDER}
     flips = [d.case_id for d in diffs if d.critical_flip]
@@ -293,10 +336,18 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
 
 
 def _case_diffs(
-    sid: str, base: Mapping[str, CaseView] | None, cand: Mapping[str, CaseView], *, listed_only: bool
+    sid: str,
+    base: Mapping[str, CaseView] | None,
+    cand: Mapping[str, CaseView],
+    *,
+    listed_only: bool,
+    fetch: FetchCases | None,
 ) -> tuple[list[CaseDiff], Counter[str]]:
-    """Per-case diffs in report order and the number of cases per class (every case counted)."""
-    diffs = []
+    """Per-case diffs in report order and the number of cases per class (every case counted).
+
+    ``fetch`` supplies the raw baseline cases when the baseline views hold none (read in another process):
+    only those of the cases that get a diff are asked for."""
+    picked: list[tuple[CaseView | None, CaseView, CaseClass]] = []
     counts: Counter[str] = Counter()
     quiet = _QUIET if listed_only else frozenset()
     for cid, view in cand.items():
@@ -305,39 +356,49 @@ def _case_diffs(
         counts[klass] += 1
         if klass in quiet and b is not None and not (view.critical or view.key[2] or b.key[2]):
             continue  # a stable case without errors: counted, never listed one by one
-        diffs.append(case_diff(sid, b, view, klass))
-    if base is not None:
-        removed = [case_diff(sid, b, None, "removed") for cid, b in base.items() if cid not in cand]
-        counts["removed"] += len(removed)
-        diffs += removed
+        picked.append((b, view, klass))
+    gone = [b for cid, b in base.items() if cid not in cand] if base is not None else []
+    counts["removed"] += len(gone)
+    if fetch is not None:
+        wanted = [b for b, _, _ in picked if b is not None] + gone
+        if wanted:
+            raws = fetch(sid, [b.id for b in wanted])
+            for b in wanted:
+                b.raw = raws[b.id]
+    diffs = [case_diff(sid, b, view, klass) for b, view, klass in picked]
+    diffs += [case_diff(sid, b, None, "removed") for b in gone]
     rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
     diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
     return diffs, counts
 
 
 def _fingerprint(
-    suite: dict[str, Any], base_suite: dict[str, Any] | None, comparable: bool
+    suite: dict[str, Any],
+    cand_cases: Mapping[str, CaseView],
+    base_suite: SuiteSummary | None,
+    comparable: bool,
 ) -> FingerprintCheck:
     cand_fp = str(suite.get("fingerprint") or "")
     if base_suite is None:
         return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
-    base_fp = str(base_suite.get("fingerprint") or "")
+    header = base_suite.header
+    base_fp = str(header.get("fingerprint") or "")
     notes = []
     if not comparable:
         notes.append("No case id is common to both runs: the suite is reported without a baseline.")
-    base_ids = {c["id"] for c in base_suite.get("cases", [])}
-    cand_ids = {c["id"] for c in suite.get("cases", [])}
+    base_ids = base_suite.view.cases.keys()
+    cand_ids = cand_cases.keys()
     if base_ids != cand_ids:
         notes.append(
             f"Case ids differ: {len(cand_ids - base_ids)} added, {len(base_ids - cand_ids)} removed."
         )
-    b_agent, c_agent = base_suite.get("agent") or {}, suite.get("agent") or {}
+    b_agent, c_agent = header.get("agent") or {}, suite.get("agent") or {}
     for key in ("name", "version"):
         if b_agent.get(key) != c_agent.get(key):
             notes.append(
                 f"Agent {key} differs: {b_agent.get(key)!r} in the baseline, {c_agent.get(key)!r} now."
             )
-    b_trials = sorted({len(c.get("trials", [])) for c in base_suite.get("cases", [])})
+    b_trials = base_suite.trial_counts
     c_trials = sorted({len(c.get("trials", [])) for c in suite.get("cases", [])})
     if b_trials != c_trials:
         notes.append(f"Trials per case differ: {b_trials} in the baseline, {c_trials} now.")
@@ -348,7 +409,10 @@ def _fingerprint(
 
 
 def _run_view(doc: Document) -> RunInfoView:
-    run = doc.get("run") or {}
+    return _run_info(doc.get("run") or {})
+
+
+def _run_info(run: dict[str, Any]) -> RunInfoView:
     git, ci = run.get("git") or {}, run.get("ci") or {}
     return RunInfoView(
         run_id=ci.get("run_id"),
@@ -360,17 +424,17 @@ def _run_view(doc: Document) -> RunInfoView:
     )
 
 
-def _info_from(baseline: Document | None) -> BaselineInfo:
+def _info_from(baseline: RunSummary | None) -> BaselineInfo:
     if baseline is None:
         return BaselineInfo(source="none", reason_missing="no baseline run record was given")
-    view = _run_view(baseline)
+    view = _run_info(baseline.run)
     return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
 
 
-def _run_notes(baseline: Document | None, candidate: Document) -> list[str]:
+def _run_notes(baseline: RunSummary | None, candidate: Document) -> list[str]:
     notes = []
     if not (candidate.get("run") or {}).get("complete", True):
         notes.append("The candidate run is incomplete (interrupted): missing cases are not regressions.")
-    if baseline is not None and not (baseline.get("run") or {}).get("complete", True):
+    if baseline is not None and not baseline.run.get("complete", True):
         notes.append("The baseline run is incomplete (interrupted): some cases may show as new.")
     return notes

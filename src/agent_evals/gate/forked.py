@@ -1,0 +1,123 @@
+"""Read and summarise a (baseline) run record in a forked child process while this one does other work."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import sys
+import threading
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from agent_evals.errors import RunRecordError
+from agent_evals.gate.reader import read_document
+from agent_evals.gate.summary import RunSummary, pack, summarise_document, unpack
+
+FORK_MIN_BYTES = 5_000_000
+"""Records smaller than this are read in this process: a child would cost more than it saves."""
+
+
+def can_fork() -> bool:
+    """Forking is used on Linux only, and only from a single-threaded process (fork copies no threads)."""
+    return (
+        sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+    )
+
+
+def _serve(conn: Connection, path: str) -> None:
+    """The child: send the packed summary (or the error message), then raw cases on request; never returns."""
+    try:
+        try:
+            doc = read_document(path)
+            conn.send(("ok", pack(summarise_document(doc))))
+        except RunRecordError as exc:
+            conn.send(("error", str(exc)))
+            return
+        indexes: dict[str, dict[str, Any]] = {}
+        while True:
+            request = conn.recv()
+            if request is None:
+                return
+            sid, ids = request
+            index = indexes.get(sid)
+            if index is None:
+                index = indexes[sid] = {
+                    c["id"]: c for s in doc.get("suites", []) if s["id"] == sid for c in s.get("cases", [])
+                }
+            conn.send({cid: index[cid] for cid in ids})
+    except (EOFError, BrokenPipeError):
+        return  # the parent went away (e.g. it stopped on an error of its own)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            conn.send(("crash", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+        # Skip freeing the document object by object and any exit handler inherited from the parent.
+        os._exit(0)
+
+
+class SummaryReader:
+    """A run record being read and summarised, in a forked child when the file is large (see
+    :func:`can_fork`), else in this process when :meth:`result` is called. Close it when done."""
+
+    def __init__(self, path: str | os.PathLike[str], *, min_bytes: int = FORK_MIN_BYTES) -> None:
+        self.path = Path(path)
+        self._conn: Connection | None = None
+        self._process: Any = None
+        try:
+            large = self.path.stat().st_size >= min_bytes
+        except OSError:
+            large = False  # read_document reports the problem when the result is asked for
+        if large and can_fork():
+            context = multiprocessing.get_context("fork")
+            parent_end, child_end = context.Pipe()
+            self._process = context.Process(target=_serve, args=(child_end, str(self.path)), daemon=True)
+            self._process.start()
+            child_end.close()
+            self._conn = parent_end
+
+    @property
+    def forked(self) -> bool:
+        """Whether a child process does the reading."""
+        return self._conn is not None
+
+    def result(self) -> RunSummary:
+        """The summary; a RunRecordError (as reading in this process would raise it) on a bad record."""
+        if self._conn is None:
+            return summarise_document(read_document(self.path))
+        try:
+            status, payload = self._conn.recv()
+        except EOFError as exc:
+            self.close()
+            raise RunRecordError(
+                f"{self.path}: the process reading this run record ended unexpectedly"
+            ) from exc
+        if status == "error":
+            self.close()
+            raise RunRecordError(payload)
+        if status != "ok":
+            self.close()
+            raise RunRecordError(f"{self.path}: reading this run record failed: {payload}")
+        return unpack(payload, self._fetch)
+
+    def _fetch(self, suite_id: str, case_ids: list[str]) -> dict[str, dict[str, Any]]:
+        if self._conn is None:
+            raise RuntimeError("the reader is closed")
+        self._conn.send((suite_id, case_ids))
+        cases: dict[str, dict[str, Any]] = self._conn.recv()
+        return cases
+
+    def close(self) -> None:
+        """Let the child end (it needs nothing more) and reap it."""
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.send(None)
+            self._conn.close()
+            self._conn = None
+        if self._process is not None:
+            self._process.join(timeout=5)
+            self._process = None

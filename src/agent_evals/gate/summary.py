@@ -1,0 +1,100 @@
+"""Compact summary of one side of a comparison: per-suite case views without the trial objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agent_evals.gate.align import CaseView, SuiteView, view_suite
+from agent_evals.gate.reader import Document
+from agent_evals.gate.usage import UsageSums
+
+FetchCases = Callable[[str, list[str]], dict[str, dict[str, Any]]]
+"""(suite id, case ids) -> the raw case documents, for summaries whose views do not hold them."""
+
+NO_RAW: dict[str, Any] = {}
+"""Stand-in raw case of a view unpacked from another process (the real one is fetched when needed)."""
+
+
+@dataclass
+class SuiteSummary:
+    """One suite of a run record: its fields but the cases, its case views and trials per case."""
+
+    header: dict[str, Any]
+    """The suite document without ``cases`` (id, kind, source, agent, fingerprint, gate ...)."""
+    view: SuiteView
+    """Per-case views (critical only as recorded; the comparison applies the policy's globs)."""
+    trial_counts: list[int]
+    """Distinct numbers of trials per case, sorted."""
+
+
+@dataclass
+class RunSummary:
+    """A run record as the comparison reads it: the ``run`` block and every suite's summary."""
+
+    run: dict[str, Any]
+    """The record's ``run`` block (provenance, completeness)."""
+    suites: list[SuiteSummary]
+    """Suites in record order."""
+    fetch: FetchCases | None = None
+    """Where raw cases come from when the views hold none (a summary made in another process)."""
+
+
+def summarise_document(doc: Document) -> RunSummary:
+    """Summarise a checked run-record document in this process (views keep their raw cases)."""
+    suites = []
+    for suite in doc.get("suites", []):
+        cases = suite.get("cases", [])
+        suites.append(
+            SuiteSummary(
+                header={k: v for k, v in suite.items() if k != "cases"},
+                view=view_suite(suite),
+                trial_counts=sorted({len(c.get("trials", [])) for c in cases}),
+            )
+        )
+    run = doc.get("run")
+    return RunSummary(run if isinstance(run, dict) else {}, suites)
+
+
+PackedSuite = tuple[Any, ...]
+"""A suite summary as plain lists and tuples (cheap to pickle; see :func:`pack`)."""
+
+
+def pack(summary: RunSummary) -> tuple[dict[str, Any], list[PackedSuite]]:
+    """The summary as plain containers (column lists instead of one object per case) for another process."""
+    packed = []
+    for suite in summary.suites:
+        views = list(suite.view.cases.values())
+        u = suite.view.usage
+        packed.append(
+            (
+                suite.header,
+                suite.trial_counts,
+                [v.id for v in views],
+                [v.group for v in views],
+                [v.key for v in views],
+                [v.fraction for v in views],
+                [v.id for v in views if v.critical],
+                suite.view.scorers,
+                (u.input_tokens, u.output_tokens, u.cost_usd, u.duration_s, u.trials, u.recorded),
+                suite.view.groups,
+                suite.view.dimensions,
+            )
+        )
+    return summary.run, packed
+
+
+def unpack(packed: tuple[dict[str, Any], list[PackedSuite]], fetch: FetchCases | None) -> RunSummary:
+    """Rebuild a summary from :func:`pack`; its views hold :data:`NO_RAW` and ``fetch`` supplies raw cases."""
+    run, suites = packed
+    out = []
+    for header, trial_counts, ids, groups, keys, fractions, criticals, scorers, u, g_index, d_index in suites:
+        critical = set(criticals)
+        cases = {
+            cid: CaseView(NO_RAW, cid, group, key, fraction, cid in critical)
+            for cid, group, key, fraction in zip(ids, groups, keys, fractions, strict=True)
+        }
+        view = SuiteView(cases, scorers, UsageSums(*u), g_index, d_index)
+        out.append(SuiteSummary(header, view, trial_counts))
+    return RunSummary(run, out, fetch)

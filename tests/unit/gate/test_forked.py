@@ -1,0 +1,93 @@
+"""Reading the baseline in a forked child: the same comparison and the same errors as reading it here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_evals.errors import RunRecordError
+from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.forked import SummaryReader, can_fork
+from agent_evals.gate.policy import resolve_policy
+from agent_evals.gate.reader import read_document
+from agent_evals.gate.summary import summarise_document
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="forking is used on single-threaded Linux only")
+
+
+def write(tmp_path: Path, name: str, doc: dict[str, Any]) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def pair(record: Any, cases: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    home = (
+        cases("doors", 40, "PPP")
+        | cases("lights", 15, "FFF")
+        | {"doors/flaky": "PFP", "doors/drop": "PPP", "doors/err": "PPE", "doors/gone": "PPP"}
+        | {"lights/crit": "PPP"}
+    )
+    base = record({"home": home, "old": {"x/y": "P"}}, critical=("lights/crit",))
+    now = dict(home) | {"doors/drop": "FFP", "lights/c0": "PPP", "doors/new": "F", "lights/crit": "FFF"}
+    del now["doors/gone"]
+    cand = record({"home": now}, critical=("lights/crit",), dimensions={"doors/c1": {"tier": "gold"}})
+    return base, cand
+
+
+@needs_fork
+@pytest.mark.parametrize("case_detail", ["all", "listed"])
+def test_forked_reader__large_enough__same_comparison_as_in_process(
+    tmp_path: Path, record: Any, cases: Any, case_detail: Any
+) -> None:
+    base, cand = pair(record, cases)
+    path = write(tmp_path, "base.json", base)
+    policy = resolve_policy(repo_config=None, suite_blocks={}, overrides={"critical_cases": ("doors/c3*",)})
+    expected = compare_documents(read_document(path), cand, policy, case_detail=case_detail)
+    reader = SummaryReader(path, min_bytes=0)
+    try:
+        assert reader.forked
+        summary = reader.result()
+        got = compare_documents(
+            summary, cand, policy, case_detail=case_detail, candidate_summary=summarise_document(cand)
+        )
+    finally:
+        reader.close()
+    assert got.model_dump() == expected.model_dump()
+    assert {d.case_id for d in got.suites[0].cases} >= {"doors/drop", "doors/gone", "lights/crit"}
+
+
+def test_forked_reader__small_file__read_in_this_process(tmp_path: Path, record: Any, cases: Any) -> None:
+    base, _ = pair(record, cases)
+    reader = SummaryReader(write(tmp_path, "base.json", base))
+    assert not reader.forked
+    assert [s.header["id"] for s in reader.result().suites] == ["home", "old"]
+    reader.close()
+
+
+@pytest.mark.parametrize("min_bytes", [0, 10**9])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", r"base\.json:1:2: not valid JSON"),
+        (
+            json.dumps({"schema": "agent-evals/run@1", "run": {"tool_version": "0.1.0", "started_at": 5}}),
+            r"invalid run record at 'run\.started_at': expected a string, found int",
+        ),
+    ],
+)
+def test_forked_reader__malformed_record__same_run_record_error(
+    tmp_path: Path, text: str, message: str, min_bytes: int
+) -> None:
+    path = tmp_path / "base.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RunRecordError) as in_process:
+        read_document(path)
+    reader = SummaryReader(path, min_bytes=min_bytes)
+    with pytest.raises(RunRecordError, match=message) as raised:
+        reader.result()
+    reader.close()
+    assert str(raised.value) == str(in_process.value)

@@ -189,15 +189,13 @@ def compare(
     def body() -> int:
         from agent_evals.gate.compare import compare_documents
         from agent_evals.gate.forked import SummaryReader
-        from agent_evals.gate.reader import read_document
-        from agent_evals.gate.summary import summarise_document
+        from agent_evals.gate.summary import read_summary
         from agent_evals.report.terminal import render_terminal
 
         # A large baseline is read in a forked child while this process reads the candidate.
         reader = SummaryReader(baseline) if baseline.exists() else None
         try:
-            cand_doc = read_document(candidate)
-            cand_summary = summarise_document(cand_doc)
+            cand_doc, cand_summary = read_summary(candidate)
             base, info = _baseline(baseline, reader)
             policy = build_policy(cand_doc, policy_file, flags)
             # JUnit and HTML show every case; the other reports list only the cases that changed or errored

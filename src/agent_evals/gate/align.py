@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,12 +85,42 @@ class SuiteView:
     """``name=value`` -> case ids."""
 
 
-def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> SuiteView:
+_NUMBER = (int, float)
+
+
+def _case_ok(case: Any) -> bool:
+    """A quick test that a case's own fields have the types the reader requires (False: look closer)."""
+    if case.__class__ is not dict:
+        return False
+    get = case.get
+    if get("id").__class__ is not str or get("group").__class__ is not str:
+        return False
+    for key in ("name", "input", "expected"):
+        value = get(key)
+        if value is not None and value.__class__ is not str:
+            return False
+    if get("critical", False).__class__ is not bool or get("trials", []).__class__ is not list:
+        return False
+    dims = get("dimensions", {})
+    return dims.__class__ is dict and all(v.__class__ is str for v in dims.values())
+
+
+def view_suite(
+    suite: dict[str, Any],
+    critical_globs: Sequence[str] = (),
+    *,
+    recheck: Callable[[], None] | None = None,
+) -> SuiteView:
     """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass.
+
+    With ``recheck``, the cases are also checked as they are summarised (the types the reader checks):
+    at the first thing that looks wrong ``recheck`` is called, which raises the reader's located error
+    (or returns when it was fine after all). One walk over the trials instead of two.
 
     This loop runs once per trial (hundreds of thousands on a large run): lookups are bound to locals
     and usage is summed in place rather than gathered first.
     """
+    checking = recheck is not None
     out = SuiteView()
     views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
     n_trials = n_usages = 0
@@ -98,39 +128,64 @@ def view_suite(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> Sui
     tokens_in = tokens_out = n_in = n_out = 0
     costs: list[float] = []
     for case in suite.get("cases", []):
+        if checking and not _case_ok(case) and recheck is not None:
+            recheck()
         cid = case["id"]
         trials = case.get("trials", [])
         errors = passes = ungraded = 0
         for trial in trials:
+            if checking and trial.__class__ is not dict and recheck is not None:
+                recheck()
             get = trial.get
-            errored = get("error") is not None
+            error = get("error")
+            errored = error is not None
+            passed = get("passed")
+            seconds = get("duration_s", 0.0)
+            usage = get("usage")
+            scores = get("scores")
+            if checking and recheck is not None:
+                output = get("output")
+                if not (
+                    (passed is True or passed is False)
+                    and (not errored or error.__class__ is str)
+                    and (seconds.__class__ is float or seconds.__class__ is int)
+                    and (usage is None or usage.__class__ is dict)
+                    and (scores is None or scores.__class__ is dict)
+                    and (output is None or output.__class__ is str)
+                ):
+                    recheck()
             if errored:
                 errors += 1
             elif get("graded", True) is False:
                 ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
-            elif trial["passed"]:
+            elif passed:
                 passes += 1
-            seconds = get("duration_s")
             if seconds:
                 duration += seconds
-            usage = get("usage")
             if usage:
                 n_usages += 1
                 value = usage.get("input_tokens")
                 if value is not None:
+                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
+                        recheck()
                     tokens_in += value
                     n_in += 1
                 value = usage.get("output_tokens")
                 if value is not None:
+                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
+                        recheck()
                     tokens_out += value
                     n_out += 1
                 value = usage.get("cost_usd")
                 if value is not None:
+                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
+                        recheck()
                     costs.append(value)
-            scores = get("scores")
             if not scores:
                 continue
             for name, score in scores.items():
+                if checking and score.__class__ is not dict and recheck is not None:
+                    recheck()
                 verdict = score.get("passed")
                 failed_scorer = score.get("error") is not None
                 if verdict is None and not failed_scorer and not errored:

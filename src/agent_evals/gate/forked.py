@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.reader import read_document
-from agent_evals.gate.summary import RunSummary, pack, summarise_document, unpack
+from agent_evals.gate.summary import RunSummary, pack, read_summary, unpack
 
 FORK_MIN_BYTES = 5_000_000
 """Records smaller than this are read in this process: a child would cost more than it saves."""
@@ -32,8 +31,8 @@ def _serve(conn: Connection, path: str) -> None:
     """The child: send the packed summary (or the error message), then raw cases on request; never returns."""
     try:
         try:
-            doc = read_document(path)
-            conn.send(("ok", pack(summarise_document(doc))))
+            doc, summary = read_summary(path)
+            conn.send(("ok", pack(summary)))
         except RunRecordError as exc:
             conn.send(("error", str(exc)))
             return
@@ -88,7 +87,7 @@ class SummaryReader:
     def result(self) -> RunSummary:
         """The summary; a RunRecordError (as reading in this process would raise it) on a bad record."""
         if self._conn is None:
-            return summarise_document(read_document(self.path))
+            return read_summary(self.path)[1]
         try:
             status, payload = self._conn.recv()
         except EOFError as exc:

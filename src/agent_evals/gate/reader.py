@@ -96,8 +96,31 @@ def _check_case(case: Any, where: str, source: str) -> None:
         _check_trial(trial, f"{where}.trials.{t_index}", source)
 
 
-def check_document(data: Any, *, source: str = "<run record>") -> Document:
-    """Check a decoded run record (schema id, structure the gate reads); return it in the current shape."""
+def _check_suite(suite: Any, where: str, source: str) -> None:
+    if not isinstance(suite, dict):
+        raise _fail(source, where, "an object (a suite)", suite)
+    if not isinstance(suite.get("id"), str):
+        raise _fail(source, f"{where}.id", "a string", suite.get("id"))
+    if suite.get("kind") not in ("benchmark", "evals"):
+        raise _fail(source, f"{where}.kind", "'benchmark' or 'evals'", suite.get("kind"))
+    gate = suite.get("gate")
+    if gate is not None and not isinstance(gate, dict):
+        raise _fail(source, f"{where}.gate", "an object or null", gate)
+    cases = suite.get("cases", [])
+    if not isinstance(cases, list):
+        raise _fail(source, f"{where}.cases", "a list", cases)
+
+
+def _check_cases(cases: list[Any], where: str, source: str) -> None:
+    for c_index, case in enumerate(cases):
+        _check_case(case, f"{where}.cases.{c_index}", source)
+
+
+def check_document(data: Any, *, source: str = "<run record>", cases: bool = True) -> Document:
+    """Check a decoded run record (schema id, structure the gate reads); return it in the current shape.
+
+    ``cases=False`` leaves the cases themselves to the caller (``gate.summary`` checks them as it
+    summarises them, with the same messages); the suites' own fields and case lists are still checked."""
     if not isinstance(data, dict):
         raise RunRecordError(f"{source}: expected a JSON object at the top level, found {_kind(data)}")
     schema = data.get("schema")
@@ -107,6 +130,7 @@ def check_document(data: Any, *, source: str = "<run record>") -> Document:
             f"{source}: 'schema' is {schema!r}; this version of agent-evals reads {known}. "
             "Upgrade agent-evals if the record was written by a newer version."
         )
+    cases_too = cases
     upgrade = _UPGRADERS.get(schema)
     if upgrade is not None:
         data = upgrade(data)
@@ -120,21 +144,16 @@ def check_document(data: Any, *, source: str = "<run record>") -> Document:
     if not isinstance(suites, list):
         raise _fail(source, "suites", "a list", suites)
     for s_index, suite in enumerate(suites):
-        where = f"suites.{s_index}"
-        if not isinstance(suite, dict):
-            raise _fail(source, where, "an object (a suite)", suite)
-        if not isinstance(suite.get("id"), str):
-            raise _fail(source, f"{where}.id", "a string", suite.get("id"))
-        if suite.get("kind") not in ("benchmark", "evals"):
-            raise _fail(source, f"{where}.kind", "'benchmark' or 'evals'", suite.get("kind"))
-        gate = suite.get("gate")
-        if gate is not None and not isinstance(gate, dict):
-            raise _fail(source, f"{where}.gate", "an object or null", gate)
-        cases = suite.get("cases", [])
-        if not isinstance(cases, list):
-            raise _fail(source, f"{where}.cases", "a list", cases)
-        for c_index, case in enumerate(cases):
-            _check_case(case, f"{where}.cases.{c_index}", source)
+        try:
+            _check_suite(suite, f"suites.{s_index}", source)
+        except RunRecordError:
+            if not cases_too:
+                # a malformed case of an earlier suite comes first in the record: report that one
+                for earlier in range(s_index):
+                    _check_cases(suites[earlier].get("cases", []), f"suites.{earlier}", source)
+            raise
+        if cases_too:
+            _check_cases(suite.get("cases", []), f"suites.{s_index}", source)
     checked: Document = data
     return checked
 
@@ -153,8 +172,9 @@ def decode_json(raw: bytes) -> Any:
         return json.loads(raw)
 
 
-def read_document(path: str | os.PathLike[str]) -> Document:
-    """Read and check a run record file for comparison; any problem is a RunRecordError naming the file."""
+def read_document(path: str | os.PathLike[str], *, cases: bool = True) -> Document:
+    """Read and check a run record file for comparison; any problem is a RunRecordError naming the file.
+    ``cases=False``: see :func:`check_document`."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -166,7 +186,7 @@ def read_document(path: str | os.PathLike[str]) -> Document:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             where = f"{exc.lineno}:{exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
             raise RunRecordError(f"{p}:{where}not valid JSON: {exc}") from exc
-        return check_document(data, source=str(p))
+        return check_document(data, source=str(p), cases=cases)
 
 
 def record_to_document(record: RunRecord) -> Document:

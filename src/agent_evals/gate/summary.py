@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_evals.gate.align import CaseView, SuiteView, view_suite
-from agent_evals.gate.reader import Document
+from agent_evals.gate.reader import Document, check_document, gc_paused, read_document
 from agent_evals.gate.usage import UsageSums
 
 FetchCases = Callable[[str, list[str]], dict[str, dict[str, Any]]]
@@ -41,20 +43,36 @@ class RunSummary:
     """Where raw cases come from when the views hold none (a summary made in another process)."""
 
 
-def summarise_document(doc: Document) -> RunSummary:
-    """Summarise a checked run-record document in this process (views keep their raw cases)."""
+def summarise_document(doc: Document, *, recheck: Callable[[], None] | None = None) -> RunSummary:
+    """Summarise a checked run-record document in this process (views keep their raw cases).
+
+    ``recheck``: the document's cases are not checked yet; see ``align.view_suite``."""
     suites = []
     for suite in doc.get("suites", []):
         cases = suite.get("cases", [])
+        view = view_suite(suite, recheck=recheck)
         suites.append(
             SuiteSummary(
                 header={k: v for k, v in suite.items() if k != "cases"},
-                view=view_suite(suite),
+                view=view,
                 trial_counts=sorted({len(c.get("trials", [])) for c in cases}),
             )
         )
     run = doc.get("run")
     return RunSummary(run if isinstance(run, dict) else {}, suites)
+
+
+def read_summary(path: str | os.PathLike[str]) -> tuple[Document, RunSummary]:
+    """Read a run record file and summarise it, checking its cases in the same walk: the document
+    and its summary, or the RunRecordError ``reader.read_document`` raises, word for word."""
+    doc = read_document(path, cases=False)
+    source = str(Path(path))
+
+    def recheck() -> None:
+        check_document(doc, source=source)  # raises the located error of the first problem
+
+    with gc_paused():
+        return doc, summarise_document(doc, recheck=recheck)
 
 
 PackedSuite = tuple[Any, ...]

@@ -43,9 +43,13 @@ class CaseView:
     fraction: float | None
     """Pass fraction over valid trials; None when every trial errored (or there are none)."""
     critical: bool
+    details: tuple[UsageSums, str | None] | None = None
+    """Usage sums and first output, when worked out where the raw case is (another process)."""
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""
+        if self.details is not None:
+            return self.details[0]
         trials = self.raw.get("trials", [])
         duration = 0.0
         tokens_in: int | None = None
@@ -69,6 +73,12 @@ class CaseView:
                 if value is not None:
                     cost = (cost or 0.0) + value
         return UsageSums(tokens_in, tokens_out, cost, duration, len(trials), recorded)
+
+    def first_output(self) -> str | None:
+        """The first trial output (as a snippet), shown beside the other side's in a case diff."""
+        if self.details is not None:
+            return self.details[1]
+        return _first(self.raw.get("trials", []), "output")
 
 
 @dataclass
@@ -356,7 +366,7 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
         values["expected"] = _snippet(raw.get("expected"))
         values["output"] = _first(trials, "output", failing=True)
         if base is not None and cand is not None:
-            values["baseline_output"] = _first(base.raw.get("trials", []), "output")
+            values["baseline_output"] = base.first_output()
         if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
             values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
     return construct_from(CaseDiff, values)

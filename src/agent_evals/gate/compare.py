@@ -29,7 +29,7 @@ from agent_evals.gate.paired import Pairs, delta_stat, make_pairs, rate_summary,
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
-from agent_evals.gate.summary import FetchCases, RunSummary, SuiteSummary, summarise_document
+from agent_evals.gate.summary import FetchCases, RunSummary, SuiteSummary, summarise_document, with_details
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 
@@ -345,8 +345,8 @@ def _case_diffs(
 ) -> tuple[list[CaseDiff], Counter[str]]:
     """Per-case diffs in report order and the number of cases per class (every case counted).
 
-    ``fetch`` supplies the raw baseline cases when the baseline views hold none (read in another process):
-    only those of the cases that get a diff are asked for."""
+    ``fetch`` supplies what a diff reads of the baseline side when the baseline views hold no raw cases
+    (read in another process): usage and first output of the cases that get a diff, raw removed cases."""
     picked: list[tuple[CaseView | None, CaseView, CaseClass]] = []
     counts: Counter[str] = Counter()
     quiet = _QUIET if listed_only else frozenset()
@@ -360,10 +360,12 @@ def _case_diffs(
     gone = [b for cid, b in base.items() if cid not in cand] if base is not None else []
     counts["removed"] += len(gone)
     if fetch is not None:
-        wanted = [b for b, _, _ in picked if b is not None] + gone
-        if wanted:
-            raws = fetch(sid, [b.id for b in wanted])
-            for b in wanted:
+        both = [b for b, _, _ in picked if b is not None]
+        if both or gone:
+            details, raws = fetch(sid, [b.id for b in both], [b.id for b in gone])
+            for b in both:
+                with_details(b, details[b.id])
+            for b in gone:
                 b.raw = raws[b.id]
     diffs = [case_diff(sid, b, view, klass) for b, view, klass in picked]
     diffs += [case_diff(sid, b, None, "removed") for b in gone]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.summary import RunSummary, pack, read_summary, unpack
+from agent_evals.gate.summary import Details, RunSummary, details_of, pack, read_summary, unpack
 
 FORK_MIN_BYTES = 5_000_000
 """Records smaller than this are read in this process: a child would cost more than it saves."""
@@ -41,13 +41,15 @@ def _serve(conn: Connection, path: str) -> None:
             request = conn.recv()
             if request is None:
                 return
-            sid, ids = request
+            sid, detail_ids, raw_ids = request
             index = indexes.get(sid)
             if index is None:
                 index = indexes[sid] = {
                     c["id"]: c for s in doc.get("suites", []) if s["id"] == sid for c in s.get("cases", [])
                 }
-            conn.send({cid: index[cid] for cid in ids})
+            conn.send(
+                ({cid: details_of(index[cid]) for cid in detail_ids}, {cid: index[cid] for cid in raw_ids})
+            )
     except (EOFError, BrokenPipeError):
         return  # the parent went away (e.g. it stopped on an error of its own)
     except BaseException as exc:
@@ -103,12 +105,14 @@ class SummaryReader:
             raise RunRecordError(f"{self.path}: reading this run record failed: {payload}")
         return unpack(payload, self._fetch)
 
-    def _fetch(self, suite_id: str, case_ids: list[str]) -> dict[str, dict[str, Any]]:
+    def _fetch(
+        self, suite_id: str, detail_ids: list[str], raw_ids: list[str]
+    ) -> tuple[dict[str, Details], dict[str, dict[str, Any]]]:
         if self._conn is None:
             raise RuntimeError("the reader is closed")
-        self._conn.send((suite_id, case_ids))
-        cases: dict[str, dict[str, Any]] = self._conn.recv()
-        return cases
+        self._conn.send((suite_id, detail_ids, raw_ids))
+        answer: tuple[dict[str, Details], dict[str, dict[str, Any]]] = self._conn.recv()
+        return answer
 
     def close(self) -> None:
         """Let the child end (it needs nothing more) and reap it."""

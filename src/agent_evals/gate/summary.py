@@ -12,8 +12,34 @@ from agent_evals.gate.align import CaseView, SuiteView, view_suite
 from agent_evals.gate.reader import Document, check_document, gc_paused, read_document
 from agent_evals.gate.usage import UsageSums
 
-FetchCases = Callable[[str, list[str]], dict[str, dict[str, Any]]]
-"""(suite id, case ids) -> the raw case documents, for summaries whose views do not hold them."""
+Details = tuple[Any, ...]
+"""A case side's usage sums and first output as a plain tuple (see :func:`details_of`)."""
+
+FetchCases = Callable[[str, list[str], list[str]], tuple[dict[str, Details], dict[str, dict[str, Any]]]]
+"""(suite id, ids of cases whose details are needed, ids of cases whose raw document is needed) ->
+(details by id, raw cases by id), for summaries whose views do not hold the raw cases."""
+
+
+def details_of(case: dict[str, Any]) -> Details:
+    """What a case diff reads of the other side of a case (usage sums, first output), as a plain tuple."""
+    view = CaseView(case, "", "", (0, 0, 0), None, False)
+    u = view.usage()
+    return (
+        u.input_tokens,
+        u.output_tokens,
+        u.cost_usd,
+        u.duration_s,
+        u.trials,
+        u.recorded,
+        view.first_output(),
+    )
+
+
+def with_details(view: CaseView, details: Details) -> None:
+    """Attach details made by :func:`details_of` to a view."""
+    *sums, output = details
+    view.details = (UsageSums(*sums), output)
+
 
 NO_RAW: dict[str, Any] = {}
 """Stand-in raw case of a view unpacked from another process (the real one is fetched when needed)."""
@@ -104,7 +130,7 @@ def pack(summary: RunSummary) -> tuple[dict[str, Any], list[PackedSuite]]:
 
 
 def unpack(packed: tuple[dict[str, Any], list[PackedSuite]], fetch: FetchCases | None) -> RunSummary:
-    """Rebuild a summary from :func:`pack`; its views hold :data:`NO_RAW` and ``fetch`` supplies raw cases."""
+    """Rebuild a summary from :func:`pack`; its views hold :data:`NO_RAW` (``fetch`` supplies the rest)."""
     run, suites = packed
     out = []
     for header, trial_counts, ids, groups, keys, fractions, criticals, scorers, u, g_index, d_index in suites:

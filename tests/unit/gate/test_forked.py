@@ -35,6 +35,11 @@ def pair(record: Any, cases: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     now = dict(home) | {"doors/drop": "FFP", "lights/c0": "PPP", "doors/new": "F", "lights/crit": "FFF"}
     del now["doors/gone"]
     cand = record({"home": now}, critical=("lights/crit",), dimensions={"doors/c1": {"tier": "gold"}})
+    for side, doc in (("base", base), ("cand", cand)):  # outputs: a diff shows both sides' first one
+        for suite in doc["suites"]:
+            for case in suite["cases"]:
+                for i, trial in enumerate(case["trials"]):
+                    trial["output"] = f"{side} {case['id']} #{i}"
     return base, cand
 
 
@@ -57,7 +62,10 @@ def test_forked_reader__large_enough__same_comparison_as_in_process(
     finally:
         reader.close()
     assert got.model_dump() == expected.model_dump()
-    assert {d.case_id for d in got.suites[0].cases} >= {"doors/drop", "doors/gone", "lights/crit"}
+    listed = {d.case_id: d for d in got.suites[0].cases}
+    assert {"doors/drop", "doors/gone", "lights/crit"} <= set(listed)
+    assert listed["doors/drop"].baseline_output == "base doors/drop #0"
+    assert listed["doors/drop"].usage is not None
 
 
 def test_forked_reader__small_file__read_in_this_process(tmp_path: Path, record: Any, cases: Any) -> None:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any
 
 from agent_evals.gate.align import CaseView, SuiteView
-from agent_evals.gate.model import GroupRow, RowKind
-from agent_evals.gate.paired import EPS, Key, delta_stat, make_pairs, rate_summary
+from agent_evals.gate.model import DeltaStat, GroupRow, RateSummary, RowKind
+from agent_evals.gate.paired import (
+    EPS,
+    Key,
+    delta_stat,
+    make_pairs,
+    pairs_of_counts,
+    rate_summary,
+    rate_summary_of_counts,
+)
 from agent_evals.gate.policy import Knobs
 from agent_evals.gate.stats import benjamini_hochberg
 from agent_evals.gate.usage import construct
@@ -16,6 +25,7 @@ from agent_evals.gate.usage import construct
 Views = Mapping[str, CaseView]
 
 _VIEW_KEY = attrgetter("key")
+_VIEW_GROUP = attrgetter("group")
 
 
 def rows_by_cases(
@@ -39,6 +49,52 @@ def rows_by_cases(
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")
         rows.append(row)
+    return rows
+
+
+def rows_by_group(
+    base: SuiteView | None, cand: SuiteView, knobs_for: Callable[[str], Knobs]
+) -> list[GroupRow]:
+    """One row per group, as ``rows_by_cases('group', ...)`` gives them, counted in one pass per side:
+    cases are counted by (group, key) and paired cases by (group, baseline key, candidate key)."""
+    c_views = list(cand.cases.values())
+    c_counts = Counter(zip(map(_VIEW_GROUP, c_views), map(_VIEW_KEY, c_views), strict=True))
+    b_counts: Counter[tuple[str, Key]] = Counter()
+    s_counts: Counter[tuple[str, Key, Key]] = Counter()
+    if base is not None:
+        b_views = base.cases.values()
+        b_counts = Counter(zip(map(_VIEW_GROUP, b_views), map(_VIEW_KEY, b_views), strict=True))
+        b_get = base.cases.get
+        s_counts = Counter(
+            (c.group, b.key, c.key)
+            for b, c in zip(map(b_get, cand.cases), c_views, strict=True)
+            if b is not None
+        )
+    by_group: dict[str, tuple[dict[Key, int], dict[Key, int], dict[tuple[Key, Key], int]]] = {}
+    for key in sorted({g for g, _ in b_counts} | {g for g, _ in c_counts}):
+        by_group[key] = ({}, {}, {})
+    for (g, k), n in b_counts.items():
+        by_group[g][0][k] = n
+    for (g, k), n in c_counts.items():
+        by_group[g][1][k] = n
+    for (g, bk, ck), n in s_counts.items():
+        by_group[g][2][(bk, ck)] = n
+    rows = []
+    for key, (b, c, sides) in by_group.items():
+        knobs = knobs_for(key)
+        stat = None
+        if base is not None:
+            pairs = pairs_of_counts(sides)
+            stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        rows.append(
+            _new_row(
+                "group",
+                key,
+                rate_summary_of_counts(b) if b else None,
+                rate_summary_of_counts(c) if c else None,
+                stat,
+            )
+        )
     return rows
 
 
@@ -71,14 +127,26 @@ def _row(
     stat = None
     if has_baseline:
         stat = delta_stat(make_pairs(sides), alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+    return _new_row(
+        kind,
+        key,
+        rate_summary(b_keys) if b_keys else None,
+        rate_summary(c_keys) if c_keys else None,
+        stat,
+    )
+
+
+def _new_row(
+    kind: RowKind, key: str, base: RateSummary | None, cand: RateSummary | None, stat: DeltaStat | None
+) -> GroupRow:
     return construct(
         GroupRow,
         kind=kind,
         key=key,
         dimension=None,
         value=None,
-        baseline=rate_summary(b_keys) if b_keys else None,
-        candidate=rate_summary(c_keys) if c_keys else None,
+        baseline=base,
+        candidate=cand,
         delta=stat,
         status="ok",
         gated=False,

@@ -249,7 +249,7 @@ def _prepare(
         paired_baseline=rate_summary(b for b, _ in sides) if base is not None else None,
         paired_candidate=rate_summary(c for _, c in sides) if base is not None else None,
         delta=stat,
-        groups=breakdown.rows_by_cases("group", base_view, cand_view, lambda g: policy.knobs_for(sid, g)),
+        groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g)),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs),
         cases=[],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from agent_evals.gate import stats
 from agent_evals.gate.model import DeltaStat, Interval, RateSummary, SettleHint, TestName
@@ -36,7 +36,11 @@ Pairs = Counter[PairKey]
 
 def rate_summary(keys: Iterable[Key]) -> RateSummary:
     """Macro pass rate over cases (errored trials excluded), with a case-level Wilson interval."""
-    counts = Counter(keys)
+    return rate_summary_of_counts(Counter(keys))
+
+
+def rate_summary_of_counts(counts: Mapping[Key, int]) -> RateSummary:
+    """:func:`rate_summary` of cases already counted by key."""
     cases = sum(counts.values())
     trials = passed = errored = scored = 0
     fraction_sum = 0.0
@@ -80,9 +84,14 @@ def rate_summary(keys: Iterable[Key]) -> RateSummary:
 
 def make_pairs(sides: Iterable[tuple[Key, Key]]) -> Pairs:
     """Count paired cases that have at least one valid trial on both sides."""
-    pairs: Pairs = Counter()
     # counted first (in C), then each distinct pair of keys is looked at once
-    for ((nb, pb, eb), (nc, pc, ec)), weight in Counter(sides).items():
+    return pairs_of_counts(Counter(sides))
+
+
+def pairs_of_counts(sides: Mapping[tuple[Key, Key], int]) -> Pairs:
+    """:func:`make_pairs` of paired cases already counted by their two keys."""
+    pairs: Pairs = Counter()
+    for ((nb, pb, eb), (nc, pc, ec)), weight in sides.items():
         if nb > eb and nc > ec:
             pairs[(nb - eb, pb, nc - ec, pc)] += weight
     return pairs

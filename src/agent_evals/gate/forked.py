@@ -69,6 +69,7 @@ class SummaryReader:
         self.path = Path(path)
         self._conn: Connection | None = None
         self._process: Any = None
+        self._answered = False
         try:
             large = self.path.stat().st_size >= min_bytes
         except OSError:
@@ -92,6 +93,7 @@ class SummaryReader:
             return read_summary(self.path)[1]
         try:
             status, payload = self._conn.recv()
+            self._answered = True
         except EOFError as exc:
             self.close()
             raise RunRecordError(
@@ -115,12 +117,15 @@ class SummaryReader:
         return answer
 
     def close(self) -> None:
-        """Let the child end (it needs nothing more) and reap it."""
+        """Let the child end (it needs nothing more) and reap it; a child still reading (this process
+        stopped early, e.g. on a bad candidate) is ended at once rather than waited for."""
         if self._conn is not None:
             with contextlib.suppress(OSError):
                 self._conn.send(None)
             self._conn.close()
             self._conn = None
         if self._process is not None:
+            if not self._answered:
+                self._process.kill()
             self._process.join(timeout=5)
             self._process = None

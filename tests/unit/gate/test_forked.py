@@ -99,3 +99,16 @@ def test_forked_reader__malformed_record__same_run_record_error(
         reader.result()
     reader.close()
     assert str(raised.value) == str(in_process.value)
+
+
+@needs_fork
+def test_forked_reader__closed_before_its_result__child_ended(
+    tmp_path: Path, record: Any, cases: Any
+) -> None:
+    path = write(tmp_path, "base.json", record({"home": cases("doors", 3000, "PPP")}))
+    reader = SummaryReader(path, min_bytes=0)
+    process = reader._process  # the child, to see that close() did not leave it running
+    assert reader.forked and process is not None
+    reader.close()  # e.g. the candidate was unreadable: nothing will ask for the baseline
+    assert not process.is_alive()
+    assert not reader.forked

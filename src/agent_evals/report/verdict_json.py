@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
+from agent_evals.report.filters import display_path
 from agent_evals.report.headline import headline, overall_rate, regressed_cases_in, suites_with
 from agent_evals.report.view import collect_cases
 
@@ -51,6 +52,14 @@ def _case(case: CaseDiff, redactor: Redactor) -> dict[str, Any]:
         "candidate_pass_fraction": None if case.candidate is None else case.candidate.pass_fraction,
         "failing_scorers": [redactor(f.name) for f in case.failing_scorers],
     }
+
+
+def _baseline(comparison: Comparison) -> dict[str, Any]:
+    """Baseline provenance; a file path as the Markdown shows it (never the runner's absolute layout)."""
+    info = comparison.baseline.model_dump()
+    if info.get("path"):
+        info["path"] = display_path(info["path"])
+    return info
 
 
 def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
@@ -100,7 +109,7 @@ def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = 
         ],
         "suites": [_suite(s, redactor) for s in comparison.suites],
         "regressed_cases": regressed,
-        "baseline": comparison.baseline.model_dump(),
+        "baseline": _baseline(comparison),
         "candidate": comparison.candidate.model_dump(),
         "policy": comparison.effective_policy.model_dump(mode="json"),
         "policy_sources": comparison.policy.sources,

@@ -46,3 +46,14 @@ def test_render_json__secrets_anywhere__are_redacted(build: Any) -> None:
     text = render_json(build.comparison([s]), env={"DB_PASSWORD": "hunter2xyz"})
     assert "hunter2xyz" not in text
     assert json.loads(text)["suites"][0]["id"] == "suite-with-pw-***"
+
+
+def test_render_json__absolute_baseline_path__never_shows_the_runner_layout(build: Any) -> None:
+    from agent_evals.gate.model import BaselineInfo
+
+    comparison = build.comparison(
+        [build.suite()], baseline=BaselineInfo(source="file", path="/srv/ci/x/b.json")
+    )
+    doc = json.loads(render_json(comparison, env={}))
+    assert doc["baseline"]["source"] == "file"
+    assert doc["baseline"]["path"] == "b.json"

@@ -7,6 +7,8 @@ import functools
 import hashlib
 import inspect
 import json
+import re
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
@@ -18,12 +20,21 @@ _UNSET: Any = object()
 
 
 def _is_context_annotation(annotation: Any) -> bool:
+    """``EvalContext`` itself, inside a union (``EvalContext | None``), or as an unresolved string."""
     from agent_evals.evals.context import EvalContext
 
-    if annotation is EvalContext:
+    if annotation is EvalContext or any(arg is EvalContext for arg in typing.get_args(annotation)):
         return True
-    # `from __future__ import annotations` leaves the annotation as a string
-    return isinstance(annotation, str) and annotation.split(".")[-1].strip("'\"") == "EvalContext"
+    # an annotation `from __future__ import annotations` left as a string that could not be resolved
+    return isinstance(annotation, str) and re.search(r"\bEvalContext\b", annotation) is not None
+
+
+def _annotations(func: Callable[..., Any]) -> dict[str, Any]:
+    """Resolved parameter annotations (aliases and string annotations evaluated), or {} when they cannot be."""
+    try:
+        return typing.get_type_hints(func)
+    except Exception:  # a name the annotation uses is not importable at run time: use the raw strings
+        return {}
 
 
 def context_parameter(func: Callable[..., Any], role: str) -> str | None:
@@ -33,8 +44,9 @@ def context_parameter(func: Callable[..., Any], role: str) -> str | None:
     except (TypeError, ValueError):
         return None
     found: str | None = None
+    hints = _annotations(func)
     for param in signature.parameters.values():
-        if _is_context_annotation(param.annotation):
+        if _is_context_annotation(hints.get(param.name, param.annotation)):
             if found is not None:
                 raise TypeError(f"{role} {_qualname(func)} takes two EvalContext parameters; give it one")
             found = param.name
@@ -60,7 +72,8 @@ def wants_context(func: Callable[..., Any]) -> bool:
         signature = inspect.signature(func)
     except (TypeError, ValueError):
         return False
-    return any(_is_context_annotation(p.annotation) for p in signature.parameters.values())
+    hints = _annotations(func)
+    return any(_is_context_annotation(hints.get(p.name, p.annotation)) for p in signature.parameters.values())
 
 
 def _qualname(func: Callable[..., Any]) -> str:
@@ -331,8 +344,9 @@ def eval(
     def decorate(fn: Callable[..., Any]) -> EvalFunction:
         if isinstance(fn, EvalFunction):
             raise TypeError(f"{fn.name} is decorated with @eval twice")
-        if not callable(fn):
-            raise TypeError(f"@eval decorates a function, got {type(fn).__name__}")
+        if not callable(fn) or inspect.isclass(fn):
+            what = f"the class {fn.__name__}" if inspect.isclass(fn) else type(fn).__name__
+            raise TypeError(f"@eval decorates a function (sync or async), got {what}")
         return EvalFunction(fn, given)
 
     if func is not None:

@@ -86,7 +86,7 @@ def write_text(path: Path, text: str, what: str) -> None:
     """Write a report file, creating its folder; an OS error is a UsageError naming the path."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", errors="replace")  # a stray surrogate never loses a report
     except OSError as exc:
         raise UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from exc
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+import traceback
 from typing import Any
 
 import click
 
 from agent_evals import __version__
-from agent_evals.errors import EXIT_CODES_HELP
+from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL
 
 # name -> (module, attribute, one-line help). Help text lives here so `--help` imports nothing else.
 COMMANDS: dict[str, tuple[str, str, str]] = {}
@@ -74,6 +75,11 @@ def main(argv: list[str] | None = None) -> Any:
     Without ``argv`` this is the process's own command line, so commands may end the process without
     tearing down large structures (see ``cli.compare.end_command``); callers passing ``argv`` keep it.
     """
-    if argv is not None:
-        return cli.main(args=argv, prog_name="agent-evals")
-    return cli.main(args=sys.argv[1:], prog_name="agent-evals", obj={"owns_process": True})
+    try:
+        if argv is not None:
+            return cli.main(args=argv, prog_name="agent-evals")
+        return cli.main(args=sys.argv[1:], prog_name="agent-evals", obj={"owns_process": True})
+    except Exception:  # a bug, not a verdict: never let it look like "gate failed" (exit 1)
+        traceback.print_exc()
+        click.echo("internal error: agent-evals hit a bug (traceback above); please report it", err=True)
+        sys.exit(EXIT_INTERNAL)

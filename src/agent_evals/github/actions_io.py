@@ -68,7 +68,7 @@ def render_annotations(annotations: Iterable[Annotation], *, cap: int = MAX_ANNO
 
 def append_summary(path: str | Path, markdown: str) -> None:
     """Append Markdown to the job summary file (``GITHUB_STEP_SUMMARY``)."""
-    with Path(path).open("a", encoding="utf-8") as fh:
+    with Path(path).open("a", encoding="utf-8", errors="replace") as fh:
         fh.write(markdown)
         if not markdown.endswith("\n"):
             fh.write("\n")
@@ -89,7 +89,7 @@ def format_outputs(outputs: Mapping[str, str]) -> str:
 
 def write_outputs(path: str | Path, outputs: Mapping[str, str]) -> None:
     """Append step outputs to the ``GITHUB_OUTPUT`` file."""
-    with Path(path).open("a", encoding="utf-8") as fh:
+    with Path(path).open("a", encoding="utf-8", errors="replace") as fh:
         fh.write(format_outputs(outputs))
 
 

@@ -152,7 +152,7 @@ def run_ci(
     comment_md = render("comment")
     report_path = out_dir / "report.md"
     report_path.parent.mkdir(parents=True, exist_ok=True)
-    report_path.write_text(comment_md, encoding="utf-8")
+    report_path.write_text(comment_md, encoding="utf-8", errors="replace")
     summary_md = render("summary")
 
     notices: list[str] = []

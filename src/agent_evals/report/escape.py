@@ -69,6 +69,11 @@ def truncate(text: str, limit: int | None) -> str:
     return text[:keep] + TRUNCATION_MARKER.format(dropped=len(text) - keep)
 
 
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (valid in JSON, not encodable as UTF-8) with U+FFFD."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 def escape_untrusted(text: object, limit: int | None = DEFAULT_LIMIT, *, line_break: str = "<br>") -> str:
     """Return ``text`` as inert, single-line Markdown/HTML, truncated to ``limit`` characters.
 
@@ -79,8 +84,7 @@ def escape_untrusted(text: object, limit: int | None = DEFAULT_LIMIT, *, line_br
     if text is None:
         return ""
     raw = text if isinstance(text, str) else str(text)
-    # Lone surrogates (from JSON) cannot be encoded as UTF-8; turn them into U+FFFD.
-    raw = raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    raw = clean_text(raw)
     raw = truncate(raw, limit)
     raw = raw.replace("\t", " ")
     raw = _INVISIBLE.sub("", raw)

@@ -78,3 +78,11 @@ def test_flip_counts__buckets_cases_by_outcome_on_each_side(build: Any) -> None:
     assert counts[("absent", "pass")] == 1
     assert counts[("pass", "errored")] == 1
     assert outcome_of(None) == "absent"
+
+
+def test_render_html__lone_surrogate_in_untrusted_text__replaced_and_encodable(build: Any) -> None:
+    case = build.case("lights/on", "regressed", failing_scorers=[build.failing(notes="err\ud800")])
+    html = render_html(build.comparison([build.suite(cases=[case])]), env={})
+    assert "\ud800" not in html
+    html.encode("utf-8")  # raises UnicodeEncodeError if a surrogate survived
+    assert "err\ufffd" in html

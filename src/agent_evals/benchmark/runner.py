@@ -20,7 +20,7 @@ from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
 from agent_evals.core.scorer import PreparedScorer
-from agent_evals.errors import BenchmarkFileError
+from agent_evals.errors import AgentLoadError, BenchmarkFileError
 
 logger = logging.getLogger(__name__)
 
@@ -114,8 +114,14 @@ async def run_benchmark_async(
     limit = timeout_s or bench.execution.timeout_s
     jobs = _plan_jobs(bench, case_filter)
     handle = AgentHandle(ref, base_dir=base_dir)
-    if any(job.plan.state is not None for job in jobs):
-        handle.require_state()
+    stateful = next((job for job in jobs if job.plan.state is not None), None)
+    if stateful is not None:
+        try:
+            handle.require_state()
+        except AgentLoadError as exc:  # say which file (and which scenario) needs the state
+            file, line = stateful.scenario.location
+            where = f"{file}:{line}" if line else file
+            raise AgentLoadError(f"{where}: scenario {stateful.case.id!r}: {exc}") from exc
 
     result = BenchmarkResult(
         benchmark_id=bench.benchmark,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 import uuid
@@ -118,9 +119,12 @@ async def test_run__agent_that_cannot_receive_state__fails_loudly_before_running
         calls.append(prompt)
         return "hi"
 
-    with pytest.raises(AgentLoadError, match="cannot receive the scenario state"):
-        await run_benchmark_async(_bench(write), no_state)
+    path = _bench(write)
+    with pytest.raises(AgentLoadError, match="cannot receive the scenario state") as raised:
+        await run_benchmark_async(path, no_state)
     assert calls == []
+    # it names the file and line of the first scenario that needs the state, and that scenario
+    assert re.search(rf"{re.escape(path.name)}:\d+: scenario '[^']+/[^']+': agent", str(raised.value))
 
 
 async def test_run__agent_reference_from_the_yaml_folder(write: Writer) -> None:

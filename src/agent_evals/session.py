@@ -243,6 +243,24 @@ def _select(
     return out
 
 
+def _selection(case_filter: str | None, datasets: Sequence[str], labels: Sequence[str]) -> str:
+    parts = [f"--filter {case_filter!r}"] if case_filter else []
+    parts += [f"--dataset {d!r}" for d in datasets] + [f"--label {lab!r}" for lab in labels]
+    return " ".join(parts)
+
+
+def _menu(specs: Sequence[EvalCaseSpec]) -> str:
+    """What the selection could have matched: datasets, labels and a few case ids."""
+    datasets = sorted({s.dataset for s in specs if s.dataset})
+    labels = sorted({lab for s in specs for lab in s.labels})
+    ids = [s.function_id for s in specs[:5]]
+    more = f" (+{len(specs) - 5} more)" if len(specs) > 5 else ""
+    return (
+        f"found {len(specs)} eval(s): datasets {', '.join(datasets) or '-'}; labels {', '.join(labels) or 'none'}; "
+        f"ids such as {', '.join(ids)}{more}"
+    )
+
+
 def _benchmark_runner() -> Any:
     try:
         from agent_evals.benchmark import runner
@@ -291,6 +309,7 @@ async def run_paths_async(
     found = collect(paths)
     if found.benchmark_files:
         _benchmark_runner()  # fail before running anything when benchmarks cannot run
+    available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
     for file in found.eval_files:
         label = display_path(file, builder.cwd)
         module = import_eval_file(file)
@@ -298,6 +317,7 @@ async def run_paths_async(
             specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
         except (TypeError, ValueError) as exc:
             raise EvalFileError(f"{label}: {exc}") from exc
+        available += specs
         selected = _select(specs, label, case_filter=case_filter, datasets=datasets, labels=labels)
         if trials is not None:
             for spec in selected:
@@ -306,10 +326,11 @@ async def run_paths_async(
             builder.add_eval_suite(label, selected)
     if not builder.specs and not found.benchmark_files:
         where = ", ".join(str(p) for p in paths)
-        chosen = " matching the selection" if (case_filter or datasets or labels) else ""
-        raise UsageError(
-            f"no evals{chosen} found in {where} (eval files are eval_*.py, *_eval.py or evals.py)"
-        )
+        if available:  # evals exist, the selection matched none of them: say what there is
+            raise UsageError(
+                f"no evals in {where} match {_selection(case_filter, datasets, labels)}; {_menu(available)}"
+            )
+        raise UsageError(f"no evals found in {where} (eval files are eval_*.py, *_eval.py or evals.py)")
 
     jobs = [Job(i, t) for i, spec in enumerate(builder.specs) for t in range(spec.trials)]
     total = len(jobs)

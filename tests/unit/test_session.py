@@ -97,8 +97,13 @@ def test_run_paths__selection_flags_choose_cases(
 
 
 def test_run_paths__selection_matching_nothing__is_a_usage_error(project: Path) -> None:
-    with pytest.raises(UsageError, match="no evals matching the selection"):
-        run_paths(["evals"], datasets=["nope"], builder=_builder())
+    with pytest.raises(UsageError) as raised:
+        run_paths(["evals"], datasets=["nope"], case_filter="zz*", builder=_builder())
+    message = str(raised.value)
+    assert "no evals in evals match --filter 'zz*' --dataset 'nope'" in message
+    assert (
+        "found 4 eval(s): datasets chat, eval_sample, math; labels smoke; ids such as test_greets" in message
+    )
 
 
 def test_run_paths__trials_override_gives_k_trials_per_case(project: Path) -> None:

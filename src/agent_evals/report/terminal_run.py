@@ -56,8 +56,13 @@ def _suite_lines(suite: Suite, stats: dict[int, CaseStats]) -> list[str]:
     rows += [_row(name, group_stats(cases), with_k, with_numeric) for name, cases in groups.items()]
     if len(groups) > 1:
         rows.append(_row("(all)", total, with_k, with_numeric))
-    trials = f", {total.k} trials per case" if with_k else ""
-    return [f"{suite.id} ({suite.kind}{trials})", *_table(rows)]
+    counts = sorted({s.trials for cases in groups.values() for s in cases})
+    low = counts[0] if counts else total.k
+    trials = f", {total.k} trials per case" if low == total.k else f", {low}-{total.k} trials per case"
+    lines = [f"{suite.id} ({suite.kind}{trials if with_k else ''})", *_table(rows)]
+    if with_k and low < total.k:  # say plainly which cases pass@k/pass^k cover
+        lines.append(f"  pass@{total.k} and pass^{total.k} cover only the cases with {total.k} valid trials")
+    return lines
 
 
 def _failure_lines(

@@ -97,3 +97,15 @@ def test_summary__failure_notes_are_flattened_and_truncated() -> None:
     )
     failure = next(line for line in render_run_summary(record).splitlines() if "pass: line1 line2" in line)
     assert len(failure.strip()) <= 210 and failure.endswith("…")
+
+
+def test_summary__mixed_trial_counts__header_gives_the_range_and_says_what_pass_at_k_covers() -> None:
+    record = _record(
+        _suite(
+            Case(id="a::three", group="g", trials=[_trial(True), _trial(True), _trial(False, notes="n")]),
+            Case(id="a::once", group="g", trials=[_trial(False, notes="n")]),
+        )
+    )
+    lines = render_run_summary(record).splitlines()
+    assert lines[0] == "evals/eval_a.py (evals, 1-3 trials per case)"
+    assert "  pass@3 and pass^3 cover only the cases with 3 valid trials" in lines

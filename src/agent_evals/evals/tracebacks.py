@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import linecache
 import sysconfig
@@ -39,20 +40,49 @@ def describe(exc: BaseException) -> str:
 def user_traceback(exc: BaseException) -> str:
     """The traceback of ``exc`` keeping only user frames (all frames when none is a user frame)."""
     frames = traceback.extract_tb(exc.__traceback__)
-    kept = [f for f in frames if is_user_frame(f.filename)] or list(frames)[-1:]
+    kept = [f for f in frames if is_user_frame(f.filename)]
+    if not kept and isinstance(exc, SyntaxError):  # its own text names the file, line and column
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
+    kept = kept or list(frames)[-1:]
     lines = ["Traceback (user frames only):\n", *traceback.format_list(kept)]
     lines.extend(traceback.format_exception_only(type(exc), exc))
     return "".join(lines).rstrip("\n")
 
 
 def innermost_line(tb: TracebackType | None) -> str | None:
-    """Source text of the line where a traceback ends (the failing ``assert``), when readable."""
+    """Source of the statement where a traceback ends: the whole failing ``assert`` (also when it
+    spans lines or shares its line with other statements), else that line, when readable."""
     if tb is None:
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
-    text = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno).strip()
+    filename, lineno = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+    statement = _assert_source(filename, lineno)
+    if statement:
+        return statement
+    text = linecache.getline(filename, lineno).strip()
     return text or None
+
+
+def _assert_source(filename: str, lineno: int) -> str | None:
+    """The ``assert`` statement covering ``lineno`` of ``filename``, on one line."""
+    source = "".join(linecache.getlines(filename))
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    spans = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assert) and node.lineno <= lineno <= (node.end_lineno or node.lineno)
+    ]
+    if not spans:
+        return None
+    innermost = min(spans, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+    segment = ast.get_source_segment(source, innermost)
+    return " ".join(segment.split()) if segment else None
 
 
 def assertion_notes(exc: AssertionError) -> str:

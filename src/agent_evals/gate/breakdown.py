@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -52,11 +53,49 @@ def rows_by_cases(
     return rows
 
 
-def rows_by_group(
-    base: SuiteView | None, cand: SuiteView, knobs_for: Callable[[str], Knobs]
-) -> list[GroupRow]:
-    """One row per group, as ``rows_by_cases('group', ...)`` gives them, counted in one pass per side:
-    cases are counted by (group, key) and paired cases by (group, baseline key, candidate key)."""
+@dataclass
+class CaseCounts:
+    """A suite's cases counted by trial-count key, per group: what group rows and the suite's own
+    rates and pairs are computed from (a large suite has 100,000s of cases but few distinct keys)."""
+
+    base: Counter[tuple[str, Key]]
+    """Baseline cases by (group, key), in the baseline's case order of first appearance."""
+    cand: Counter[tuple[str, Key]]
+    """Candidate cases by (group, key)."""
+    paired: Counter[tuple[str, Key, Key]]
+    """Cases on both sides by (candidate group, baseline key, candidate key), in candidate order."""
+
+    def totals(
+        self,
+    ) -> tuple[Counter[Key], Counter[Key], Counter[Key], Counter[Key], Counter[tuple[Key, Key]]]:
+        """Over every group: baseline keys, candidate keys, paired baseline keys, paired candidate keys,
+        paired (baseline, candidate) keys; each in the order the keys first appear among the cases."""
+        b_keys: Counter[Key] = Counter()
+        c_keys: Counter[Key] = Counter()
+        pb_keys: Counter[Key] = Counter()
+        pc_keys: Counter[Key] = Counter()
+        sides: Counter[tuple[Key, Key]] = Counter()
+        for (_, k), n in self.base.items():
+            b_keys[k] += n
+        for (_, k), n in self.cand.items():
+            c_keys[k] += n
+        for (_, bk, ck), n in self.paired.items():
+            pb_keys[bk] += n
+            pc_keys[ck] += n
+            sides[(bk, ck)] += n
+        return b_keys, c_keys, pb_keys, pc_keys, sides
+
+    def group_sides(self, group: str) -> Counter[tuple[Key, Key]]:
+        """Paired (baseline, candidate) keys of one group's cases."""
+        sides: Counter[tuple[Key, Key]] = Counter()
+        for (g, bk, ck), n in self.paired.items():
+            if g == group:
+                sides[(bk, ck)] += n
+        return sides
+
+
+def count_cases(base: SuiteView | None, cand: SuiteView) -> CaseCounts:
+    """Count a suite's cases by (group, key) on each side and paired cases by (group, keys): one pass each."""
     c_views = list(cand.cases.values())
     c_counts = Counter(zip(map(_VIEW_GROUP, c_views), map(_VIEW_KEY, c_views), strict=True))
     b_counts: Counter[tuple[str, Key]] = Counter()
@@ -70,14 +109,27 @@ def rows_by_group(
             for b, c in zip(map(b_get, cand.cases), c_views, strict=True)
             if b is not None
         )
+    return CaseCounts(b_counts, c_counts, s_counts)
+
+
+def rows_by_group(
+    base: SuiteView | None,
+    cand: SuiteView,
+    knobs_for: Callable[[str], Knobs],
+    counts: CaseCounts | None = None,
+) -> list[GroupRow]:
+    """One row per group, as ``rows_by_cases('group', ...)`` gives them, from the cases counted by
+    :func:`count_cases` (``counts``, counted here when not given)."""
+    if counts is None:
+        counts = count_cases(base, cand)
     by_group: dict[str, tuple[dict[Key, int], dict[Key, int], dict[tuple[Key, Key], int]]] = {}
-    for key in sorted({g for g, _ in b_counts} | {g for g, _ in c_counts}):
+    for key in sorted({g for g, _ in counts.base} | {g for g, _ in counts.cand}):
         by_group[key] = ({}, {}, {})
-    for (g, k), n in b_counts.items():
+    for (g, k), n in counts.base.items():
         by_group[g][0][k] = n
-    for (g, k), n in c_counts.items():
+    for (g, k), n in counts.cand.items():
         by_group[g][1][k] = n
-    for (g, bk, ck), n in s_counts.items():
+    for (g, bk, ck), n in counts.paired.items():
         by_group[g][2][(bk, ck)] = n
     rows = []
     for key, (b, c, sides) in by_group.items():
@@ -104,15 +156,27 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
     rows = []
     for name in sorted(set(b_all) | set(cand.scorers)):
         b, c = b_all.get(name, {}), cand.scorers.get(name, {})
-        sides = [(_key(b[i]), _key(t)) for i, t in c.items() if i in b]
-        b_keys = [_key(t) for t in b.values()]
-        c_keys = [_key(t) for t in c.values()]
-        rows.append(_row("scorer", name, base is not None, b_keys, c_keys, sides, knobs))
+        # tallies counted as tuples with map(): the per-case work stays in C (100,000s of cases)
+        common: Iterable[str] = c if b.keys() >= c.keys() else [i for i in c if i in b]
+        sides = Counter(
+            zip(map(tuple, map(b.__getitem__, common)), map(tuple, map(c.__getitem__, common)), strict=True)
+        )
+        b_keys: Counter[Key] = Counter(map(tuple, b.values()))  # type: ignore[arg-type]
+        c_keys: Counter[Key] = Counter(map(tuple, c.values()))  # type: ignore[arg-type]
+        stat = None
+        if base is not None:
+            pairs = pairs_of_counts(sides)  # type: ignore[arg-type]
+            stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        rows.append(
+            _new_row(
+                "scorer",
+                name,
+                rate_summary_of_counts(b_keys) if b_keys else None,
+                rate_summary_of_counts(c_keys) if c_keys else None,
+                stat,
+            )
+        )
     return rows
-
-
-def _key(tally: list[int]) -> Key:
-    return (tally[0], tally[1], tally[2])
 
 
 def _row(

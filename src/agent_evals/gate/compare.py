@@ -25,7 +25,7 @@ from agent_evals.gate.model import (
     RunInfoView,
     SuiteComparison,
 )
-from agent_evals.gate.paired import Pairs, delta_stat, make_pairs, rate_summary, settle_hint
+from agent_evals.gate.paired import Pairs, delta_stat, pairs_of_counts, rate_summary_of_counts, settle_hint
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
@@ -228,10 +228,10 @@ def _prepare(
     base = base_view.cases if base_view is not None else None
     if base is not None and not any(cid in base for cid in cand):
         base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
-    sides = (
-        [(base[cid].key, view.key) for cid, view in cand.items() if cid in base] if base is not None else []
-    )
-    pairs = make_pairs(sides)
+    # every rate and pair below comes from the cases counted once by (group, key)
+    counts = breakdown.count_cases(base_view, cand_view)
+    b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
+    pairs = pairs_of_counts(sides)
     stat = None
     if base is not None:
         stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
@@ -244,12 +244,12 @@ def _prepare(
         outcome="pass",
         reasons=[],
         policy=knobs,
-        baseline=rate_summary(v.key for v in base.values()) if base is not None else None,
-        candidate=rate_summary(v.key for v in cand.values()),
-        paired_baseline=rate_summary(b for b, _ in sides) if base is not None else None,
-        paired_candidate=rate_summary(c for _, c in sides) if base is not None else None,
+        baseline=rate_summary_of_counts(b_keys) if base is not None else None,
+        candidate=rate_summary_of_counts(c_keys),
+        paired_baseline=rate_summary_of_counts(pb_keys) if base is not None else None,
+        paired_candidate=rate_summary_of_counts(pc_keys) if base is not None else None,
         delta=stat,
-        groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g)),
+        groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs),
         cases=[],
@@ -267,9 +267,8 @@ def _prepare(
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
             row.gated = True
-            group_sides = [(base[c].key, v.key) for c, v in cand.items() if v.group == row.key and c in base]
             work.group_units[row.key] = _Unit(
-                row.delta, make_pairs(group_sides), policy.knobs_for(sid, row.key)
+                row.delta, pairs_of_counts(counts.group_sides(row.key)), policy.knobs_for(sid, row.key)
             )
     return work
 

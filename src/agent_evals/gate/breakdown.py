@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from agent_evals.gate.align import CaseView, SuiteView
@@ -14,9 +14,7 @@ from agent_evals.gate.paired import (
     EPS,
     Key,
     delta_stat,
-    make_pairs,
     pairs_of_counts,
-    rate_summary,
     rate_summary_of_counts,
 )
 from agent_evals.gate.policy import Knobs
@@ -27,6 +25,7 @@ Views = Mapping[str, CaseView]
 
 _VIEW_KEY = attrgetter("key")
 _VIEW_GROUP = attrgetter("group")
+_TALLY_KEY = itemgetter(0, 1, 2)
 
 
 def rows_by_cases(
@@ -43,10 +42,17 @@ def rows_by_cases(
     for key in sorted(set(b_index) | set(c_index)):
         b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
         # map() keeps the per-case lookups in C: a large suite has 100,000s of cases per row kind
-        b_keys = list(map(_VIEW_KEY, map(b_cases.__getitem__, b_ids)))
-        c_keys = list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids)))
-        sides = [(b.key, c) for b, c in zip(map(b_cases.get, c_ids), c_keys, strict=True) if b is not None]
-        row = _row(kind, key, base is not None, b_keys, c_keys, sides, knobs_for(key))
+        b_keys: Counter[Key] = Counter(map(_VIEW_KEY, map(b_cases.__getitem__, b_ids)))
+        c_list = list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids)))
+        row = _row(
+            kind,
+            key,
+            base is not None,
+            b_keys,
+            Counter(c_list),
+            _paired(b_cases, c_ids, c_list),
+            knobs_for(key),
+        )
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")
         rows.append(row)
@@ -97,18 +103,23 @@ class CaseCounts:
 def count_cases(base: SuiteView | None, cand: SuiteView) -> CaseCounts:
     """Count a suite's cases by (group, key) on each side and paired cases by (group, keys): one pass each."""
     c_views = list(cand.cases.values())
-    c_counts = Counter(zip(map(_VIEW_GROUP, c_views), map(_VIEW_KEY, c_views), strict=True))
+    c_groups = list(map(_VIEW_GROUP, c_views))
+    c_keys = list(map(_VIEW_KEY, c_views))
+    c_counts = Counter(zip(c_groups, c_keys, strict=True))
     b_counts: Counter[tuple[str, Key]] = Counter()
     s_counts: Counter[tuple[str, Key, Key]] = Counter()
     if base is not None:
         b_views = base.cases.values()
         b_counts = Counter(zip(map(_VIEW_GROUP, b_views), map(_VIEW_KEY, b_views), strict=True))
-        b_get = base.cases.get
-        s_counts = Counter(
-            (c.group, b.key, c.key)
-            for b, c in zip(map(b_get, cand.cases), c_views, strict=True)
-            if b is not None
-        )
+        try:  # usually every case is on both sides: then the lookups stay in C
+            b_keys = map(_VIEW_KEY, map(base.cases.__getitem__, cand.cases))
+            s_counts = Counter(zip(c_groups, b_keys, c_keys, strict=True))
+        except KeyError:
+            s_counts = Counter(
+                (c.group, b.key, c.key)
+                for b, c in zip(map(base.cases.get, cand.cases), c_views, strict=True)
+                if b is not None
+            )
     return CaseCounts(b_counts, c_counts, s_counts)
 
 
@@ -157,15 +168,16 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
     for name in sorted(set(b_all) | set(cand.scorers)):
         b, c = b_all.get(name, {}), cand.scorers.get(name, {})
         # tallies counted as tuples with map(): the per-case work stays in C (100,000s of cases)
-        common: Iterable[str] = c if b.keys() >= c.keys() else [i for i in c if i in b]
-        sides = Counter(
-            zip(map(tuple, map(b.__getitem__, common)), map(tuple, map(c.__getitem__, common)), strict=True)
-        )
-        b_keys: Counter[Key] = Counter(map(tuple, b.values()))  # type: ignore[arg-type]
-        c_keys: Counter[Key] = Counter(map(tuple, c.values()))  # type: ignore[arg-type]
+        c_list = list(map(_TALLY_KEY, c.values()))
+        try:  # usually every case is on both sides
+            sides = Counter(zip(map(_TALLY_KEY, map(b.__getitem__, c)), c_list, strict=True))
+        except KeyError:
+            sides = Counter((_TALLY_KEY(b[i]), k) for i, k in zip(c, c_list, strict=True) if i in b)
+        b_keys: Counter[Key] = Counter(map(_TALLY_KEY, b.values()))
+        c_keys: Counter[Key] = Counter(c_list)
         stat = None
         if base is not None:
-            pairs = pairs_of_counts(sides)  # type: ignore[arg-type]
+            pairs = pairs_of_counts(sides)
             stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
         rows.append(
             _new_row(
@@ -179,23 +191,35 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
     return rows
 
 
+def _paired(b_cases: Views, c_ids: Iterable[str], c_keys: list[Key]) -> Counter[tuple[Key, Key]]:
+    """Cases of ``c_ids`` (with keys ``c_keys``) that the baseline has too, counted by their two keys."""
+    try:  # usually every case is on both sides: then the lookups stay in C
+        return Counter(zip(map(_VIEW_KEY, map(b_cases.__getitem__, c_ids)), c_keys, strict=True))
+    except KeyError:
+        return Counter(
+            (b.key, c) for b, c in zip(map(b_cases.get, c_ids), c_keys, strict=True) if b is not None
+        )
+
+
 def _row(
     kind: RowKind,
     key: str,
     has_baseline: bool,
-    b_keys: list[Key],
-    c_keys: list[Key],
-    sides: list[tuple[Key, Key]],
+    b_keys: Mapping[Key, int],
+    c_keys: Mapping[Key, int],
+    sides: Mapping[tuple[Key, Key], int],
     knobs: Knobs,
 ) -> GroupRow:
     stat = None
     if has_baseline:
-        stat = delta_stat(make_pairs(sides), alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        stat = delta_stat(
+            pairs_of_counts(sides), alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p
+        )
     return _new_row(
         kind,
         key,
-        rate_summary(b_keys) if b_keys else None,
-        rate_summary(c_keys) if c_keys else None,
+        rate_summary_of_counts(b_keys) if b_keys else None,
+        rate_summary_of_counts(c_keys) if c_keys else None,
         stat,
     )
 

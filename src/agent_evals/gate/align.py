@@ -310,6 +310,47 @@ def failing_scorers(trials: Sequence[dict[str, Any]]) -> list[ScorerFailure]:
     return list(found.values())
 
 
+def _failure(name: str, score: dict[str, Any]) -> ScorerFailure:
+    value = score.get("value")
+    fields = {
+        "name": name,
+        "value": value,
+        "error": _snippet(score.get("error")),
+        "notes": _snippet(score.get("notes")),
+        "expected": _snippet(score.get("expected")),
+        "actual": _snippet(score.get("actual")),
+    }
+    if value is None or value.__class__ is float:
+        # every value already has the field's type: built without validation (the per-case hot path)
+        fields["trials_failed"] = 1
+        return construct_from(ScorerFailure, fields)
+    return ScorerFailure(**fields)
+
+
+def _evidence(trials: Sequence[dict[str, Any]]) -> tuple[list[ScorerFailure], str | None, str | None]:
+    """In one pass over the trials: ``failing_scorers(trials)``, the first error and the first output
+    of a trial that did not pass (as snippets)."""
+    found: dict[str, ScorerFailure] = {}
+    error = output = None
+    for trial in trials:
+        get = trial.get
+        scores = get("scores")
+        if scores:
+            for name, score in scores.items():
+                if score.get("passed") is False or score.get("error") is not None:
+                    failure = found.get(name)
+                    if failure is None:
+                        found[name] = _failure(name, score)
+                    else:
+                        failure.trials_failed += 1
+        trial_error = get("error")
+        if error is None and trial_error is not None:
+            error = _snippet(trial_error)
+        if output is None and not (get("passed") and trial_error is None):
+            output = _snippet(get("output"))
+    return list(found.values()), error, output
+
+
 def _first(trials: Sequence[dict[str, Any]], key: str, *, failing: bool = False) -> str | None:
     for trial in trials:
         if failing and trial.get("passed") and trial.get("error") is None:
@@ -360,11 +401,9 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
         trials = raw.get("trials", [])
         base_usage = base.usage() if base is not None else None
         cand_usage = cand.usage() if cand is not None else UsageSums()
-        values["failing_scorers"] = failing_scorers(trials)
-        values["error"] = _first(trials, "error")
+        values["failing_scorers"], values["error"], values["output"] = _evidence(trials)
         values["input"] = _snippet(raw.get("input"))
         values["expected"] = _snippet(raw.get("expected"))
-        values["output"] = _first(trials, "output", failing=True)
         if base is not None and cand is not None:
             values["baseline_output"] = base.first_output()
         if cand_usage.recorded or (base_usage is not None and base_usage.recorded):

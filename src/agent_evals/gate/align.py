@@ -156,6 +156,8 @@ def view_suite(
         cid = case["id"]
         trials = case.get("trials", [])
         errors = passes = ungraded = 0
+        last_name: str | None = None
+        last_tally: list[int] = []
         for trial in trials:
             if checking and trial.__class__ is not dict and recheck is not None:
                 recheck()
@@ -213,12 +215,17 @@ def view_suite(
                 failed_scorer = score.get("error") is not None
                 if verdict is None and not failed_scorer and not errored:
                     continue  # numeric-only score: no pass/fail verdict of its own
-                per_case = scorers.get(name)
-                if per_case is None:
-                    per_case = scorers[name] = {}
-                tally = per_case.get(cid)
-                if tally is None:
-                    tally = per_case[cid] = [0, 0, 0]
+                if name is last_name:  # the same scorer as in the previous trial of this case
+                    tally = last_tally
+                else:
+                    per_case = scorers.get(name)
+                    if per_case is None:
+                        per_case = scorers[name] = {}
+                    found = per_case.get(cid)
+                    if found is None:
+                        found = per_case[cid] = [0, 0, 0]
+                    tally = last_tally = found
+                    last_name = name
                 tally[0] += 1
                 if errored or failed_scorer:
                     tally[2] += 1

@@ -70,15 +70,15 @@ class _TrajectoryJudge:
     def __init__(
         self,
         *,
-        model: str,
-        judge_base_url: str | None,
-        prompt: str | None,
-        api_key: str | None,
-        continuous: bool,
-        choices: Sequence[float] | None,
-        use_reasoning: bool,
-        threshold: float,
-        timeout_s: float,
+        model: str = "openai:gpt-4o-mini",
+        judge_base_url: str | None = None,
+        prompt: str | None = None,
+        api_key: str | None = None,
+        continuous: bool = False,
+        choices: Sequence[float] | None = None,
+        use_reasoning: bool = True,
+        threshold: float = 0.7,
+        timeout_s: float = 60.0,
     ) -> None:
         _split_model(model, self.name)
         if judge_base_url is None:
@@ -98,6 +98,10 @@ class _TrajectoryJudge:
             "choices": list(choices) if choices is not None else None,
             "use_reasoning": use_reasoning,
         }
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Build what the subclass's calls need once the judge is configured (nothing by default)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, judge_base_url={self.judge_base_url!r})"
@@ -124,36 +128,13 @@ class TrajectoryLLMAsJudge(_TrajectoryJudge):
 
     name = "TrajectoryLLMAsJudge"
 
-    def __init__(
-        self,
-        *,
-        model: str = "openai:gpt-4o-mini",
-        judge_base_url: str | None = None,
-        prompt: str | None = None,
-        api_key: str | None = None,
-        continuous: bool = False,
-        choices: Sequence[float] | None = None,
-        use_reasoning: bool = True,
-        threshold: float = 0.7,
-        timeout_s: float = 60.0,
-    ) -> None:
-        super().__init__(
-            model=model,
-            judge_base_url=judge_base_url,
-            prompt=prompt,
-            api_key=api_key,
-            continuous=continuous,
-            choices=choices,
-            use_reasoning=use_reasoning,
-            threshold=threshold,
-            timeout_s=timeout_s,
-        )
+    def _prepare(self) -> None:
         llm = self._agentevals.trajectory.llm
         self._without_reference = llm.create_trajectory_llm_as_judge(
-            prompt=prompt or llm.TRAJECTORY_ACCURACY_PROMPT, **self._judge_options
+            prompt=self.prompt or llm.TRAJECTORY_ACCURACY_PROMPT, **self._judge_options
         )
         self._with_reference = llm.create_trajectory_llm_as_judge(
-            prompt=prompt or llm.TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE, **self._judge_options
+            prompt=self.prompt or llm.TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE, **self._judge_options
         )
 
     async def __call__(
@@ -187,34 +168,11 @@ class GraphTrajectoryLLMAsJudge(_TrajectoryJudge):
 
     name = "GraphTrajectoryLLMAsJudge"
 
-    def __init__(
-        self,
-        *,
-        model: str = "openai:gpt-4o-mini",
-        judge_base_url: str | None = None,
-        prompt: str | None = None,
-        api_key: str | None = None,
-        continuous: bool = False,
-        choices: Sequence[float] | None = None,
-        use_reasoning: bool = True,
-        threshold: float = 0.7,
-        timeout_s: float = 60.0,
-    ) -> None:
-        super().__init__(
-            model=model,
-            judge_base_url=judge_base_url,
-            prompt=prompt,
-            api_key=api_key,
-            continuous=continuous,
-            choices=choices,
-            use_reasoning=use_reasoning,
-            threshold=threshold,
-            timeout_s=timeout_s,
-        )
+    def _prepare(self) -> None:
         graph_llm = _import_graph_llm(self.name)
         options = dict(self._judge_options)
-        if prompt is not None:
-            options["prompt"] = prompt
+        if self.prompt is not None:
+            options["prompt"] = self.prompt
         self._evaluator = graph_llm.create_graph_trajectory_llm_as_judge(**options)
 
     async def __call__(

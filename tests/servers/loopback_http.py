@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 
 @dataclass
@@ -141,3 +142,37 @@ class LoopbackJSONServer:
         """The recorded requests for one path, in arrival order."""
         with self._lock:
             return [r for r in self.requests if r.path == path]
+
+
+AnswerT = TypeVar("AnswerT")
+
+
+class ScriptedChatServer(LoopbackJSONServer, Generic[AnswerT]):
+    """A loopback server whose chat endpoint (``CHAT_PATH``) answers from a script.
+
+    Answers come from ``script(...)`` (a queue, one per request), else from ``responder(body)``.
+    """
+
+    CHAT_PATH = ""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
+        self.responder: Callable[[dict[str, Any]], AnswerT] | None = None
+        self._answers: deque[AnswerT] = deque()
+        self._answers_lock = threading.Lock()
+
+    def script(self, *answers: AnswerT) -> None:
+        """Queue answers for the next chat requests, in order."""
+        with self._answers_lock:
+            self._answers.extend(answers)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the chat requests received so far."""
+        return [r.body for r in self.requests_to(self.CHAT_PATH)]
+
+    def _next_answer(self, body: dict[str, Any]) -> AnswerT | None:
+        with self._answers_lock:
+            if self._answers:
+                return self._answers.popleft()
+        return self.responder(body) if self.responder is not None else None

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from servers.loopback_http import LoopbackJSONServer, Recorded, Reply
+from servers.loopback_http import Recorded, Reply, ScriptedChatServer
 
 OLLAMA_PORT = 11434
 """The port Ollama clients use when no host is configured."""
@@ -39,43 +37,26 @@ def by_turn(*answers: OllamaAnswer) -> Callable[[dict[str, Any]], OllamaAnswer]:
     return respond
 
 
-class OllamaServer(LoopbackJSONServer):
+class OllamaServer(ScriptedChatServer[OllamaAnswer]):
     """The Ollama endpoints LangChain's ChatOllama and the ``ollama`` client call, with scripted replies.
 
     Replies come from ``script(...)`` (a queue) or from ``responder(body)``; ``models`` lists the
     model names ``/api/tags`` and ``/api/show`` know.
     """
 
+    CHAT_PATH = "/api/chat"
+
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, models: Sequence[str] = ("gpt-oss:20b",)
     ) -> None:
         super().__init__(host, port)
         self.models = list(models)
-        self.responder: Callable[[dict[str, Any]], OllamaAnswer] | None = None
-        self._answers: deque[OllamaAnswer] = deque()
-        self._answers_lock = threading.Lock()
         self.routes[("POST", "/api/chat")] = self._chat
         self.routes[("GET", "/api/tags")] = self._tags
         self.routes[("POST", "/api/show")] = self._show
         self.routes[("GET", "/api/version")] = lambda _: Reply(200, {"version": "0.12.0"})
         self.routes[("GET", "/")] = lambda _: Reply(200, "Ollama is running")
         self.routes[("HEAD", "/")] = lambda _: Reply(200, "")
-
-    def script(self, *answers: OllamaAnswer) -> None:
-        """Queue answers for the next chat requests, in order."""
-        with self._answers_lock:
-            self._answers.extend(answers)
-
-    @property
-    def chat_requests(self) -> list[dict[str, Any]]:
-        """Bodies of the /api/chat requests received so far."""
-        return [r.body for r in self.requests_to("/api/chat")]
-
-    def _next_answer(self, body: dict[str, Any]) -> OllamaAnswer | None:
-        with self._answers_lock:
-            if self._answers:
-                return self._answers.popleft()
-        return self.responder(body) if self.responder is not None else None
 
     def _chat(self, request: Recorded) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}

@@ -5,13 +5,10 @@ from __future__ import annotations
 import base64
 import json
 import struct
-import threading
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from servers.loopback_http import LoopbackJSONServer, Recorded, Reply
+from servers.loopback_http import Recorded, Reply, ScriptedChatServer
 
 
 @dataclass
@@ -37,7 +34,7 @@ def select_choice(choice: str, reasons: str = "Scripted reasoning.") -> ToolCall
     return ToolCallAnswer("select_choice", {"reasons": reasons, "choice": choice})
 
 
-class OpenAIServer(LoopbackJSONServer):
+class OpenAIServer(ScriptedChatServer[Answer]):
     """``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models`` on loopback.
 
     Chat answers come from ``script(...)`` (a queue, one answer per request) or from a
@@ -45,11 +42,10 @@ class OpenAIServer(LoopbackJSONServer):
     the script ran out. Embeddings come from ``embeddings[text]``; an unknown text is a 400.
     """
 
+    CHAT_PATH = "/v1/chat/completions"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
-        self._answers: deque[Answer] = deque()
-        self._answers_lock = threading.Lock()
-        self.responder: Callable[[dict[str, Any]], Answer] | None = None
         self.embeddings: dict[str, list[float]] = {}
         self.routes[("POST", "/v1/chat/completions")] = self._chat
         self.routes[("POST", "/v1/embeddings")] = self._embed
@@ -59,22 +55,6 @@ class OpenAIServer(LoopbackJSONServer):
     def base_url(self) -> str:
         """The OpenAI-style base URL (``.../v1``) to give clients."""
         return f"{self.root_url}/v1"
-
-    def script(self, *answers: Answer) -> None:
-        """Queue answers for the next chat requests, in order."""
-        with self._answers_lock:
-            self._answers.extend(answers)
-
-    @property
-    def chat_requests(self) -> list[dict[str, Any]]:
-        """Bodies of the chat-completion requests received so far."""
-        return [r.body for r in self.requests_to("/v1/chat/completions")]
-
-    def _next_answer(self, body: dict[str, Any]) -> Answer | None:
-        with self._answers_lock:
-            if self._answers:
-                return self._answers.popleft()
-        return self.responder(body) if self.responder is not None else None
 
     def _chat(self, request: Recorded) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}

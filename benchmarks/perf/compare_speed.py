@@ -97,14 +97,12 @@ def time_steps(base: Path, cand: Path) -> str:
     gc.disable()  # as the command does (see cli.compare.run_command)
     t0 = time.perf_counter()
     reader = SummaryReader(base)
-    cand_doc, cand_summary = read_summary(cand)
+    cand_summary = read_summary(cand)
     t1 = time.perf_counter()
     base_summary = reader.result()
     t2 = time.perf_counter()
     policy = resolve_policy(repo_config=None, suite_blocks={}, overrides={})
-    comparison = compare_documents(
-        base_summary, cand_doc, policy, case_detail="listed", candidate_summary=cand_summary
-    )
+    comparison = compare_documents(base_summary, cand_summary, policy, case_detail="listed")
     t3 = time.perf_counter()
     render_json(comparison)
     render_terminal(comparison)
@@ -177,12 +175,12 @@ def main() -> None:
         "(the forked child reading the baseline peaks about as high, at the same time)"
     )
     print(f"verdict: {result['verdict']}; terminal output {len(out.read_text()):,} chars")
-    try:
-        import orjson  # noqa: F401  (the optional 'speed' extra)
+    from agent_evals.gate.summary import native_available
 
-        decoder = "orjson (the 'speed' extra)"
-    except ImportError:
-        decoder = "the standard library's json (orjson not installed)"
+    if native_available():
+        decoder = "msgspec typed structs (the 'speed' extra)"
+    else:
+        decoder = "the standard library's json (msgspec not installed, or AGENT_EVALS_NATIVE=0)"
     print(f"JSON decoder: {decoder}")
     print(f"in-process split: {time_steps(base, cand)}")
     if args.keep is None:

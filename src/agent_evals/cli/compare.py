@@ -54,12 +54,17 @@ def policy_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def build_policy(candidate: Document, policy_file: Path | None, flags: dict[str, Any]) -> Policy:
-    """Resolve the policy for a candidate document from its sources (see ``gate.policy``)."""
+def build_policy(candidate: Document | RunSummary, policy_file: Path | None, flags: dict[str, Any]) -> Policy:
+    """Resolve the policy for a candidate run (document or summary) from its sources (see ``gate.policy``)."""
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
 
     repo_config = policy_file if policy_file is not None else discover_repo_config(Path.cwd())
-    blocks = {s["id"]: s.get("gate") for s in candidate.get("suites", [])}
+    suites = (
+        [s.header for s in candidate.suites]
+        if not isinstance(candidate, dict)
+        else candidate.get("suites", [])
+    )
+    blocks = {s["id"]: s.get("gate") for s in suites}
     return resolve_policy(repo_config=repo_config, suite_blocks=blocks, overrides=flags)
 
 
@@ -195,18 +200,17 @@ def compare(
         # A large baseline is read in a forked child while this process reads the candidate.
         reader = SummaryReader(baseline) if baseline.exists() else None
         try:
-            cand_doc, cand_summary = read_summary(candidate)
+            cand = read_summary(candidate)
             base, info = _baseline(baseline, reader)
-            policy = build_policy(cand_doc, policy_file, flags)
+            policy = build_policy(cand, policy_file, flags)
             # JUnit and HTML show every case; the other reports list only the cases that changed or errored
             every_case = junit is not None or html is not None
             comparison = compare_documents(
                 base,
-                cand_doc,
+                cand,
                 policy,
                 baseline_info=info,
                 case_detail="all" if every_case else "listed",
-                candidate_summary=cand_summary,
             )
         finally:
             if reader is not None:

@@ -8,11 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_ID = "agent-evals/run@1"
-"""The schema id written by this version."""
-
-READABLE_SCHEMAS = frozenset({"agent-evals/run@1"})
-"""Every schema id this version can read (grows as versions ship; never shrinks)."""
+# re-exported: the ids live in a module without imports, so readers need not load these models
+from agent_evals.core.schema_ids import READABLE_SCHEMAS as READABLE_SCHEMAS
+from agent_evals.core.schema_ids import SCHEMA_ID as SCHEMA_ID
 
 
 class _Model(BaseModel):

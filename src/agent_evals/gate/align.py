@@ -32,11 +32,15 @@ Key = tuple[int, int, int]
 """A case side's trial counts: (graded or errored trials, passes, errored trials); ungraded trials are left out."""
 
 
+RawCase = Any
+"""A case as decoded: the document's dict, or a ``gate.native`` struct read the same way (``get``)."""
+
+
 @dataclass(slots=True)
 class CaseView:
     """One side of one case, summarised in a single pass over its trials (raw case kept for details)."""
 
-    raw: dict[str, Any]
+    raw: RawCase
     id: str
     group: str
     key: Key
@@ -375,8 +379,9 @@ def _first(trials: Sequence[dict[str, Any]], key: str, *, failing: bool = False)
     for trial in trials:
         if failing and trial.get("passed") and trial.get("error") is None:
             continue
-        if trial.get(key) is not None:
-            return _snippet(trial[key])
+        value = trial.get(key)
+        if value is not None:
+            return _snippet(value)
     return None
 
 

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import CLASS_ORDER, CaseView, SuiteView, case_diff, classify, view_suite
+from agent_evals.gate.align import CLASS_ORDER, CaseView, Key, SuiteView, case_diff, classify
 from agent_evals.gate.model import (
     BaselineInfo,
     CaseClass,
-    CaseDiff,
     Comparison,
     DeltaStat,
     FingerprintCheck,
@@ -29,9 +27,19 @@ from agent_evals.gate.paired import Pairs, delta_stat, pairs_of_counts, rate_sum
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
-from agent_evals.gate.summary import FetchCases, RunSummary, SuiteSummary, summarise_document, with_details
+from agent_evals.gate.summary import (
+    CaseAnswer,
+    FetchCases,
+    RunSummary,
+    SuiteSummary,
+    summarise_document,
+    with_details,
+)
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
+
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
 
 CaseDetail = Literal["all", "listed"]
 """Which cases get a per-case diff: ``all`` of them, or only those a report lists one by one (every
@@ -51,14 +59,28 @@ class _Unit:
 
 
 @dataclass
-class _SuiteWork:
-    suite: dict[str, Any]
+class _Pick:
+    """A suite's two sides as compared, and its cases counted by class and picked for a diff."""
+
+    suite: SuiteSummary
+    sid: str
     knobs: Knobs
-    base: dict[str, CaseView] | None
-    cand: dict[str, CaseView]
+    cand_view: SuiteView
+    base_view: SuiteView | None
+    """None when the suite has no baseline, or no case in common with it."""
+    picked: list[tuple[CaseView | None, CaseView, CaseClass]]
+    """Candidate cases that get a per-case diff, with their baseline side and class."""
+    gone: list[CaseView]
+    """Baseline cases the candidate no longer has."""
+    counts: Counter[str]
+    """Cases per class, every case counted."""
+
+
+@dataclass
+class _SuiteWork:
+    pick: _Pick
     result: SuiteComparison
     unit: _Unit | None
-    fetch: FetchCases | None
     group_units: dict[str, _Unit] = field(default_factory=dict)
 
 
@@ -76,44 +98,43 @@ def compare_runs(
 
 def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
     """A comparison without a baseline, for rendering one run alone (floors and error budget still apply)."""
-    doc = record_to_document(candidate) if isinstance(candidate, RunRecord) else candidate
+    doc = candidate if isinstance(candidate, dict) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
     return compare_documents(None, doc, policy, baseline_info=info, mode="single_run")
 
 
-def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: Document) -> None:
+def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> None:
     base_any = any(s.view.cases for s in base_suites.values())
-    cand_any = any(s.get("cases") for s in candidate.get("suites", []))
+    cand_any = any(s.view.cases for s in candidate.suites)
     if not (base_any and cand_any):
         return
-    for suite in candidate.get("suites", []):
-        base_suite = base_suites.get(suite["id"])
+    for suite in candidate.suites:
+        base_suite = base_suites.get(suite.header["id"])
         if base_suite is not None:
             ids = base_suite.view.cases
-            if any(c["id"] in ids for c in suite.get("cases", [])):
+            if any(cid in ids for cid in suite.view.cases):
                 return
     raise RunRecordError(
         "the baseline and the candidate share no (suite id, case id): they are not runs of the same "
         f"suites (baseline suites: {', '.join(sorted(base_suites)[:5])}; candidate suites: "
-        f"{', '.join(sorted(s['id'] for s in candidate.get('suites', []))[:5])}). "
+        f"{', '.join(sorted(s.header['id'] for s in candidate.suites)[:5])}). "
         "Compare runs of the same benchmarks or eval files."
     )
 
 
 def compare_documents(
     baseline: Document | RunSummary | None,
-    candidate: Document,
+    candidate: Document | RunSummary,
     policy: Policy,
     *,
     baseline_info: BaselineInfo | None = None,
     mode: Mode = "compare",
     case_detail: CaseDetail = "all",
-    candidate_summary: RunSummary | None = None,
 ) -> Comparison:
     """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``.
 
-    The baseline may also be given as its summary (``gate.summary``, e.g. made by ``gate.forked``), and
-    ``candidate_summary``, when given, is ``summarise_document(candidate)`` made beforehand.
+    Either side may also be given as its summary (``gate.summary.read_summary``, or ``gate.forked``
+    for a baseline read in another process).
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
     in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
@@ -126,36 +147,31 @@ def compare_documents(
             baseline_info=baseline_info,
             mode=mode,
             case_detail=case_detail,
-            candidate_summary=candidate_summary,
         )
 
 
 def _compare(
     baseline: Document | RunSummary | None,
-    candidate: Document,
+    candidate: Document | RunSummary,
     policy: Policy,
     *,
     baseline_info: BaselineInfo | None,
     mode: Mode,
     case_detail: CaseDetail,
-    candidate_summary: RunSummary | None,
 ) -> Comparison:
     base = summarise_document(baseline) if isinstance(baseline, dict) else baseline
+    cand = summarise_document(candidate) if isinstance(candidate, dict) else candidate
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     if base is not None:
-        _overlap_or_refuse(base_suites, candidate)
+        _overlap_or_refuse(base_suites, cand)
     info = baseline_info or _info_from(base)
-    fetch = base.fetch if base is not None else None
-    cand_suites = candidate.get("suites", [])
-    cand_views: list[SuiteView | None] = (
-        [s.view for s in candidate_summary.suites]
-        if candidate_summary is not None
-        else [None] * len(cand_suites)
-    )
-    works = [
-        _prepare(suite, view, base_suites.get(suite["id"]), policy, fetch)
-        for suite, view in zip(cand_suites, cand_views, strict=True)
+    picks = [
+        _select(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
+        for suite in cand.suites
     ]
+    # A baseline read in another process sends what the case diffs read of it while this one counts.
+    answer = _request_details(picks, base.fetch if base is not None else None)
+    works = [_prepare(pick, base_suites.get(pick.sid), policy) for pick in picks]
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
@@ -170,8 +186,10 @@ def _compare(
                 unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
             )
 
-    suites = [_finish(w, policy, report_missing=mode == "compare", case_detail=case_detail) for w in works]
-    cand_ids = {s["id"] for s in candidate.get("suites", [])}
+    if answer is not None:
+        _attach_details(picks, answer())
+    suites = [_finish(w, policy, report_missing=mode == "compare") for w in works]
+    cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
     reasons = [r for s in suites for r in s.reasons]
     reasons += [
@@ -182,7 +200,7 @@ def _compare(
         )
         for sid in removed
     ]
-    notes = _run_notes(base, candidate)
+    notes = _run_notes(base, cand)
     reasons += [Reason(kind="incomplete-run", message=n) for n in notes]
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
@@ -196,7 +214,7 @@ def _compare(
         policy=policy,
         effective_policy=policy.effective,
         baseline=info,
-        candidate=_run_view(candidate),
+        candidate=_run_info(cand.run),
         notes=notes,
     )
 
@@ -210,24 +228,75 @@ def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
     return view
 
 
-def _prepare(
-    suite: dict[str, Any],
-    cand_view: SuiteView | None,
-    base_suite: SuiteSummary | None,
-    policy: Policy,
-    fetch: FetchCases | None,
-) -> _SuiteWork:
-    sid = suite["id"]
+def _select(
+    suite: SuiteSummary, base_suite: SuiteSummary | None, policy: Policy, *, listed_only: bool
+) -> _Pick:
+    """Mark critical cases, classify every case and pick those that get a per-case diff (all of them,
+    or with ``listed_only`` every class but stable pass and stable fail, plus critical cases and
+    cases with an errored trial)."""
+    sid = suite.header["id"]
     knobs = policy.knobs_for(sid)
-    if cand_view is None:
-        cand_view = view_suite(suite, knobs.critical_cases)
-    else:
-        cand_view = _mark_critical(cand_view, knobs.critical_cases)
+    cand_view = _mark_critical(suite.view, knobs.critical_cases)
     base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     if base is not None and not any(cid in base for cid in cand):
         base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
+    picked: list[tuple[CaseView | None, CaseView, CaseClass]] = []
+    counts: Counter[str] = Counter()
+    quiet = _QUIET if listed_only else frozenset()
+    # class and "listed though quiet" depend on the two keys only: worked out once per distinct pair
+    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
+    lookup: Mapping[str, CaseView] = base if base is not None else {}
+    for cid, view in cand.items():
+        b = lookup.get(cid)
+        if b is None:
+            counts["new"] += 1
+            picked.append((None, view, "new"))
+            continue
+        pair = (b.key, view.key)
+        found = known.get(pair)
+        if found is None:
+            klass = classify(b, view)
+            found = known[pair] = (klass, klass not in quiet or bool(view.key[2] or b.key[2]))
+        klass, listed = found
+        counts[klass] += 1
+        if listed or view.critical:
+            picked.append((b, view, klass))
+    gone = [b for cid, b in base.items() if cid not in cand] if base is not None else []
+    counts["removed"] += len(gone)
+    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts)
+
+
+def _request_details(picks: list[_Pick], fetch: FetchCases | None) -> Callable[[], list[CaseAnswer]] | None:
+    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``)."""
+    if fetch is None:
+        return None
+    wanted = [
+        (p.sid, [b.id for b, _, _ in p.picked if b is not None], [b.id for b in p.gone])
+        for p in picks
+        if p.base_view is not None
+    ]
+    if not any(ids or gone for _, ids, gone in wanted):
+        return None
+    return fetch(wanted)
+
+
+def _attach_details(picks: list[_Pick], answers: list[CaseAnswer]) -> None:
+    compared = [p for p in picks if p.base_view is not None]
+    for pick, (details, raws) in zip(compared, answers, strict=True):
+        for b, _, _ in pick.picked:
+            if b is not None:
+                with_details(b, details[b.id])
+        for b in pick.gone:
+            b.raw = raws[b.id]
+
+
+def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _SuiteWork:
+    suite, sid, knobs, cand_view, base_view = pick.suite, pick.sid, pick.knobs, pick.cand_view, pick.base_view
+    header = suite.header
+    cand = cand_view.cases
+    base = base_view.cases if base_view is not None else None
     # every rate and pair below comes from the cases counted once by (group, key)
     counts = breakdown.count_cases(base_view, cand_view)
     b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
@@ -238,8 +307,8 @@ def _prepare(
     result = construct(
         SuiteComparison,
         suite_id=sid,
-        kind=suite.get("kind", "benchmark"),
-        source=suite.get("source"),
+        kind=header.get("kind", "benchmark"),
+        source=header.get("source"),
         verdict="passed",
         outcome="pass",
         reasons=[],
@@ -255,15 +324,14 @@ def _prepare(
         cases=[],
         added_case_ids=[cid for cid in cand if base is not None and cid not in base],
         removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],
-        fingerprint=_fingerprint(suite, cand_view.cases, base_suite, base is not None),
+        fingerprint=_fingerprint(suite, base_suite, base is not None),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
         ),
         counts={},
     )
-    work = _SuiteWork(
-        suite, knobs, base, cand, result, _Unit(stat, pairs, knobs) if stat is not None else None, fetch
-    )
+    unit = _Unit(stat, pairs, knobs) if stat is not None else None
+    work = _SuiteWork(pick, result, unit)
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
             row.gated = True
@@ -273,22 +341,23 @@ def _prepare(
     return work
 
 
-def _finish(
-    work: _SuiteWork, policy: Policy, *, report_missing: bool, case_detail: CaseDetail
-) -> SuiteComparison:
-    result, base, cand, sid = work.result, work.base, work.cand, work.result.suite_id
-    diffs, counts = _case_diffs(sid, base, cand, listed_only=case_detail == "listed", fetch=work.fetch)
+def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteComparison:
+    result, pick, sid = work.result, work.pick, work.result.suite_id
+    diffs = [case_diff(sid, b, view, klass) for b, view, klass in pick.picked]
+    diffs += [case_diff(sid, b, None, "removed") for b in pick.gone]
+    rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
+    diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
     result.cases = diffs
-    result.counts = {klass: counts.get(klass, 0) for klass in CLASS_ORDER}
+    result.counts = {klass: pick.counts.get(klass, 0) for klass in CLASS_ORDER}
     flips = [d.case_id for d in diffs if d.critical_flip]
     decision = decide(
         label=f"Suite {sid}",
         suite_id=sid,
         group=None,
-        knobs=work.knobs,
+        knobs=pick.knobs,
         candidate=result.candidate,
         delta=result.delta,
-        has_baseline=base is not None,
+        has_baseline=pick.base_view is not None,
         critical_flips=flips,
         report_missing=report_missing,
     )
@@ -300,8 +369,8 @@ def _finish(
             outcomes.append(group_decision.outcome)
             reasons += group_decision.reasons
     breakdown.flag_rows(result.groups, lambda r: policy.knobs_for(sid, r.key))
-    breakdown.flag_rows(result.scorers, lambda _: work.knobs)
-    breakdown.flag_rows(result.dimensions, lambda _: work.knobs)
+    breakdown.flag_rows(result.scorers, lambda _: pick.knobs)
+    breakdown.flag_rows(result.dimensions, lambda _: pick.knobs)
     result.verdict = worst_verdict(verdicts)
     result.outcome = worst_outcome(outcomes)
     result.reasons = sorted(reasons, key=lambda r: not r.blocking)
@@ -334,52 +403,8 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
     return decision
 
 
-def _case_diffs(
-    sid: str,
-    base: Mapping[str, CaseView] | None,
-    cand: Mapping[str, CaseView],
-    *,
-    listed_only: bool,
-    fetch: FetchCases | None,
-) -> tuple[list[CaseDiff], Counter[str]]:
-    """Per-case diffs in report order and the number of cases per class (every case counted).
-
-    ``fetch`` supplies what a diff reads of the baseline side when the baseline views hold no raw cases
-    (read in another process): usage and first output of the cases that get a diff, raw removed cases."""
-    picked: list[tuple[CaseView | None, CaseView, CaseClass]] = []
-    counts: Counter[str] = Counter()
-    quiet = _QUIET if listed_only else frozenset()
-    for cid, view in cand.items():
-        b = base.get(cid) if base is not None else None
-        klass = classify(b, view) if b is not None else "new"
-        counts[klass] += 1
-        if klass in quiet and b is not None and not (view.critical or view.key[2] or b.key[2]):
-            continue  # a stable case without errors: counted, never listed one by one
-        picked.append((b, view, klass))
-    gone = [b for cid, b in base.items() if cid not in cand] if base is not None else []
-    counts["removed"] += len(gone)
-    if fetch is not None:
-        both = [b for b, _, _ in picked if b is not None]
-        if both or gone:
-            details, raws = fetch(sid, [b.id for b in both], [b.id for b in gone])
-            for b in both:
-                with_details(b, details[b.id])
-            for b in gone:
-                b.raw = raws[b.id]
-    diffs = [case_diff(sid, b, view, klass) for b, view, klass in picked]
-    diffs += [case_diff(sid, b, None, "removed") for b in gone]
-    rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
-    diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
-    return diffs, counts
-
-
-def _fingerprint(
-    suite: dict[str, Any],
-    cand_cases: Mapping[str, CaseView],
-    base_suite: SuiteSummary | None,
-    comparable: bool,
-) -> FingerprintCheck:
-    cand_fp = str(suite.get("fingerprint") or "")
+def _fingerprint(suite: SuiteSummary, base_suite: SuiteSummary | None, comparable: bool) -> FingerprintCheck:
+    cand_fp = str(suite.header.get("fingerprint") or "")
     if base_suite is None:
         return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
     header = base_suite.header
@@ -388,29 +413,25 @@ def _fingerprint(
     if not comparable:
         notes.append("No case id is common to both runs: the suite is reported without a baseline.")
     base_ids = base_suite.view.cases.keys()
-    cand_ids = cand_cases.keys()
+    cand_ids = suite.view.cases.keys()
     if base_ids != cand_ids:
         notes.append(
             f"Case ids differ: {len(cand_ids - base_ids)} added, {len(base_ids - cand_ids)} removed."
         )
-    b_agent, c_agent = header.get("agent") or {}, suite.get("agent") or {}
+    b_agent, c_agent = header.get("agent") or {}, suite.header.get("agent") or {}
     for key in ("name", "version"):
         if b_agent.get(key) != c_agent.get(key):
             notes.append(
                 f"Agent {key} differs: {b_agent.get(key)!r} in the baseline, {c_agent.get(key)!r} now."
             )
     b_trials = base_suite.trial_counts
-    c_trials = sorted({len(c.get("trials", [])) for c in suite.get("cases", [])})
+    c_trials = suite.trial_counts
     if b_trials != c_trials:
         notes.append(f"Trials per case differ: {b_trials} in the baseline, {c_trials} now.")
     matches = base_fp == cand_fp and not notes
     if base_fp != cand_fp and not notes:
         notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
     return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)
-
-
-def _run_view(doc: Document) -> RunInfoView:
-    return _run_info(doc.get("run") or {})
 
 
 def _run_info(run: dict[str, Any]) -> RunInfoView:
@@ -432,9 +453,9 @@ def _info_from(baseline: RunSummary | None) -> BaselineInfo:
     return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
 
 
-def _run_notes(baseline: RunSummary | None, candidate: Document) -> list[str]:
+def _run_notes(baseline: RunSummary | None, candidate: RunSummary) -> list[str]:
     notes = []
-    if not (candidate.get("run") or {}).get("complete", True):
+    if not candidate.run.get("complete", True):
         notes.append("The candidate run is incomplete (interrupted): missing cases are not regressions.")
     if baseline is not None and not baseline.run.get("complete", True):
         notes.append("The baseline run is incomplete (interrupted): some cases may show as new.")

@@ -7,12 +7,21 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.summary import Details, RunSummary, details_of, pack, read_summary, unpack
+from agent_evals.gate.summary import (
+    CaseAnswer,
+    CaseRequest,
+    RunSummary,
+    local_fetch,
+    pack,
+    read_summary,
+    unpack,
+)
 
 FORK_MIN_BYTES = 5_000_000
 """Records smaller than this are read in this process: a child would cost more than it saves."""
@@ -31,25 +40,17 @@ def _serve(conn: Connection, path: str) -> None:
     """The child: send the packed summary (or the error message), then raw cases on request; never returns."""
     try:
         try:
-            doc, summary = read_summary(path)
+            summary = read_summary(path)
             conn.send(("ok", pack(summary)))
         except RunRecordError as exc:
             conn.send(("error", str(exc)))
             return
-        indexes: dict[str, dict[str, Any]] = {}
+        fetch = local_fetch(summary)
         while True:
-            request = conn.recv()
-            if request is None:
+            requests = conn.recv()
+            if requests is None:
                 return
-            sid, detail_ids, raw_ids = request
-            index = indexes.get(sid)
-            if index is None:
-                index = indexes[sid] = {
-                    c["id"]: c for s in doc.get("suites", []) if s["id"] == sid for c in s.get("cases", [])
-                }
-            conn.send(
-                ({cid: details_of(index[cid]) for cid in detail_ids}, {cid: index[cid] for cid in raw_ids})
-            )
+            conn.send(fetch(requests)())
     except (EOFError, BrokenPipeError):
         return  # the parent went away (e.g. it stopped on an error of its own)
     except BaseException as exc:
@@ -90,7 +91,7 @@ class SummaryReader:
     def result(self) -> RunSummary:
         """The summary; a RunRecordError (as reading in this process would raise it) on a bad record."""
         if self._conn is None:
-            return read_summary(self.path)[1]
+            return read_summary(self.path)
         try:
             status, payload = self._conn.recv()
             self._answered = True
@@ -107,14 +108,20 @@ class SummaryReader:
             raise RunRecordError(f"{self.path}: reading this run record failed: {payload}")
         return unpack(payload, self._fetch)
 
-    def _fetch(
-        self, suite_id: str, detail_ids: list[str], raw_ids: list[str]
-    ) -> tuple[dict[str, Details], dict[str, dict[str, Any]]]:
-        if self._conn is None:
+    def _fetch(self, requests: list[CaseRequest]) -> Callable[[], list[CaseAnswer]]:
+        """Send the requests now; the child works on them while this process goes on."""
+        conn = self._conn
+        if conn is None:
             raise RuntimeError("the reader is closed")
-        self._conn.send((suite_id, detail_ids, raw_ids))
-        answer: tuple[dict[str, Details], dict[str, dict[str, Any]]] = self._conn.recv()
-        return answer
+        conn.send(requests)
+
+        def answers() -> list[CaseAnswer]:
+            got: list[CaseAnswer] | tuple[str, str] = conn.recv()
+            if isinstance(got, tuple):  # ("crash", message): the child failed while answering
+                raise RunRecordError(f"{self.path}: reading this run record failed: {got[1]}")
+            return got
+
+        return answers
 
     def close(self) -> None:
         """Let the child end (it needs nothing more) and reap it; a child still reading (this process

@@ -48,7 +48,7 @@ Mode = Literal["compare", "single_run"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Interval(_Model):

@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.gate.align import CaseView, SuiteView, view_suite
+from agent_evals.gate.align import CaseView, RawCase, SuiteView, view_suite
 from agent_evals.gate.reader import Document, check_document, gc_paused, read_document
 from agent_evals.gate.usage import UsageSums
 
 Details = tuple[Any, ...]
 """A case side's usage sums and first output as a plain tuple (see :func:`details_of`)."""
 
-FetchCases = Callable[[str, list[str], list[str]], tuple[dict[str, Details], dict[str, dict[str, Any]]]]
-"""(suite id, ids of cases whose details are needed, ids of cases whose raw document is needed) ->
-(details by id, raw cases by id), for summaries whose views do not hold the raw cases."""
+CaseRequest = tuple[str, list[str], list[str]]
+"""(suite id, ids of cases whose details are needed, ids of cases whose raw case is needed)."""
+
+CaseAnswer = tuple[dict[str, Details], dict[str, RawCase]]
+"""(details by case id, raw cases by case id) for one :data:`CaseRequest`."""
+
+FetchCases = Callable[[list[CaseRequest]], Callable[[], list[CaseAnswer]]]
+"""Start fetching what the requests ask for, for summaries whose views hold no raw cases; the
+returned function waits for the answers (in request order), so the caller can work meanwhile."""
 
 
-def details_of(case: dict[str, Any]) -> Details:
+def details_of(case: RawCase) -> Details:
     """What a case diff reads of the other side of a case (usage sums, first output), as a plain tuple."""
     view = CaseView(case, "", "", (0, 0, 0), None, False)
     u = view.usage()
@@ -88,17 +95,59 @@ def summarise_document(doc: Document, *, recheck: Callable[[], None] | None = No
     return RunSummary(run if isinstance(run, dict) else {}, suites)
 
 
-def read_summary(path: str | os.PathLike[str]) -> tuple[Document, RunSummary]:
-    """Read a run record file and summarise it, checking its cases in the same walk: the document
-    and its summary, or the RunRecordError ``reader.read_document`` raises, word for word."""
-    doc = read_document(path, cases=False)
-    source = str(Path(path))
+def read_summary(path: str | os.PathLike[str]) -> RunSummary:
+    """Read a run record file and summarise it, checking its cases in the same walk: the summary, or
+    the RunRecordError ``reader.read_document`` raises, word for word.
+
+    With msgspec installed (the ``speed`` extra) the file is decoded straight into typed structs
+    (``gate.native``), which the views keep as their raw cases; a record those structs refuse is read
+    the standard way, so the outcome never depends on the extra."""
+    p = Path(path)
+    if native_available():
+        from agent_evals.gate.native import read_native
+
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            raw = None  # read_document words the error
+        if raw is not None:
+            with gc_paused():
+                summary = read_native(raw, str(p))
+            if summary is not None:
+                return summary
+    doc = read_document(p, cases=False)
+    source = str(p)
 
     def recheck() -> None:
         check_document(doc, source=source)  # raises the located error of the first problem
 
     with gc_paused():
-        return doc, summarise_document(doc, recheck=recheck)
+        return summarise_document(doc, recheck=recheck)
+
+
+def native_available() -> bool:
+    """Whether msgspec (the ``speed`` extra) is installed; ``AGENT_EVALS_NATIVE=0`` turns its use off."""
+    if os.environ.get("AGENT_EVALS_NATIVE", "1") == "0":
+        return False
+    return importlib.util.find_spec("msgspec") is not None
+
+
+def local_fetch(summary: RunSummary) -> FetchCases:
+    """The summary's own ``fetch``, or one that reads the raw cases its views hold."""
+    if summary.fetch is not None:
+        return summary.fetch
+    by_suite = {s.header["id"]: s.view.cases for s in summary.suites}
+
+    def answer(suite_id: str, detail_ids: list[str], raw_ids: list[str]) -> CaseAnswer:
+        views = by_suite[suite_id]
+        details = {cid: details_of(views[cid].raw) for cid in detail_ids}
+        return details, {cid: views[cid].raw for cid in raw_ids}
+
+    def fetch(requests: list[CaseRequest]) -> Callable[[], list[CaseAnswer]]:
+        answers = [answer(*request) for request in requests]
+        return lambda: answers
+
+    return fetch
 
 
 PackedSuite = tuple[Any, ...]

@@ -88,9 +88,7 @@ def test_forked_reader__large_enough__same_comparison_as_in_process(
     try:
         assert reader.forked
         summary = reader.result()
-        got = compare_documents(
-            summary, cand, policy, case_detail=case_detail, candidate_summary=summarise_document(cand)
-        )
+        got = compare_documents(summary, summarise_document(cand), policy, case_detail=case_detail)
     finally:
         reader.close()
     assert got.model_dump() == expected.model_dump()

@@ -1,4 +1,5 @@
-"""read_summary: the cases are checked while they are summarised, with the reader's errors word for word."""
+"""read_summary: the cases are checked while they are summarised, with the reader's errors word for word,
+whether the record is decoded into typed structs (msgspec, the ``speed`` extra) or read the standard way."""
 
 from __future__ import annotations
 
@@ -11,35 +12,21 @@ import pytest
 
 from agent_evals.errors import RunRecordError
 from agent_evals.gate.reader import read_document
-from agent_evals.gate.summary import read_summary, summarise_document
+from agent_evals.gate.summary import native_available, read_summary, summarise_document
+from unit.gate.summaries import record, shape
+
+READERS = ["native", "standard"]
 
 
-def record() -> dict[str, Any]:
-    def case(i: int) -> dict[str, Any]:
-        trial = {
-            "passed": True,
-            "error": None,
-            "scores": {"check": {"value": 1.0, "passed": True}},
-            "duration_s": 0.5,
-            "usage": {"input_tokens": 10, "output_tokens": 2, "cost_usd": 0.001},
-            "output": "ok",
-        }
-        return {
-            "id": f"g/c{i}",
-            "group": "g",
-            "name": f"c{i}",
-            "dimensions": {"tier": "a"},
-            "trials": [trial],
-        }
-
-    return {
-        "schema": "agent-evals/run@1",
-        "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z"},
-        "suites": [
-            {"id": "s", "kind": "benchmark", "cases": [case(0), case(1)]},
-            {"id": "t", "kind": "evals", "cases": [case(2)]},
-        ],
-    }
+@pytest.fixture(params=READERS)
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test with msgspec's typed decoding (``gate.native``) and with the standard reader."""
+    if request.param == "native":
+        pytest.importorskip("msgspec")
+    else:
+        monkeypatch.setenv("AGENT_EVALS_NATIVE", "0")
+    assert native_available() == (request.param == "native")
+    return str(request.param)
 
 
 def trial1(d: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +65,9 @@ MUTATIONS: list[Mutation] = [
 
 
 @pytest.mark.parametrize("mutate", MUTATIONS)
-def test_read_summary__malformed_case__same_error_as_read_document(tmp_path: Path, mutate: Mutation) -> None:
+def test_read_summary__malformed_case__same_error_as_read_document(
+    tmp_path: Path, mutate: Mutation, reader: str
+) -> None:
     doc = record()
     mutate(doc)
     path = tmp_path / "run.json"
@@ -91,13 +80,32 @@ def test_read_summary__malformed_case__same_error_as_read_document(tmp_path: Pat
     assert "invalid run record at 'suites." in str(got.value)
 
 
-def test_read_summary__valid_record__same_summary_as_after_a_full_check(tmp_path: Path) -> None:
+def test_read_summary__valid_record__same_summary_as_after_a_full_check(tmp_path: Path, reader: str) -> None:
     path = tmp_path / "run.json"
     path.write_text(json.dumps(record()), encoding="utf-8")
-    doc, summary = read_summary(path)
+    summary = read_summary(path)
     again = summarise_document(read_document(path))
-    assert doc == read_document(path)
-    assert [(s.header, s.view, s.trial_counts) for s in summary.suites] == [
-        (s.header, s.view, s.trial_counts) for s in again.suites
-    ]
-    assert summary.run == again.run
+    assert shape(summary) == shape(again)
+    raw = summary.suites[0].view.cases["g/c0"].raw
+    assert isinstance(raw, dict) == (reader == "standard")  # else msgspec's typed struct of the case
+
+
+@pytest.mark.parametrize("text", ["", "{not json", "[]", '{"schema": "agent-evals/run@9"}'])
+def test_read_summary__not_a_run_record__same_error_as_read_document(
+    tmp_path: Path, text: str, reader: str
+) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RunRecordError) as expected:
+        read_document(path)
+    with pytest.raises(RunRecordError) as got:
+        read_summary(path)
+    assert str(got.value) == str(expected.value)
+
+
+def test_read_summary__missing_file__same_error_as_read_document(tmp_path: Path, reader: str) -> None:
+    with pytest.raises(RunRecordError) as expected:
+        read_document(tmp_path / "nope.json")
+    with pytest.raises(RunRecordError) as got:
+        read_summary(tmp_path / "nope.json")
+    assert str(got.value) == str(expected.value)

@@ -1,0 +1,195 @@
+"""Run-record summaries decoded straight into typed structs by msgspec (the optional ``speed`` extra).
+
+The structs below declare exactly the types ``gate.reader`` checks, so msgspec checks them in C while
+it decodes, and the summary walk reads attributes instead of building a dict per trial. Fields the
+gate does not read are skipped. Whatever these structs refuse (a malformed record, but also a record
+the reader accepts and they do not, e.g. NaN or extra keys in ``usage``) makes :func:`read_native`
+return None, and the caller reads the file the standard way: the outcome, or the located error
+message, is always the reader's own.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+
+from agent_evals.errors import RunRecordError
+from agent_evals.gate.align import CaseView, SuiteView
+from agent_evals.gate.reader import check_document, needs_upgrade
+from agent_evals.gate.summary import RunSummary, SuiteSummary
+from agent_evals.gate.usage import UsageSums
+
+
+class _Fields(msgspec.Struct, gc=False):
+    """A decoded object that reads like the document's dict where the gate reads it (``case_diff``,
+    usage sums): ``get`` returns the field, and a key left out of the record holds the default the
+    readers assume for it. A key that is not a field raises AttributeError, so a reader of a new
+    key fails loudly here instead of seeing None."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key`` (``default`` is not needed: every field has the readers' default)."""
+        return getattr(self, key)
+
+
+class _Score(_Fields):
+    passed: Any = None
+    error: Any = None
+    value: Any = None
+    notes: Any = None
+    expected: Any = None
+    actual: Any = None
+
+
+class _Trial(_Fields):
+    passed: bool
+    error: str | None = None
+    graded: Any = True
+    duration_s: float = 0.0
+    usage: dict[str, int | float | None] | None = None
+    scores: dict[str, _Score] | None = None
+    output: str | None = None
+
+
+class _Case(_Fields):
+    id: str
+    group: str
+    name: str | None = None
+    input: str | None = None
+    expected: str | None = None
+    critical: bool = False
+    dimensions: dict[str, str] = {}
+    location: dict[str, Any] | None = None
+    trials: list[_Trial] = []
+
+
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_SUITES = msgspec.json.Decoder(list[dict[str, msgspec.Raw]])
+_CASES = msgspec.json.Decoder(list[_Case])
+_ANY = msgspec.json.Decoder()
+
+
+def read_native(raw: bytes, source: str) -> RunSummary | None:
+    """Summarise a run record's bytes, or None when the typed decoding refuses anything in it (the
+    caller then reads it with ``reader.read_document``, which accepts it or says what is wrong).
+
+    The summary's views keep the decoded cases as their raw cases (see :class:`_Fields`)."""
+    try:
+        top = _TOP.decode(raw)
+        skeleton: dict[str, Any] = {key: _ANY.decode(value) for key, value in top.items() if key != "suites"}
+        suites = _SUITES.decode(top["suites"]) if "suites" in top else []
+        headers = [{k: _ANY.decode(v) for k, v in s.items() if k != "cases"} for s in suites]
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    if needs_upgrade(skeleton.get("schema")):
+        return None  # an older schema is rewritten from the plain document
+    skeleton["suites"] = [{**header, "cases": []} for header in headers]
+    try:
+        check_document(skeleton, source=source, cases=False)
+    except RunRecordError:
+        return None  # the reader names the first problem, which may be in an earlier suite's cases
+    out = []
+    for suite, header in zip(suites, headers, strict=True):
+        text = suite.get("cases")
+        try:
+            cases = _CASES.decode(text) if text is not None else []
+        except msgspec.DecodeError:
+            return None
+        out.append(SuiteSummary(header, view_structs(cases), sorted({len(c.trials) for c in cases})))
+    run = skeleton.get("run")
+    return RunSummary(run if isinstance(run, dict) else {}, out)
+
+
+def view_structs(cases: list[_Case]) -> SuiteView:
+    """``align.view_suite`` over decoded structs: the same counts, tallies and sums, attribute reads.
+
+    Keep the two in step: tests run both on the same records and compare the results."""
+    out = SuiteView()
+    views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
+    n_trials = n_usages = 0
+    duration = 0.0
+    tokens_in: float = 0
+    tokens_out: float = 0
+    n_in = n_out = 0
+    costs: list[float] = []
+    for case in cases:
+        cid = case.id
+        trials = case.trials
+        errors = passes = ungraded = 0
+        last_name: str | None = None
+        last_tally: list[int] = []
+        for trial in trials:
+            errored = trial.error is not None
+            if errored:
+                errors += 1
+            elif trial.graded is False:
+                ungraded += 1
+            elif trial.passed:
+                passes += 1
+            seconds = trial.duration_s
+            if seconds:
+                duration += seconds
+            usage = trial.usage
+            if usage:
+                n_usages += 1
+                value = usage.get("input_tokens")
+                if value is not None:
+                    tokens_in += value
+                    n_in += 1
+                value = usage.get("output_tokens")
+                if value is not None:
+                    tokens_out += value
+                    n_out += 1
+                value = usage.get("cost_usd")
+                if value is not None:
+                    costs.append(value)
+            scores = trial.scores
+            if not scores:
+                continue
+            for name, score in scores.items():
+                verdict = score.passed
+                failed_scorer = score.error is not None
+                if verdict is None and not failed_scorer and not errored:
+                    continue
+                if name is last_name:
+                    tally = last_tally
+                else:
+                    per_case = scorers.get(name)
+                    if per_case is None:
+                        per_case = scorers[name] = {}
+                    found = per_case.get(cid)
+                    if found is None:
+                        found = per_case[cid] = [0, 0, 0]
+                    tally = last_tally = found
+                    last_name = name
+                tally[0] += 1
+                if errored or failed_scorer:
+                    tally[2] += 1
+                elif verdict:
+                    tally[1] += 1
+        n_trials += len(trials)
+        counted = len(trials) - ungraded
+        valid = counted - errors
+        group = case.group
+        views[cid] = CaseView(
+            case, cid, group, (counted, passes, errors), passes / valid if valid else None, case.critical
+        )
+        members = groups.get(group)
+        if members is None:
+            groups[group] = [cid]
+        else:
+            members.append(cid)
+        dims = case.dimensions
+        if dims:
+            for dim, label in dims.items():
+                dimensions.setdefault(f"{dim}={label}", []).append(cid)
+    out.usage = UsageSums(
+        input_tokens=int(tokens_in) if n_in else None,
+        output_tokens=int(tokens_out) if n_out else None,
+        cost_usd=math.fsum(costs) if costs else None,
+        duration_s=duration,
+        trials=n_trials,
+        recorded=n_usages > 0,
+    )
+    return out

@@ -87,7 +87,7 @@ def write(path: Path, data: dict[str, Any]) -> None:
 def time_steps(base: Path, cand: Path) -> str:
     """Time the command's steps in this process, as the command runs them: the baseline read and
     summarised in a forked child while the candidate is read and summarised here, then compare, render."""
-    from agent_evals.gate.compare import compare_documents
+    from agent_evals.gate.compare import compare_documents, warm_candidate
     from agent_evals.gate.forked import SummaryReader
     from agent_evals.gate.policy import resolve_policy
     from agent_evals.gate.summary import read_summary
@@ -98,6 +98,8 @@ def time_steps(base: Path, cand: Path) -> str:
     t0 = time.perf_counter()
     reader = SummaryReader(base)
     cand_summary = read_summary(cand)
+    if reader.forked:
+        warm_candidate(cand_summary)
     t1 = time.perf_counter()
     base_summary = reader.result()
     t2 = time.perf_counter()
@@ -111,7 +113,7 @@ def time_steps(base: Path, cand: Path) -> str:
     reader.close()
     gc.enable()
     return (
-        f"read+check+summarise candidate {t1 - t0:.2f} s, then waiting for the baseline ({where}) "
+        f"read+check+summarise candidate (and warm up its listed cases) {t1 - t0:.2f} s, then waiting for the baseline ({where}) "
         f"{t2 - t1:.2f} s, compare {t3 - t2:.2f} s, render (json + terminal) {t4 - t3:.2f} s"
     )
 

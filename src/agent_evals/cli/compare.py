@@ -192,7 +192,7 @@ def compare(
     """Compare two run records and exit 0 (passed, warnings allowed), 1 (failed) or 2 (usage error)."""
 
     def body() -> int:
-        from agent_evals.gate.compare import compare_documents
+        from agent_evals.gate.compare import compare_documents, warm_candidate
         from agent_evals.gate.forked import SummaryReader
         from agent_evals.gate.summary import read_summary
         from agent_evals.report.terminal import render_terminal
@@ -201,6 +201,8 @@ def compare(
         reader = SummaryReader(baseline) if baseline.exists() else None
         try:
             cand = read_summary(candidate)
+            if reader is not None and reader.forked:
+                warm_candidate(cand)  # while the child still reads the baseline
             base, info = _baseline(baseline, reader)
             policy = build_policy(cand, policy_file, flags)
             # JUnit and HTML show every case; the other reports list only the cases that changed or errored

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,12 @@ Key = tuple[int, int, int]
 """A case side's trial counts: (graded or errored trials, passes, errored trials); ungraded trials are left out."""
 
 
+Facts = tuple[
+    Any, dict[str, str], str | None, list[ScorerFailure], str | None, str | None, str | None, str | None
+]
+"""What a case diff reads of its main side's raw case: name, dimensions, location, failing scorers,
+first error, output of a failing trial, input and expected (as snippets)."""
+
 RawCase = Any
 """A case as decoded: the document's dict, or a ``gate.native`` struct read the same way (``get``)."""
 
@@ -49,6 +55,8 @@ class CaseView:
     critical: bool
     details: tuple[UsageSums, str | None] | None = None
     """Usage sums and first output, when worked out where the raw case is (another process)."""
+    facts: Facts | None = None
+    """What a case diff reads of this side's raw case, when worked out ahead (see :func:`case_facts`)."""
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""
@@ -393,20 +401,44 @@ def _location(case: dict[str, Any]) -> str | None:
     return f"{file}:{loc['line']}" if loc.get("line") is not None else str(file)
 
 
+def case_facts(view: CaseView) -> Facts:
+    """What a case diff reads of ``view``'s raw case (the side it describes), in one go."""
+    raw = view.raw
+    failing, error, output = _evidence(raw.get("trials", []))
+    return (
+        raw.get("name"),
+        raw.get("dimensions") or {},
+        _location(raw),
+        failing,
+        error,
+        output,
+        _snippet(raw.get("input")),
+        _snippet(raw.get("expected")),
+    )
+
+
 def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass: CaseClass) -> CaseDiff:
     """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them."""
     main = cand if cand is not None else base
     if main is None:
         raise ValueError("case_diff needs at least one side of the case")
-    raw = main.raw
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
+    detailed = klass != "stable-pass"
+    facts = main.facts
+    if facts is None and detailed:
+        facts = case_facts(main)
+    if facts is not None:
+        name, dimensions, location = facts[0], facts[1], facts[2]
+    else:
+        raw = main.raw
+        name, dimensions, location = raw.get("name"), raw.get("dimensions") or {}, _location(raw)
     values: dict[str, Any] = {
         "suite_id": suite_id,
         "case_id": main.id,
-        "name": raw.get("name"),
+        "name": name,
         "group": main.group,
-        "dimensions": raw.get("dimensions") or {},
+        "dimensions": dimensions,
         "classification": klass,
         "critical": main.critical,
         "critical_flip": main.critical and klass == "regressed",
@@ -415,22 +447,28 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
         "delta": xc - xb if xc is not None and xb is not None else None,
         "failing_scorers": [],
         "error": None,
-        "location": _location(raw),
+        "location": location,
         "input": None,
         "expected": None,
         "output": None,
         "baseline_output": None,
         "usage": None,
     }
-    if klass != "stable-pass":
-        trials = raw.get("trials", [])
+    if detailed and facts is not None:
         base_usage = base.usage() if base is not None else None
         cand_usage = cand.usage() if cand is not None else UsageSums()
-        values["failing_scorers"], values["error"], values["output"] = _evidence(trials)
-        values["input"] = _snippet(raw.get("input"))
-        values["expected"] = _snippet(raw.get("expected"))
+        values["failing_scorers"], values["error"], values["output"] = facts[3], facts[4], facts[5]
+        values["input"], values["expected"] = facts[6], facts[7]
         if base is not None and cand is not None:
             values["baseline_output"] = base.first_output()
         if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
             values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
     return construct_from(CaseDiff, values)
+
+
+def warm_up(views: Iterable[CaseView]) -> None:
+    """Work out ahead the case-diff facts and usage of these views (a caller waiting for the other
+    side of a comparison does this meanwhile); the diffs come out the same, sooner."""
+    for view in views:
+        view.facts = case_facts(view)
+        view.details = (view.usage(), view.first_output())

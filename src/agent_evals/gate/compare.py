@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import CLASS_ORDER, CaseView, Key, SuiteView, case_diff, classify
+from agent_evals.gate.align import CLASS_ORDER, CaseView, Key, SuiteView, case_diff, classify, warm_up
 from agent_evals.gate.model import (
     BaselineInfo,
     CaseClass,
@@ -101,6 +101,18 @@ def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
     doc = candidate if isinstance(candidate, dict) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
     return compare_documents(None, doc, policy, baseline_info=info, mode="single_run")
+
+
+def warm_candidate(candidate: RunSummary) -> None:
+    """Work out ahead the case-diff facts of the candidate cases listed whatever the baseline holds
+    (flaky ones, and those with an errored trial): ``compare`` does this while a forked child is
+    still reading the baseline. The comparison comes out the same."""
+    for suite in candidate.suites:
+        warm_up(
+            view
+            for view in suite.view.cases.values()
+            if view.key[2] or (view.fraction is not None and 0.0 < view.fraction < 1.0)
+        )
 
 
 def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> None:

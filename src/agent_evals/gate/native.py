@@ -11,6 +11,7 @@ message, is always the reader's own.
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ import msgspec
 from agent_evals.errors import RunRecordError
 from agent_evals.gate.align import CaseView, SuiteView
 from agent_evals.gate.reader import check_document, needs_upgrade
-from agent_evals.gate.summary import RunSummary, SuiteSummary
+from agent_evals.gate.summary import HEADER_FIELDS, RunSummary, SuiteSummary
 from agent_evals.gate.usage import UsageSums
 
 
@@ -64,40 +65,58 @@ class _Case(_Fields):
     trials: list[_Trial] = []
 
 
-_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_SUITES = msgspec.json.Decoder(list[dict[str, msgspec.Raw]])
-_CASES = msgspec.json.Decoder(list[_Case])
-_ANY = msgspec.json.Decoder()
+_TRIALS = attrgetter("trials")
+
+
+class _Suite(msgspec.Struct, gc=False):
+    # summary.HEADER_FIELDS, the suite fields the gate reads; checked as the reader checks them
+    id: Any = msgspec.UNSET
+    kind: Any = msgspec.UNSET
+    source: Any = msgspec.UNSET
+    fingerprint: Any = msgspec.UNSET
+    agent: Any = msgspec.UNSET
+    gate: Any = msgspec.UNSET
+    cases: list[_Case] = []
+
+
+class _Record(msgspec.Struct, gc=False):
+    schema: Any = msgspec.UNSET
+    run: Any = msgspec.UNSET
+    suites: list[_Suite] = []
+
+
+_RECORD = msgspec.json.Decoder(_Record)
 
 
 def read_native(raw: bytes, source: str) -> RunSummary | None:
     """Summarise a run record's bytes, or None when the typed decoding refuses anything in it (the
     caller then reads it with ``reader.read_document``, which accepts it or says what is wrong).
 
-    The summary's views keep the decoded cases as their raw cases (see :class:`_Fields`)."""
+    One pass over the bytes. The summary's views keep the decoded cases as their raw cases (see
+    :class:`_Fields`); suite headers hold the fields the gate reads."""
     try:
-        top = _TOP.decode(raw)
-        skeleton: dict[str, Any] = {key: _ANY.decode(value) for key, value in top.items() if key != "suites"}
-        suites = _SUITES.decode(top["suites"]) if "suites" in top else []
-        headers = [{k: _ANY.decode(v) for k, v in s.items() if k != "cases"} for s in suites]
+        record = _RECORD.decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
-    if needs_upgrade(skeleton.get("schema")):
+    if needs_upgrade(record.schema):
         return None  # an older schema is rewritten from the plain document
+    headers = [
+        {key: value for key in HEADER_FIELDS if (value := getattr(suite, key)) is not msgspec.UNSET}
+        for suite in record.suites
+    ]
+    skeleton = {
+        key: getattr(record, key) for key in ("schema", "run") if getattr(record, key) is not msgspec.UNSET
+    }
     skeleton["suites"] = [{**header, "cases": []} for header in headers]
     try:
         check_document(skeleton, source=source, cases=False)
     except RunRecordError:
         return None  # the reader names the first problem, which may be in an earlier suite's cases
     out = []
-    for suite, header in zip(suites, headers, strict=True):
-        text = suite.get("cases")
-        try:
-            cases = _CASES.decode(text) if text is not None else []
-        except msgspec.DecodeError:
-            return None
-        out.append(SuiteSummary(header, view_structs(cases), sorted({len(c.trials) for c in cases})))
-    run = skeleton.get("run")
+    for suite, header in zip(record.suites, headers, strict=True):
+        cases = suite.cases
+        out.append(SuiteSummary(header, view_structs(cases), sorted(set(map(len, map(_TRIALS, cases))))))
+    run = record.run
     return RunSummary(run if isinstance(run, dict) else {}, out)
 
 

@@ -48,6 +48,9 @@ def with_details(view: CaseView, details: Details) -> None:
     view.details = (UsageSums(*sums), output)
 
 
+HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate")
+"""The fields of a suite (besides its cases) that a comparison reads."""
+
 NO_RAW: dict[str, Any] = {}
 """Stand-in raw case of a view unpacked from another process (the real one is fetched when needed)."""
 
@@ -57,7 +60,7 @@ class SuiteSummary:
     """One suite of a run record: its fields but the cases, its case views and trials per case."""
 
     header: dict[str, Any]
-    """The suite document without ``cases`` (id, kind, source, agent, fingerprint, gate ...)."""
+    """The suite's fields the gate reads (:data:`HEADER_FIELDS`), those the record has."""
     view: SuiteView
     """Per-case views (critical only as recorded; the comparison applies the policy's globs)."""
     trial_counts: list[int]
@@ -86,7 +89,7 @@ def summarise_document(doc: Document, *, recheck: Callable[[], None] | None = No
         view = view_suite(suite, recheck=recheck)
         suites.append(
             SuiteSummary(
-                header={k: v for k, v in suite.items() if k != "cases"},
+                header={k: suite[k] for k in HEADER_FIELDS if k in suite},
                 view=view,
                 trial_counts=sorted({len(c.get("trials", [])) for c in cases}),
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,6 +106,8 @@ class SuiteView:
     """group -> case ids."""
     dimensions: dict[str, list[str]] = field(default_factory=dict)
     """``name=value`` -> case ids."""
+    counted: dict[tuple[str, str], Counter[Any]] = field(default_factory=dict)
+    """Per-side counts worked out so far (see ``breakdown.side_counts``)."""
 
 
 _NUMBER = (int, float)

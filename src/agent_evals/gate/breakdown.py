@@ -28,6 +28,36 @@ _VIEW_GROUP = attrgetter("group")
 _TALLY_KEY = itemgetter(0, 1, 2)
 
 
+def side_counts(view: SuiteView, kind: str, name: str = "") -> Counter[Any]:
+    """One side's counts, worked out once and kept on the view (a caller can work them out ahead,
+    e.g. while waiting for the other side): ``kind='cases'`` counts the cases by (group, key);
+    ``'group'`` and ``'dimension'`` count by key the cases of the group or ``name=value`` named;
+    ``'scorer'`` counts the named scorer's tallies by (trials, passes, errors). In case order."""
+    found = view.counted.get((kind, name))
+    if found is None:
+        cases = view.cases
+        if kind == "cases":
+            found = Counter(
+                zip(map(_VIEW_GROUP, cases.values()), map(_VIEW_KEY, cases.values()), strict=True)
+            )
+        elif kind == "scorer":
+            found = Counter(map(_TALLY_KEY, view.scorers.get(name, {}).values()))
+        else:
+            index = view.groups if kind == "group" else view.dimensions
+            found = Counter(map(_VIEW_KEY, map(cases.__getitem__, index.get(name, []))))
+        view.counted[(kind, name)] = found
+    return found
+
+
+def count_sides(view: SuiteView) -> None:
+    """Work out ahead every count :func:`side_counts` gives for a side."""
+    side_counts(view, "cases")
+    for name in view.dimensions:
+        side_counts(view, "dimension", name)
+    for name in view.scorers:
+        side_counts(view, "scorer", name)
+
+
 def rows_by_cases(
     kind: RowKind,
     base: SuiteView | None,
@@ -40,16 +70,16 @@ def rows_by_cases(
     b_cases, c_cases = (base.cases if base is not None else {}), cand.cases
     rows = []
     for key in sorted(set(b_index) | set(c_index)):
-        b_ids, c_ids = b_index.get(key, []), c_index.get(key, [])
+        c_ids = c_index.get(key, [])
         # map() keeps the per-case lookups in C: a large suite has 100,000s of cases per row kind
-        b_keys: Counter[Key] = Counter(map(_VIEW_KEY, map(b_cases.__getitem__, b_ids)))
+        b_keys: Counter[Key] = side_counts(base, kind, key) if base is not None else Counter()
         c_list = list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids)))
         row = _row(
             kind,
             key,
             base is not None,
             b_keys,
-            Counter(c_list),
+            side_counts(cand, kind, key),
             _paired(b_cases, c_ids, c_list),
             knobs_for(key),
         )
@@ -105,12 +135,11 @@ def count_cases(base: SuiteView | None, cand: SuiteView) -> CaseCounts:
     c_views = list(cand.cases.values())
     c_groups = list(map(_VIEW_GROUP, c_views))
     c_keys = list(map(_VIEW_KEY, c_views))
-    c_counts = Counter(zip(c_groups, c_keys, strict=True))
+    c_counts = side_counts(cand, "cases")
     b_counts: Counter[tuple[str, Key]] = Counter()
     s_counts: Counter[tuple[str, Key, Key]] = Counter()
     if base is not None:
-        b_views = base.cases.values()
-        b_counts = Counter(zip(map(_VIEW_GROUP, b_views), map(_VIEW_KEY, b_views), strict=True))
+        b_counts = side_counts(base, "cases")
         try:  # usually every case is on both sides: then the lookups stay in C
             b_keys = map(_VIEW_KEY, map(base.cases.__getitem__, cand.cases))
             s_counts = Counter(zip(c_groups, b_keys, c_keys, strict=True))
@@ -173,8 +202,8 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
             sides = Counter(zip(map(_TALLY_KEY, map(b.__getitem__, c)), c_list, strict=True))
         except KeyError:
             sides = Counter((_TALLY_KEY(b[i]), k) for i, k in zip(c, c_list, strict=True) if i in b)
-        b_keys: Counter[Key] = Counter(map(_TALLY_KEY, b.values()))
-        c_keys: Counter[Key] = Counter(c_list)
+        b_keys: Counter[Key] = side_counts(base, "scorer", name) if base is not None else Counter()
+        c_keys: Counter[Key] = side_counts(cand, "scorer", name)
         stat = None
         if base is not None:
             pairs = pairs_of_counts(sides)

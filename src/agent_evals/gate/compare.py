@@ -104,10 +104,11 @@ def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
 
 
 def warm_candidate(candidate: RunSummary) -> None:
-    """Work out ahead the case-diff facts of the candidate cases listed whatever the baseline holds
-    (flaky ones, and those with an errored trial): ``compare`` does this while a forked child is
-    still reading the baseline. The comparison comes out the same."""
+    """Work out ahead the candidate side's counts and the case-diff facts of the candidate cases
+    listed whatever the baseline holds (flaky ones, and those with an errored trial): ``compare``
+    does this while a forked child is still reading the baseline. The comparison comes out the same."""
     for suite in candidate.suites:
+        breakdown.count_sides(suite.view)
         warm_up(
             view
             for view in suite.view.cases.values()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import RunRecordError
+from agent_evals.gate.breakdown import count_sides
 from agent_evals.gate.summary import (
     CaseAnswer,
     CaseRequest,
@@ -41,6 +42,8 @@ def _serve(conn: Connection, path: str) -> None:
     try:
         try:
             summary = read_summary(path)
+            for suite in summary.suites:
+                count_sides(suite.view)  # here rather than in the parent, which counts its own side
             conn.send(("ok", pack(summary)))
         except RunRecordError as exc:
             conn.send(("error", str(exc)))

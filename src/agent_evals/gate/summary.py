@@ -176,6 +176,7 @@ def pack(summary: RunSummary) -> tuple[dict[str, Any], list[PackedSuite]]:
                 (u.input_tokens, u.output_tokens, u.cost_usd, u.duration_s, u.trials, u.recorded),
                 suite.view.groups,
                 suite.view.dimensions,
+                suite.view.counted,
             )
         )
     return summary.run, packed
@@ -185,12 +186,25 @@ def unpack(packed: tuple[dict[str, Any], list[PackedSuite]], fetch: FetchCases |
     """Rebuild a summary from :func:`pack`; its views hold :data:`NO_RAW` (``fetch`` supplies the rest)."""
     run, suites = packed
     out = []
-    for header, trial_counts, ids, groups, keys, fractions, criticals, scorers, u, g_index, d_index in suites:
+    for (
+        header,
+        trial_counts,
+        ids,
+        groups,
+        keys,
+        fractions,
+        criticals,
+        scorers,
+        u,
+        g_index,
+        d_index,
+        counted,
+    ) in suites:
         critical = set(criticals)
         cases = {
             cid: CaseView(NO_RAW, cid, group, key, fraction, cid in critical)
             for cid, group, key, fraction in zip(ids, groups, keys, fractions, strict=True)
         }
-        view = SuiteView(cases, scorers, UsageSums(*u), g_index, d_index)
+        view = SuiteView(cases, scorers, UsageSums(*u), g_index, d_index, counted)
         out.append(SuiteSummary(header, view, trial_counts))
     return RunSummary(run, out, fetch)

@@ -275,6 +275,13 @@ def view_suite(
     return out
 
 
+def fraction_of(key: Key) -> float | None:
+    """A case side's pass fraction from its trial counts, as the summary walks work it out."""
+    counted, passes, errors = key
+    valid = counted - errors
+    return passes / valid if valid else None
+
+
 def view_cases(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> dict[str, CaseView]:
     """Summarise every case of a suite document, keyed by case id."""
     return view_suite(suite, critical_globs).cases

@@ -6,6 +6,8 @@ import fnmatch
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, filterfalse
+from operator import attrgetter, or_
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import RunRecordError
@@ -47,6 +49,8 @@ class but stable pass and stable fail, plus critical cases and cases with an err
 per-class counts always cover every case. JUnit and HTML reports need ``all`` (one entry per case)."""
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
+_KEY = attrgetter("key")
+_CRITICAL = attrgetter("critical")
 
 
 @dataclass
@@ -255,14 +259,29 @@ def _select(
     base = base_view.cases if base_view is not None else None
     if base is not None and not any(cid in base for cid in cand):
         base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
-    picked: list[tuple[CaseView | None, CaseView, CaseClass]] = []
-    counts: Counter[str] = Counter()
     quiet = _QUIET if listed_only else frozenset()
+    if base is not None and not (cand.keys() - base.keys()):
+        picked, counts = _pick_paired(base, cand, quiet)
+    else:
+        picked, counts = _pick_each(base or {}, cand, quiet)
+    gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
+    counts["removed"] += len(gone)
+    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts)
+
+
+Picked = list[tuple[CaseView | None, CaseView, CaseClass]]
+
+
+def _pick_each(
+    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
+) -> tuple[Picked, Counter[str]]:
+    """Classify and pick case by case (some candidate cases are new)."""
+    picked: Picked = []
+    counts: Counter[str] = Counter()
     # class and "listed though quiet" depend on the two keys only: worked out once per distinct pair
     known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
-    lookup: Mapping[str, CaseView] = base if base is not None else {}
     for cid, view in cand.items():
-        b = lookup.get(cid)
+        b = base.get(cid)
         if b is None:
             counts["new"] += 1
             picked.append((None, view, "new"))
@@ -276,9 +295,26 @@ def _select(
         counts[klass] += 1
         if listed or view.critical:
             picked.append((b, view, klass))
-    gone = [b for cid, b in base.items() if cid not in cand] if base is not None else []
-    counts["removed"] += len(gone)
-    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts)
+    return picked, counts
+
+
+def _pick_paired(
+    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
+) -> tuple[Picked, Counter[str]]:
+    """:func:`_pick_each` when the baseline has every candidate case: the same picks and counts,
+    with the per-case steps in C (class and listing depend on the two sides' keys only)."""
+    views = list(cand.values())
+    b_views = list(map(base.__getitem__, cand))
+    pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
+    classes: dict[tuple[Key, Key], CaseClass] = {}
+    listed: dict[tuple[Key, Key], bool] = {}
+    for pair, (b, view) in dict(zip(pairs, zip(b_views, views, strict=True), strict=True)).items():
+        klass = classes[pair] = classify(b, view)
+        listed[pair] = klass not in quiet or bool(view.key[2] or b.key[2])
+    per_case = list(map(classes.__getitem__, pairs))
+    keep = map(or_, map(listed.__getitem__, pairs), map(_CRITICAL, views))
+    picked: Picked = list(compress(zip(b_views, views, per_case, strict=True), keep))
+    return picked, Counter(per_case)
 
 
 def _request_details(picks: list[_Pick], fetch: FetchCases | None) -> Callable[[], list[CaseAnswer]] | None:
@@ -335,8 +371,8 @@ def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _S
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs),
         cases=[],
-        added_case_ids=[cid for cid in cand if base is not None and cid not in base],
-        removed_case_ids=[cid for cid in base if cid not in cand] if base is not None else [],
+        added_case_ids=list(filterfalse(base.__contains__, cand)) if base is not None else [],
+        removed_case_ids=list(filterfalse(cand.__contains__, base)) if base is not None else [],
         fingerprint=_fingerprint(suite, base_suite, base is not None),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()

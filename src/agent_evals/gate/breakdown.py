@@ -63,8 +63,12 @@ def rows_by_cases(
     base: SuiteView | None,
     cand: SuiteView,
     knobs_for: Callable[[str], Knobs],
+    pairs: Mapping[str, tuple[Key, Key]] | None = None,
 ) -> list[GroupRow]:
-    """One row per group (``kind='group'``) or dimension value (``kind='dimension'``)."""
+    """One row per group (``kind='group'``) or dimension value (``kind='dimension'``).
+
+    ``pairs``: case id -> (baseline key, candidate key) for every case, when both sides have the
+    same case ids (pairs the cases with one lookup each)."""
     b_index = (base.groups if kind == "group" else base.dimensions) if base is not None else {}
     c_index = cand.groups if kind == "group" else cand.dimensions
     b_cases, c_cases = (base.cases if base is not None else {}), cand.cases
@@ -73,16 +77,11 @@ def rows_by_cases(
         c_ids = c_index.get(key, [])
         # map() keeps the per-case lookups in C: a large suite has 100,000s of cases per row kind
         b_keys: Counter[Key] = side_counts(base, kind, key) if base is not None else Counter()
-        c_list = list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids)))
-        row = _row(
-            kind,
-            key,
-            base is not None,
-            b_keys,
-            side_counts(cand, kind, key),
-            _paired(b_cases, c_ids, c_list),
-            knobs_for(key),
-        )
+        if pairs is not None:
+            sides: Counter[tuple[Key, Key]] = Counter(map(pairs.__getitem__, c_ids))
+        else:
+            sides = _paired(b_cases, c_ids, list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids))))
+        row = _row(kind, key, base is not None, b_keys, side_counts(cand, kind, key), sides, knobs_for(key))
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")
         rows.append(row)

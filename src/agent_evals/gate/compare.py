@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
-from operator import attrgetter, or_
+from operator import attrgetter, itemgetter, or_
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import RunRecordError
@@ -51,6 +51,8 @@ per-class counts always cover every case. JUnit and HTML reports need ``all`` (o
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")
 _CRITICAL = attrgetter("critical")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 
 
 @dataclass
@@ -78,6 +80,10 @@ class _Pick:
     """Baseline cases the candidate no longer has."""
     counts: Counter[str]
     """Cases per class, every case counted."""
+    same_ids: bool
+    """Both sides have the same case ids (none new, none gone)."""
+    pairs: dict[str, tuple[Key, Key]] | None
+    """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
 
 
 @dataclass
@@ -260,13 +266,16 @@ def _select(
     if base is not None and not any(cid in base for cid in cand):
         base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
     quiet = _QUIET if listed_only else frozenset()
-    if base is not None and not (cand.keys() - base.keys()):
-        picked, counts = _pick_paired(base, cand, quiet)
+    same_ids = base is not None and base.keys() == cand.keys()  # the usual case: one pass, in C
+    pairs: dict[str, tuple[Key, Key]] | None = None
+    if base is not None and same_ids:
+        picked, counts, pairs = _pick_paired(base, cand, quiet)
+        gone: list[CaseView] = []
     else:
         picked, counts = _pick_each(base or {}, cand, quiet)
-    gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
+        gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
     counts["removed"] += len(gone)
-    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts)
+    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs)
 
 
 Picked = list[tuple[CaseView | None, CaseView, CaseClass]]
@@ -275,7 +284,7 @@ Picked = list[tuple[CaseView | None, CaseView, CaseClass]]
 def _pick_each(
     base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
 ) -> tuple[Picked, Counter[str]]:
-    """Classify and pick case by case (some candidate cases are new)."""
+    """Classify and pick case by case (some candidate cases are new, or some baseline ones gone)."""
     picked: Picked = []
     counts: Counter[str] = Counter()
     # class and "listed though quiet" depend on the two keys only: worked out once per distinct pair
@@ -289,8 +298,7 @@ def _pick_each(
         pair = (b.key, view.key)
         found = known.get(pair)
         if found is None:
-            klass = classify(b, view)
-            found = known[pair] = (klass, klass not in quiet or bool(view.key[2] or b.key[2]))
+            found = known[pair] = _class_and_listing(b, view, quiet)
         klass, listed = found
         counts[klass] += 1
         if listed or view.critical:
@@ -298,23 +306,29 @@ def _pick_each(
     return picked, counts
 
 
+def _class_and_listing(base: CaseView, cand: CaseView, quiet: frozenset[str]) -> tuple[CaseClass, bool]:
+    klass = classify(base, cand)
+    return klass, klass not in quiet or bool(cand.key[2] or base.key[2])
+
+
 def _pick_paired(
     base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
-) -> tuple[Picked, Counter[str]]:
-    """:func:`_pick_each` when the baseline has every candidate case: the same picks and counts,
-    with the per-case steps in C (class and listing depend on the two sides' keys only)."""
+) -> tuple[Picked, Counter[str], dict[str, tuple[Key, Key]]]:
+    """:func:`_pick_each` when both sides have the same case ids: the same picks and counts, with the
+    per-case steps in C (class and listing depend on the two sides' keys only); also each case's
+    (baseline key, candidate key), in candidate order, for the breakdown rows."""
     views = list(cand.values())
     b_views = list(map(base.__getitem__, cand))
     pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
-    classes: dict[tuple[Key, Key], CaseClass] = {}
-    listed: dict[tuple[Key, Key], bool] = {}
-    for pair, (b, view) in dict(zip(pairs, zip(b_views, views, strict=True), strict=True)).items():
-        klass = classes[pair] = classify(b, view)
-        listed[pair] = klass not in quiet or bool(view.key[2] or b.key[2])
-    per_case = list(map(classes.__getitem__, pairs))
-    keep = map(or_, map(listed.__getitem__, pairs), map(_CRITICAL, views))
+    known = {
+        pair: _class_and_listing(b, view, quiet)
+        for pair, (b, view) in dict(zip(pairs, zip(b_views, views, strict=True), strict=True)).items()
+    }
+    found = list(map(known.__getitem__, pairs))
+    per_case = list(map(_FIRST, found))
+    keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))
     picked: Picked = list(compress(zip(b_views, views, per_case, strict=True), keep))
-    return picked, Counter(per_case)
+    return picked, Counter(per_case), dict(zip(cand, pairs, strict=True))
 
 
 def _request_details(picks: list[_Pick], fetch: FetchCases | None) -> Callable[[], list[CaseAnswer]] | None:
@@ -346,6 +360,7 @@ def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _S
     header = suite.header
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
+    differ = not pick.same_ids  # some case ids are on one side only
     # every rate and pair below comes from the cases counted once by (group, key)
     counts = breakdown.count_cases(base_view, cand_view)
     b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
@@ -369,11 +384,11 @@ def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _S
         delta=stat,
         groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
-        dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs),
+        dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),
         cases=[],
-        added_case_ids=list(filterfalse(base.__contains__, cand)) if base is not None else [],
-        removed_case_ids=list(filterfalse(cand.__contains__, base)) if base is not None else [],
-        fingerprint=_fingerprint(suite, base_suite, base is not None),
+        added_case_ids=list(filterfalse(base.__contains__, cand)) if differ and base is not None else [],
+        removed_case_ids=list(filterfalse(cand.__contains__, base)) if differ and base is not None else [],
+        fingerprint=_fingerprint(suite, base_suite, base is not None, pick.same_ids),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
         ),
@@ -452,7 +467,9 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
     return decision
 
 
-def _fingerprint(suite: SuiteSummary, base_suite: SuiteSummary | None, comparable: bool) -> FingerprintCheck:
+def _fingerprint(
+    suite: SuiteSummary, base_suite: SuiteSummary | None, comparable: bool, same_ids: bool
+) -> FingerprintCheck:
     cand_fp = str(suite.header.get("fingerprint") or "")
     if base_suite is None:
         return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
@@ -463,7 +480,7 @@ def _fingerprint(suite: SuiteSummary, base_suite: SuiteSummary | None, comparabl
         notes.append("No case id is common to both runs: the suite is reported without a baseline.")
     base_ids = base_suite.view.cases.keys()
     cand_ids = suite.view.cases.keys()
-    if base_ids != cand_ids:
+    if not same_ids and base_ids != cand_ids:
         notes.append(
             f"Case ids differ: {len(cand_ids - base_ids)} added, {len(base_ids - cand_ids)} removed."
         )

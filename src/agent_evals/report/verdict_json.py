@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from collections.abc import Mapping
@@ -123,9 +124,25 @@ def render_json(comparison: Comparison, *, env: Mapping[str, str] | None = None)
     policy applied. Secrets of ``env`` (default ``os.environ``) are redacted from every string."""
     with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
         document = _finite(verdict_document(comparison, env=env))
-        text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = indented_json(document) + "\n"
         # A last pass over the whole text catches secrets in fields copied verbatim (ids, provenance).
         return Redactor.from_env(env)(text)
+
+
+def indented_json(document: Any) -> str:
+    """``json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)``; with msgspec installed
+    (the ``speed`` extra) the same text is made by the C encoder plus msgspec's formatter, several
+    times faster on a large verdict than the standard library's indenting encoder, written in Python."""
+    if importlib.util.find_spec("msgspec") is not None:
+        import msgspec
+
+        compact = json.dumps(document, ensure_ascii=False, allow_nan=False)
+        try:
+            formatted: str = msgspec.json.format(compact, indent=2)
+            return formatted
+        except UnicodeEncodeError:
+            pass  # a lone surrogate (from untrusted text) is not UTF-8: the standard library writes it
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def _finite(value: Any) -> Any:

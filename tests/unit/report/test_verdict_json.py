@@ -6,7 +6,11 @@ import json
 import math
 from typing import Any
 
-from agent_evals.report.verdict_json import VERDICT_SCHEMA, render_json
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_evals.report.verdict_json import VERDICT_SCHEMA, indented_json, render_json
 
 
 def test_render_json__decision_and_figures(build: Any) -> None:
@@ -57,3 +61,27 @@ def test_render_json__absolute_baseline_path__never_shows_the_runner_layout(buil
     doc = json.loads(render_json(comparison, env={}))
     assert doc["baseline"]["source"] == "file"
     assert doc["baseline"]["path"] == "b.json"
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=())),  # lone surrogates too: untrusted text has them
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_indented_json__any_document__exactly_the_standard_librarys_text(document: Any) -> None:
+    pytest.importorskip("msgspec")  # without it, indented_json is json.dumps itself
+    expected = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
+    assert indented_json(document) == expected
+
+
+def test_indented_json__lone_surrogate__written_as_the_standard_library_does() -> None:
+    document = {"output": "half a pair: \ud800", "n": [1.5, None]}
+    assert indented_json(document) == json.dumps(document, indent=2, ensure_ascii=False)

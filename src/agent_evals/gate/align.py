@@ -427,8 +427,16 @@ def case_facts(view: CaseView) -> Facts:
     )
 
 
-def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass: CaseClass) -> CaseDiff:
-    """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them."""
+def case_diff(
+    suite_id: str,
+    base: CaseView | None,
+    cand: CaseView | None,
+    klass: CaseClass,
+    *,
+    side_details: bool = True,
+) -> CaseDiff:
+    """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them.
+    Without ``side_details`` the usage delta and the baseline's output are left out (None)."""
     main = cand if cand is not None else base
     if main is None:
         raise ValueError("case_diff needs at least one side of the case")
@@ -465,10 +473,11 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
         "usage": None,
     }
     if detailed and facts is not None:
-        base_usage = base.usage() if base is not None else None
-        cand_usage = cand.usage() if cand is not None else UsageSums()
         values["failing_scorers"], values["error"], values["output"] = facts[3], facts[4], facts[5]
         values["input"], values["expected"] = facts[6], facts[7]
+    if detailed and side_details:
+        base_usage = base.usage() if base is not None else None
+        cand_usage = cand.usage() if cand is not None else UsageSums()
         if base is not None and cand is not None:
             values["baseline_output"] = base.first_output()
         if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
@@ -477,8 +486,7 @@ def case_diff(suite_id: str, base: CaseView | None, cand: CaseView | None, klass
 
 
 def warm_up(views: Iterable[CaseView]) -> None:
-    """Work out ahead the case-diff facts and usage of these views (a caller waiting for the other
-    side of a comparison does this meanwhile); the diffs come out the same, sooner."""
+    """Work out ahead the case-diff facts of these views (a caller waiting for the other side of a
+    comparison does this meanwhile); the diffs come out the same, sooner."""
     for view in views:
         view.facts = case_facts(view)
-        view.details = (view.usage(), view.first_output())

@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 CaseDetail = Literal["all", "listed"]
 """Which cases get a per-case diff: ``all`` of them, or only those a report lists one by one (every
 class but stable pass and stable fail, plus critical cases and cases with an errored trial). The
-per-class counts always cover every case. JUnit and HTML reports need ``all`` (one entry per case)."""
+per-class counts always cover every case. JUnit and HTML reports need ``all`` (one entry per case).
+``listed`` diffs also leave out what only those reports show of a case: its usage delta and the
+baseline's output (``CaseDiff.usage`` and ``CaseDiff.baseline_output`` stay None)."""
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")
@@ -193,7 +195,8 @@ def _compare(
         for suite in cand.suites
     ]
     # A baseline read in another process sends what the case diffs read of it while this one counts.
-    answer = _request_details(picks, base.fetch if base is not None else None)
+    side_details = case_detail == "all"
+    answer = _request_details(picks, base.fetch if base is not None else None, side_details=side_details)
     works = [_prepare(pick, base_suites.get(pick.sid), policy) for pick in picks]
 
     units = [w.unit for w in works if w.unit is not None]
@@ -211,7 +214,7 @@ def _compare(
 
     if answer is not None:
         _attach_details(picks, answer())
-    suites = [_finish(w, policy, report_missing=mode == "compare") for w in works]
+    suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
     reasons = [r for s in suites for r in s.reasons]
@@ -331,12 +334,19 @@ def _pick_paired(
     return picked, Counter(per_case), dict(zip(cand, pairs, strict=True))
 
 
-def _request_details(picks: list[_Pick], fetch: FetchCases | None) -> Callable[[], list[CaseAnswer]] | None:
-    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``)."""
+def _request_details(
+    picks: list[_Pick], fetch: FetchCases | None, *, side_details: bool
+) -> Callable[[], list[CaseAnswer]] | None:
+    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``):
+    removed cases, and with ``side_details`` usage and first output of the cases on both sides."""
     if fetch is None:
         return None
     wanted = [
-        (p.sid, [b.id for b, _, _ in p.picked if b is not None], [b.id for b in p.gone])
+        (
+            p.sid,
+            [b.id for b, _, _ in p.picked if b is not None] if side_details else [],
+            [b.id for b in p.gone],
+        )
         for p in picks
         if p.base_view is not None
     ]
@@ -349,7 +359,7 @@ def _attach_details(picks: list[_Pick], answers: list[CaseAnswer]) -> None:
     compared = [p for p in picks if p.base_view is not None]
     for pick, (details, raws) in zip(compared, answers, strict=True):
         for b, _, _ in pick.picked:
-            if b is not None:
+            if b is not None and b.id in details:
                 with_details(b, details[b.id])
         for b in pick.gone:
             b.raw = raws[b.id]
@@ -405,10 +415,10 @@ def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _S
     return work
 
 
-def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool) -> SuiteComparison:
+def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_details: bool) -> SuiteComparison:
     result, pick, sid = work.result, work.pick, work.result.suite_id
-    diffs = [case_diff(sid, b, view, klass) for b, view, klass in pick.picked]
-    diffs += [case_diff(sid, b, None, "removed") for b in pick.gone]
+    diffs = [case_diff(sid, b, view, klass, side_details=side_details) for b, view, klass in pick.picked]
+    diffs += [case_diff(sid, b, None, "removed", side_details=side_details) for b in pick.gone]
     rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
     diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
     result.cases = diffs

@@ -120,6 +120,19 @@ def read_native(raw: bytes, source: str) -> RunSummary | None:
     return RunSummary(run if isinstance(run, dict) else {}, out)
 
 
+def _add_tally(scorers: dict[str, dict[str, list[int]]], name: str, cid: str, n: int, p: int, e: int) -> None:
+    per_case = scorers.get(name)
+    if per_case is None:
+        per_case = scorers[name] = {}
+    tally = per_case.get(cid)
+    if tally is None:
+        per_case[cid] = [n, p, e]
+    else:
+        tally[0] += n
+        tally[1] += p
+        tally[2] += e
+
+
 def view_structs(cases: list[_Case]) -> SuiteView:
     """``align.view_suite`` over decoded structs: the same counts, tallies and sums, attribute reads.
 
@@ -136,8 +149,10 @@ def view_structs(cases: list[_Case]) -> SuiteView:
         cid = case.id
         trials = case.trials
         errors = passes = ungraded = 0
-        last_name: str | None = None
-        last_tally: list[int] = []
+        # a scorer's tally is counted in locals while consecutive verdicts are its own (the usual
+        # case: one scorer per trial), and added to the case's tally when another scorer comes
+        current: str | None = None
+        t_n = t_p = t_e = 0
         for trial in trials:
             errored = trial.error is not None
             if errored:
@@ -171,22 +186,18 @@ def view_structs(cases: list[_Case]) -> SuiteView:
                 failed_scorer = score.error is not None
                 if verdict is None and not failed_scorer and not errored:
                     continue
-                if name is last_name:
-                    tally = last_tally
-                else:
-                    per_case = scorers.get(name)
-                    if per_case is None:
-                        per_case = scorers[name] = {}
-                    found = per_case.get(cid)
-                    if found is None:
-                        found = per_case[cid] = [0, 0, 0]
-                    tally = last_tally = found
-                    last_name = name
-                tally[0] += 1
+                if name is not current:
+                    if current is not None:
+                        _add_tally(scorers, current, cid, t_n, t_p, t_e)
+                    current = name
+                    t_n = t_p = t_e = 0
+                t_n += 1
                 if errored or failed_scorer:
-                    tally[2] += 1
+                    t_e += 1
                 elif verdict:
-                    tally[1] += 1
+                    t_p += 1
+        if current is not None:
+            _add_tally(scorers, current, cid, t_n, t_p, t_e)
         n_trials += len(trials)
         counted = len(trials) - ungraded
         valid = counted - errors

@@ -11,6 +11,9 @@ from agent_evals.errors import RunRecordError
 from agent_evals.gate.compare import compare_documents, compare_runs, single_run
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import Policy, resolve_policy
+from agent_evals.report.markdown import render_markdown
+from agent_evals.report.terminal import render_terminal
+from agent_evals.report.verdict_json import render_json
 
 
 def policy(**flags: Any) -> Policy:
@@ -319,3 +322,22 @@ def test_compare__listed_case_detail__leaves_out_only_quiet_stable_cases(record,
     assert listed.model_dump(exclude={"suites": {0: {"cases"}}}) == every.model_dump(
         exclude={"suites": {0: {"cases"}}}
     )
+    # a listed diff is the full one minus the usage delta and the baseline's output
+    full = {d.case_id: d for d in every.suites[0].cases}
+    for diff in listed.suites[0].cases:
+        assert diff.usage is None and diff.baseline_output is None
+        assert diff == full[diff.case_id].model_copy(update={"usage": None, "baseline_output": None})
+    assert full["doors/drop"].usage is not None  # recorded: every trial carries usage
+
+
+def test_compare__listed_case_detail__every_report_of_it_unchanged(record, cases) -> None:
+    suites = {
+        "home": cases("doors", 30, "PPP") | {"doors/flaky": "PFP", "doors/drop": "PPP", "doors/err": "PPE"}
+    }
+    base = record(suites)
+    cand = record({"home": dict(suites["home"]) | {"doors/drop": "FFF", "doors/flaky": "PFF"}})
+    every = compare_documents(base, cand, policy(), case_detail="all")
+    listed = compare_documents(base, cand, policy(), case_detail="listed")
+    assert render_markdown(listed, budget="summary") == render_markdown(every, budget="summary")
+    assert render_json(listed, env={}) == render_json(every, env={})
+    assert render_terminal(listed) == render_terminal(every)

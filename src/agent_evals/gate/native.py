@@ -145,6 +145,7 @@ def view_structs(cases: list[_Case]) -> SuiteView:
     tokens_out: float = 0
     n_in = n_out = 0
     costs: list[float] = []
+    labels: dict[str, dict[str, list[str]]] = {}  # dimension -> value -> case ids (the index's lists)
     for case in cases:
         cid = case.id
         trials = case.trials
@@ -213,7 +214,13 @@ def view_structs(cases: list[_Case]) -> SuiteView:
         dims = case.dimensions
         if dims:
             for dim, label in dims.items():
-                dimensions.setdefault(f"{dim}={label}", []).append(cid)
+                by_label = labels.get(dim)
+                if by_label is None:
+                    by_label = labels[dim] = {}
+                members = by_label.get(label)
+                if members is None:  # a new name=value: its list, shared with the index
+                    members = by_label[label] = dimensions[f"{dim}={label}"] = []
+                members.append(cid)
     out.usage = UsageSums(
         input_tokens=int(tokens_in) if n_in else None,
         output_tokens=int(tokens_out) if n_out else None,

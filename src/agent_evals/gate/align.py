@@ -297,10 +297,18 @@ def classify(base: CaseView | None, cand: CaseView | None) -> CaseClass:
         return "new"
     if cand is None:
         return "removed"
-    xb, xc = base.fraction, cand.fraction
+    return _classify(base.fraction, cand.fraction, bool(base.key[2] or cand.key[2]))
+
+
+def classify_keys(base: Key, cand: Key) -> CaseClass:
+    """:func:`classify` of two sides known by their keys alone (a side's fraction follows from its key)."""
+    return _classify(fraction_of(base), fraction_of(cand), bool(base[2] or cand[2]))
+
+
+def _classify(xb: float | None, xc: float | None, errored: bool) -> CaseClass:
     if xb is None or xc is None:
         # no valid trial on a side: because they errored, or because none has a pass/fail verdict
-        return "errored" if base.key[2] or cand.key[2] else "ungraded"
+        return "errored" if errored else "ungraded"
     sb, sc = _state(xb), _state(xc)
     if sb == "flaky" or sc == "flaky":
         return "flaky"

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import CLASS_ORDER, CaseView, Key, SuiteView, case_diff, classify, warm_up
+from agent_evals.gate.align import (
+    CLASS_ORDER,
+    CaseView,
+    Key,
+    SuiteView,
+    case_diff,
+    classify,
+    classify_keys,
+    warm_up,
+)
 from agent_evals.gate.model import (
     BaselineInfo,
     CaseClass,
@@ -323,10 +332,10 @@ def _pick_paired(
     views = list(cand.values())
     b_views = list(map(base.__getitem__, cand))
     pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
-    known = {
-        pair: _class_and_listing(b, view, quiet)
-        for pair, (b, view) in dict(zip(pairs, zip(b_views, views, strict=True), strict=True)).items()
-    }
+    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
+    for pair in set(pairs):
+        klass = classify_keys(*pair)
+        known[pair] = (klass, klass not in quiet or bool(pair[0][2] or pair[1][2]))
     found = list(map(known.__getitem__, pairs))
     per_case = list(map(_FIRST, found))
     keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))

@@ -14,15 +14,8 @@ from typing import Any
 
 from agent_evals.errors import RunRecordError
 from agent_evals.gate.breakdown import count_sides
-from agent_evals.gate.summary import (
-    CaseAnswer,
-    CaseRequest,
-    RunSummary,
-    local_fetch,
-    pack,
-    read_summary,
-    unpack,
-)
+from agent_evals.gate.packing import pack, unpack
+from agent_evals.gate.summary import CaseAnswer, CaseRequest, RunSummary, local_fetch, read_summary
 
 FORK_MIN_BYTES = 5_000_000
 """Records smaller than this are read in this process: a child would cost more than it saves."""

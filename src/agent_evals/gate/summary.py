@@ -6,12 +6,10 @@ import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from agent_evals.gate.align import CaseView, RawCase, SuiteView, fraction_of, view_suite
+from agent_evals.gate.align import CaseView, RawCase, SuiteView, view_suite
 from agent_evals.gate.reader import Document, check_document, gc_paused, read_document
 from agent_evals.gate.usage import UsageSums
 
@@ -153,63 +151,3 @@ def local_fetch(summary: RunSummary) -> FetchCases:
         return lambda: answers
 
     return fetch
-
-
-PackedSuite = tuple[Any, ...]
-"""A suite summary as plain lists and tuples (cheap to pickle; see :func:`pack`)."""
-
-
-def pack(summary: RunSummary) -> tuple[dict[str, Any], list[PackedSuite]]:
-    """The summary as plain containers for another process: column lists instead of one object per
-    case, equal keys and tallies shared (pickled once each), nothing the receiver can work out."""
-    packed = []
-    for suite in summary.suites:
-        view = suite.view
-        views = list(view.cases.values())
-        shared: dict[tuple[int, ...], tuple[int, ...]] = {}
-        intern = shared.setdefault
-        keys = list(map(intern, map(_KEY, views), map(_KEY, views)))
-        scorers = {}
-        for name, tallies in view.scorers.items():
-            counts = list(map(tuple, tallies.values()))
-            scorers[name] = (list(tallies), list(map(intern, counts, counts)))
-        u = view.usage
-        packed.append(
-            (
-                suite.header,
-                suite.trial_counts,
-                list(map(_ID, views)),
-                list(map(_GROUP, views)),
-                keys,
-                [v.id for v in views if v.critical],
-                scorers,
-                (u.input_tokens, u.output_tokens, u.cost_usd, u.duration_s, u.trials, u.recorded),
-                view.groups,
-                view.dimensions,
-                view.counted,
-            )
-        )
-    return summary.run, packed
-
-
-def unpack(packed: tuple[dict[str, Any], list[PackedSuite]], fetch: FetchCases | None) -> RunSummary:
-    """Rebuild a summary from :func:`pack`; its views hold :data:`NO_RAW` (``fetch`` supplies the rest)."""
-    run, suites = packed
-    out = []
-    for header, trial_counts, ids, groups, keys, criticals, scorers, u, g_index, d_index, counted in suites:
-        critical = set(criticals)
-        fraction = {key: fraction_of(key) for key in set(keys)}
-        flags = map(critical.__contains__, ids)
-        views = map(CaseView, repeat(NO_RAW), ids, groups, keys, map(fraction.__getitem__, keys), flags)
-        cases = dict(zip(ids, views, strict=True))
-        tallies = {
-            name: dict(zip(cids, map(list, counts), strict=True)) for name, (cids, counts) in scorers.items()
-        }
-        view = SuiteView(cases, tallies, UsageSums(*u), g_index, d_index, counted)
-        out.append(SuiteSummary(header, view, trial_counts))
-    return RunSummary(run, out, fetch)
-
-
-_KEY = attrgetter("key")
-_ID = attrgetter("id")
-_GROUP = attrgetter("group")

@@ -1,8 +1,11 @@
-"""A small valid run record and a comparable form of a summary, shared by the summary and native-reader tests."""
+"""Run records for the summary tests: a small valid one, random valid ones (hypothesis), and a
+comparable form of a summary; shared by the summary, native-reader and packing tests."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from hypothesis import strategies as st
 
 from agent_evals.gate.summary import RunSummary
 
@@ -49,3 +52,86 @@ def shape(summary: RunSummary) -> list[Any]:
         )
         for s in summary.suites
     ]
+
+
+# ---- records the standard reader accepts, drawn at random -------------------------------------------
+
+MISSING = object()
+"""A key left out of its object."""
+
+numbers = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False))
+usages = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "input_tokens": st.one_of(st.none(), numbers),
+            "output_tokens": st.one_of(st.none(), numbers),
+            "cost_usd": st.one_of(st.none(), st.floats(0, 1, allow_nan=False)),
+        },
+    ),
+)
+scores = st.fixed_dictionaries(
+    {},
+    optional={
+        "passed": st.one_of(st.none(), st.booleans()),
+        "error": st.one_of(st.none(), st.text(max_size=5)),
+        "value": st.one_of(st.none(), st.floats(0, 1)),
+        "notes": st.text(max_size=5),
+        "expected": st.one_of(st.none(), st.text(max_size=5)),
+        "actual": st.text(max_size=5),
+        "metadata": st.dictionaries(st.just("k"), st.integers()),  # not read by the gate: skipped
+    },
+)
+trials = st.fixed_dictionaries(
+    {"passed": st.booleans()},
+    optional={
+        "error": st.one_of(st.none(), st.sampled_from(["TimeoutError", "boom"])),
+        "graded": st.booleans(),
+        "duration_s": numbers,
+        "usage": usages,
+        "scores": st.one_of(st.none(), st.dictionaries(st.sampled_from(["a", "b", "check"]), scores)),
+        "output": st.one_of(st.none(), st.text(max_size=8)),
+        "messages": st.lists(st.text(max_size=3), max_size=2),  # not read by the gate: skipped
+    },
+)
+
+
+@st.composite
+def cases_of(draw: st.DrawFn, prefix: str) -> list[dict[str, Any]]:
+    ids = draw(st.lists(st.sampled_from([f"{g}/c{i}" for g in "xy" for i in range(6)]), max_size=8))
+    out = []
+    for cid in ids:  # a repeated id is allowed by the reader: the last one wins everywhere
+        case: dict[str, Any] = {
+            "id": cid,
+            "group": cid.split("/")[0],
+            "trials": draw(st.lists(trials, max_size=4)),
+        }
+        for key, value in (
+            ("name", draw(st.one_of(st.just(MISSING), st.none(), st.text(max_size=4)))),
+            ("input", draw(st.one_of(st.just(MISSING), st.none(), st.text(max_size=4)))),
+            ("expected", draw(st.one_of(st.just(MISSING), st.text(max_size=4)))),
+            ("critical", draw(st.one_of(st.just(MISSING), st.booleans()))),
+            (
+                "dimensions",
+                draw(st.one_of(st.just(MISSING), st.dictionaries(st.just("tier"), st.sampled_from("ab")))),
+            ),
+            (
+                "location",
+                draw(st.sampled_from([MISSING, None, {"file": f"{prefix}.yaml", "line": 3}, {"file": "f"}])),
+            ),
+        ):
+            if value is not MISSING:
+                case[key] = value
+        out.append(case)
+    return out
+
+
+@st.composite
+def records(draw: st.DrawFn, prefix: str = "run") -> dict[str, Any]:
+    suites = [
+        {"id": sid, "kind": "benchmark", "fingerprint": "fp", "gate": None, "cases": draw(cases_of(prefix))}
+        for sid in draw(st.lists(st.sampled_from(["s", "t"]), min_size=1, max_size=2, unique=True))
+    ]
+    run = {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "complete": draw(st.booleans())}
+    return {"schema": "agent-evals/run@1", "run": run, "suites": suites}

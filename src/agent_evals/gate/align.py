@@ -39,6 +39,9 @@ Facts = tuple[
 """What a case diff reads of its main side's raw case: name, dimensions, location, failing scorers,
 first error, output of a failing trial, input and expected (as snippets)."""
 
+Tally = tuple[int, int, int]
+"""A scorer's verdicts in one case: (trials with a verdict or an error, passes, errors)."""
+
 RawCase = Any
 """A case as decoded: the document's dict, or a ``gate.native`` struct read the same way (``get``)."""
 
@@ -99,8 +102,8 @@ class SuiteView:
     """Every case of one suite side, plus what is summed over them."""
 
     cases: dict[str, CaseView] = field(default_factory=dict)
-    scorers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    """scorer -> case id -> [trials, passes, errors] over trials where it gave a pass/fail verdict."""
+    scorers: dict[str, dict[str, Tally]] = field(default_factory=dict)
+    """scorer -> case id -> (trials, passes, errors) over trials where it gave a pass/fail verdict."""
     usage: UsageSums = field(default_factory=UsageSums)
     groups: dict[str, list[str]] = field(default_factory=dict)
     """group -> case ids."""
@@ -171,8 +174,10 @@ def view_suite(
         cid = case["id"]
         trials = case.get("trials", [])
         errors = passes = ungraded = 0
-        last_name: str | None = None
-        last_tally: list[int] = []
+        # a scorer's verdicts are counted in locals while consecutive ones are its own (the usual
+        # case: one scorer per trial), and added to the case's tally when another scorer comes
+        current: str | None = None
+        t_n = t_p = t_e = 0
         for trial in trials:
             if checking and trial.__class__ is not dict and recheck is not None:
                 recheck()
@@ -230,22 +235,18 @@ def view_suite(
                 failed_scorer = score.get("error") is not None
                 if verdict is None and not failed_scorer and not errored:
                     continue  # numeric-only score: no pass/fail verdict of its own
-                if name is last_name:  # the same scorer as in the previous trial of this case
-                    tally = last_tally
-                else:
-                    per_case = scorers.get(name)
-                    if per_case is None:
-                        per_case = scorers[name] = {}
-                    found = per_case.get(cid)
-                    if found is None:
-                        found = per_case[cid] = [0, 0, 0]
-                    tally = last_tally = found
-                    last_name = name
-                tally[0] += 1
+                if name is not current:
+                    if current is not None:
+                        add_tally(scorers, current, cid, (t_n, t_p, t_e))
+                    current = name
+                    t_n = t_p = t_e = 0
+                t_n += 1
                 if errored or failed_scorer:
-                    tally[2] += 1
+                    t_e += 1
                 elif verdict:
-                    tally[1] += 1
+                    t_p += 1
+        if current is not None:
+            add_tally(scorers, current, cid, (t_n, t_p, t_e))
         n_trials += len(trials)
         critical = bool(case.get("critical", False))
         if not critical and critical_globs:
@@ -273,6 +274,18 @@ def view_suite(
         recorded=n_usages > 0,
     )
     return out
+
+
+def add_tally(scorers: dict[str, dict[str, Tally]], name: str, cid: str, tally: Tally) -> None:
+    """Add a run of one scorer's verdicts in case ``cid`` to its tally there (the summary walks)."""
+    per_case = scorers.get(name)
+    if per_case is None:
+        per_case = scorers[name] = {}
+    found = per_case.get(cid)
+    if found is None:
+        per_case[cid] = tally
+    else:
+        per_case[cid] = (found[0] + tally[0], found[1] + tally[1], found[2] + tally[2])
 
 
 def fraction_of(key: Key) -> float | None:

@@ -25,7 +25,8 @@ Views = Mapping[str, CaseView]
 
 _VIEW_KEY = attrgetter("key")
 _VIEW_GROUP = attrgetter("group")
-_TALLY_KEY = itemgetter(0, 1, 2)
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 
 
 def side_counts(view: SuiteView, kind: str, name: str = "") -> Counter[Any]:
@@ -41,7 +42,7 @@ def side_counts(view: SuiteView, kind: str, name: str = "") -> Counter[Any]:
                 zip(map(_VIEW_GROUP, cases.values()), map(_VIEW_KEY, cases.values()), strict=True)
             )
         elif kind == "scorer":
-            found = Counter(map(_TALLY_KEY, view.scorers.get(name, {}).values()))
+            found = Counter(view.scorers.get(name, {}).values())
         else:
             index = view.groups if kind == "group" else view.dimensions
             found = Counter(map(_VIEW_KEY, map(cases.__getitem__, index.get(name, []))))
@@ -129,16 +130,23 @@ class CaseCounts:
         return sides
 
 
-def count_cases(base: SuiteView | None, cand: SuiteView) -> CaseCounts:
-    """Count a suite's cases by (group, key) on each side and paired cases by (group, keys): one pass each."""
+def count_cases(
+    base: SuiteView | None, cand: SuiteView, pairs: Mapping[str, tuple[Key, Key]] | None = None
+) -> CaseCounts:
+    """Count a suite's cases by (group, key) on each side and paired cases by (group, keys): one pass
+    each. ``pairs``: as for :func:`rows_by_cases` (the paired count then needs no lookups)."""
     c_views = list(cand.cases.values())
     c_groups = list(map(_VIEW_GROUP, c_views))
-    c_keys = list(map(_VIEW_KEY, c_views))
     c_counts = side_counts(cand, "cases")
     b_counts: Counter[tuple[str, Key]] = Counter()
     s_counts: Counter[tuple[str, Key, Key]] = Counter()
-    if base is not None:
+    if base is not None and pairs is not None:
         b_counts = side_counts(base, "cases")
+        both = pairs.values()
+        s_counts = Counter(zip(c_groups, map(_FIRST, both), map(_SECOND, both), strict=True))
+    elif base is not None:
+        b_counts = side_counts(base, "cases")
+        c_keys = list(map(_VIEW_KEY, c_views))
         try:  # usually every case is on both sides: then the lookups stay in C
             b_keys = map(_VIEW_KEY, map(base.cases.__getitem__, cand.cases))
             s_counts = Counter(zip(c_groups, b_keys, c_keys, strict=True))
@@ -196,11 +204,11 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
     for name in sorted(set(b_all) | set(cand.scorers)):
         b, c = b_all.get(name, {}), cand.scorers.get(name, {})
         # tallies counted as tuples with map(): the per-case work stays in C (100,000s of cases)
-        c_list = list(map(_TALLY_KEY, c.values()))
+        c_list = list(c.values())
         try:  # usually every case is on both sides
-            sides = Counter(zip(map(_TALLY_KEY, map(b.__getitem__, c)), c_list, strict=True))
+            sides = Counter(zip(map(b.__getitem__, c), c_list, strict=True))
         except KeyError:
-            sides = Counter((_TALLY_KEY(b[i]), k) for i, k in zip(c, c_list, strict=True) if i in b)
+            sides = Counter((b[i], k) for i, k in zip(c, c_list, strict=True) if i in b)
         b_keys: Counter[Key] = side_counts(base, "scorer", name) if base is not None else Counter()
         c_keys: Counter[Key] = side_counts(cand, "scorer", name)
         stat = None

@@ -381,7 +381,7 @@ def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _S
     base = base_view.cases if base_view is not None else None
     differ = not pick.same_ids  # some case ids are on one side only
     # every rate and pair below comes from the cases counted once by (group, key)
-    counts = breakdown.count_cases(base_view, cand_view)
+    counts = breakdown.count_cases(base_view, cand_view, pick.pairs)
     b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
     pairs = pairs_of_counts(sides)
     stat = None

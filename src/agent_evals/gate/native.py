@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.align import CaseView, SuiteView
+from agent_evals.gate.align import CaseView, SuiteView, add_tally
 from agent_evals.gate.reader import check_document, needs_upgrade
 from agent_evals.gate.summary import HEADER_FIELDS, RunSummary, SuiteSummary
 from agent_evals.gate.usage import UsageSums
@@ -120,19 +120,6 @@ def read_native(raw: bytes, source: str) -> RunSummary | None:
     return RunSummary(run if isinstance(run, dict) else {}, out)
 
 
-def _add_tally(scorers: dict[str, dict[str, list[int]]], name: str, cid: str, n: int, p: int, e: int) -> None:
-    per_case = scorers.get(name)
-    if per_case is None:
-        per_case = scorers[name] = {}
-    tally = per_case.get(cid)
-    if tally is None:
-        per_case[cid] = [n, p, e]
-    else:
-        tally[0] += n
-        tally[1] += p
-        tally[2] += e
-
-
 def view_structs(cases: list[_Case]) -> SuiteView:
     """``align.view_suite`` over decoded structs: the same counts, tallies and sums, attribute reads.
 
@@ -189,7 +176,7 @@ def view_structs(cases: list[_Case]) -> SuiteView:
                     continue
                 if name is not current:
                     if current is not None:
-                        _add_tally(scorers, current, cid, t_n, t_p, t_e)
+                        add_tally(scorers, current, cid, (t_n, t_p, t_e))
                     current = name
                     t_n = t_p = t_e = 0
                 t_n += 1
@@ -198,7 +185,7 @@ def view_structs(cases: list[_Case]) -> SuiteView:
                 elif verdict:
                     t_p += 1
         if current is not None:
-            _add_tally(scorers, current, cid, t_n, t_p, t_e)
+            add_tally(scorers, current, cid, (t_n, t_p, t_e))
         n_trials += len(trials)
         counted = len(trials) - ungraded
         valid = counted - errors

@@ -30,7 +30,7 @@ def pack(summary: RunSummary) -> Packed:
         keys = list(map(intern, map(_KEY, views), map(_KEY, views)))
         scorers = {}
         for name, tallies in view.scorers.items():
-            counts = list(map(tuple, tallies.values()))
+            counts = list(tallies.values())
             scorers[name] = (list(tallies), list(map(intern, counts, counts)))
         u = view.usage
         packed.append(
@@ -61,9 +61,7 @@ def unpack(packed: Packed, fetch: FetchCases | None) -> RunSummary:
         flags = map(critical.__contains__, ids)
         views = map(CaseView, repeat(NO_RAW), ids, groups, keys, map(fraction.__getitem__, keys), flags)
         cases = dict(zip(ids, views, strict=True))
-        tallies = {
-            name: dict(zip(cids, map(list, counts), strict=True)) for name, (cids, counts) in scorers.items()
-        }
+        tallies = {name: dict(zip(cids, counts, strict=True)) for name, (cids, counts) in scorers.items()}
         view = SuiteView(cases, tallies, UsageSums(*u), g_index, d_index, counted)
         out.append(SuiteSummary(header, view, trial_counts))
     return RunSummary(run, out, fetch)

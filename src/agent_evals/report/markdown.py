@@ -15,7 +15,7 @@ from agent_evals.report.headline import headline
 from agent_evals.report.view import LEVELS, ReportView, build_view, collect_cases
 
 if TYPE_CHECKING:
-    from agent_evals.gate.model import Comparison
+    from agent_evals.gate.model import CaseDiff, Comparison
 
 Budget = Literal["comment", "summary"]
 """Where the Markdown goes: a PR comment or a job summary (``$GITHUB_STEP_SUMMARY``)."""
@@ -37,6 +37,9 @@ _GATE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$")
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"'()\[\]`]+$")
 # Rough lower bound of the characters one listed case or table row costs, to skip hopeless levels.
 _MIN_ROW_CHARS = 40
+# What a listed case's line costs at least besides its id and name ("- removed: <code></code>" + newline).
+_CASE_LINE_CHARS = 24
+_ID_LIMIT, _NAME_LIMIT = 120, 80  # as the template's case_cell macro truncates them
 
 
 def gate_marker(gate_id: str = "default") -> str:
@@ -61,9 +64,19 @@ def _budget_chars(budget: Budget) -> int:
     return COMMENT_MAX_CHARS if budget == "comment" else SUMMARY_MAX_BYTES
 
 
-def _lower_bound(view: ReportView) -> int:
+def _case_floor(case: CaseDiff) -> int:
+    """Characters a listed case's line takes at least: its id and name are rendered escaped, and
+    escaping never shortens printable text (it only replaces characters by longer entities)."""
+    cid, name = case.case_id, case.name
+    size = _CASE_LINE_CHARS + (min(len(cid), _ID_LIMIT) if cid.isprintable() else 0)
+    if name and name != cid and name.isprintable():
+        size += 1 + min(len(name), _NAME_LIMIT)
+    return max(size, _MIN_ROW_CHARS)
+
+
+def _lower_bound(view: ReportView, floors: Mapping[int, int]) -> int:
     listed = sum(
-        len(listing.shown)
+        floors[id(case)]
         for listing in (
             view.regressed,
             view.failing,
@@ -73,9 +86,10 @@ def _lower_bound(view: ReportView) -> int:
             view.added,
             view.removed,
         )
+        for case in listing.shown
     )
     rows = sum(1 + len(sv.groups) for sv in view.suites)
-    return (listed + rows) * _MIN_ROW_CHARS
+    return listed + rows * _MIN_ROW_CHARS
 
 
 def render_markdown(
@@ -115,9 +129,10 @@ def render_markdown(
         full_report = f"[here]({full_report_url})" if full_report_url else DEFAULT_FULL_REPORT
         acknowledgement = _acknowledgement(accepted_label) if accepted_label is not None else ""
         cases = collect_cases(comparison)
+        floors = {id(case): _case_floor(case) for listed in cases.values() for case in listed}
         for detail in LEVELS:
             view = build_view(comparison, detail, cases)
-            if detail is not LEVELS[-1] and _lower_bound(view) > _budget_chars(budget):
+            if detail is not LEVELS[-1] and _lower_bound(view, floors) > _budget_chars(budget):
                 continue
             body = template.render(
                 c=comparison,

@@ -203,3 +203,30 @@ def test_render_markdown__200kb_values__are_truncated_in_every_cell(build: Any) 
     text = render_markdown(c)
     assert "truncated 199,700 chars" in text  # scorer notes/actual at the full-detail limit of 300
     assert max(len(line) for line in text.splitlines()) < 2_000
+
+
+@pytest.mark.parametrize(
+    ("case_id", "name"),
+    [
+        ("capability-7/a-rather-long-scenario-name-{i}", "Scenario {i} with a long name"),
+        ("c{i}", None),  # short ids: the fixed floor per row
+        ("x\n\t\u202e{i}" * 10, "\x00{i}" * 30),  # text escaping may shorten: counted as nothing
+    ],
+)
+@pytest.mark.parametrize("budget", ["comment", "summary"])
+def test_render_markdown__levels_skipped_by_size_floor__same_text_as_trying_every_level(
+    build: Any, monkeypatch: pytest.MonkeyPatch, case_id: str, name: str | None, budget: Any
+) -> None:
+    kinds = ("regressed", "flaky", "improved", "removed")
+    cases = [
+        build.case(case_id.format(i=i), kinds[i % 4], name=name.format(i=i) if name else None)
+        for i in range(10_000 if budget == "summary" else 1200)
+    ]
+    s = build.suite(cases=cases, verdict="failed", outcome="fail", reasons=[build.regression_reason()])
+    comparison = build.comparison([s], verdict="failed", outcome="fail")
+    got = render_markdown(comparison, budget=budget)
+    import agent_evals.report.markdown as markdown
+
+    monkeypatch.setattr(markdown, "_lower_bound", lambda view, floors: 0)  # render every level in turn
+    assert got == render_markdown(comparison, budget=budget)
+    assert fits(got, budget)

@@ -176,3 +176,34 @@ def test_compare__console_script_process__exit_code_1(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 1, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "message"),
+    [
+        (
+            ["--alpha", "0.7"],
+            {},
+            "invalid policy value for '--alpha': Input should be less than 0.5, found 0.7",
+        ),
+        (["--max-drop", "-1"], {}, "invalid policy value for '--max-drop'"),
+        (["--min-pass-rate", "2"], {}, "invalid policy value for '--min-pass-rate'"),
+        (["--max-error-rate", "1.5"], {}, "invalid policy value for '--max-error-rate'"),
+        ([], {"AGENT_EVALS_ALPHA": "0.9"}, "invalid policy value for '--alpha'"),  # ci reads the env too
+    ],
+)
+def test_policy_flags__invalid_value__exit_2_same_message_in_compare_and_ci(
+    tmp_path: Path, flags: list[str], env: dict[str, str], message: str
+) -> None:
+    base, cand = tmp_path / "base.json", tmp_path / "cand.json"
+    base.write_text(json.dumps(record(PASSING)), encoding="utf-8")
+    cand.write_text(json.dumps(record(PASSING)), encoding="utf-8")
+    never_run = tmp_path / "never.yaml"  # ci refuses the flag before it would run (and fail on) this
+    runs = [["ci", "--baseline", str(base), *flags, str(never_run)]]
+    if flags:  # compare takes the flags only from its command line
+        runs.append(["compare", str(base), str(cand), *flags])
+    for args in runs:
+        result = CliRunner().invoke(cli, args, env=env)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output, (args, result.output)
+        assert "error: command line:" in result.output

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from agent_evals.cli.compare import knob_options
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
 
 
@@ -56,42 +57,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="When to write the sticky PR comment (on-failure still updates an existing one).",
 )
 @click.option("--gate-id", envvar=_env("gate-id"), help="Gate id [default: from workflow, job and paths].")
-@click.option(
-    "--max-drop",
-    type=click.FloatRange(0, 1),
-    envvar=_env("max-drop"),
-    help="Largest tolerated drop versus the baseline (0.05 = 5 points).",
-)
-@click.option(
-    "--min-pass-rate",
-    type=click.FloatRange(0, 1),
-    envvar=_env("min-pass-rate"),
-    help="Absolute pass-rate floor.",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    envvar=_env("alpha"),
-    help="Significance level for calling a drop a regression.",
-)
-@click.option(
-    "--max-error-rate",
-    type=click.FloatRange(0, 1),
-    envvar=_env("max-error-rate"),
-    help="Largest tolerated share of errored trials.",
-)
-@click.option(
-    "--on-missing-baseline",
-    type=click.Choice(["pass", "warn", "fail"]),
-    envvar=_env("on-missing-baseline"),
-    help="What no baseline (first run, expired, no permission) does.",
-)
-@click.option(
-    "--on-inconclusive",
-    type=click.Choice(["pass", "warn", "fail"]),
-    envvar=_env("on-inconclusive"),
-    help="What a large drop that is not significant does.",
-)
+@knob_options(envvar=_env)
 @click.option("--trials", type=click.IntRange(min=1), envvar=_env("trials"), help="Trials per case.")
 @click.option("--concurrency", type=click.IntRange(min=1), envvar=_env("concurrency"), help="Trials at once.")
 @click.option(
@@ -124,17 +90,12 @@ def ci(
     config: Path | None,
     comment: str,
     gate_id: str | None,
-    max_drop: float | None,
-    min_pass_rate: float | None,
-    alpha: float | None,
-    max_error_rate: float | None,
-    on_missing_baseline: str | None,
-    on_inconclusive: str | None,
     trials: int | None,
     concurrency: int | None,
     github_token: str | None,
     update_baseline: bool,
     accept_label: str,
+    **knobs: Any,
 ) -> None:
     """Run the suites and gate them in CI.
 
@@ -143,16 +104,9 @@ def ci(
     default branch (or with --update-baseline): run and leave the record for the action to upload
     as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
     """
+    from agent_evals.gate.policy import resolve_policy
     from agent_evals.github.ci_flow import CIOptions, run_ci
 
-    overrides: dict[str, Any] = {
-        "max_drop": max_drop,
-        "min_pass_rate": min_pass_rate,
-        "alpha": alpha,
-        "max_error_rate": max_error_rate,
-        "on_missing_baseline": on_missing_baseline,
-        "on_inconclusive": on_inconclusive,
-    }
     options = CIOptions(
         paths=paths,
         baseline=baseline,
@@ -164,7 +118,7 @@ def ci(
         config=config,
         comment=comment,  # type: ignore[arg-type]  # click.Choice guarantees the Literal
         gate_id=gate_id,
-        overrides=overrides,
+        overrides=knobs,
         trials=trials,
         concurrency=concurrency,
         update_baseline=update_baseline,
@@ -172,6 +126,8 @@ def ci(
         github_token=github_token,
     )
     try:
+        # a bad flag stops the command before any suite runs, with the policy's own message
+        resolve_policy(repo_config=None, suite_blocks={}, overrides=knobs)
         result = run_ci(options, env=os.environ, cwd=Path.cwd(), emit=click.echo)
     except AgentEvalsError as exc:
         click.echo(f"error: {_scrub(str(exc), github_token)}", err=True)

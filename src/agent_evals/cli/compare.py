@@ -31,27 +31,56 @@ on_missing_baseline decides (default warn).
 """
 
 
-def policy_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The policy flags shared by ``compare`` and ``report``."""
-    options = [
-        click.option(
-            "--policy",
-            "policy_file",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            help="Policy file (YAML with a `gate:` block, or pyproject.toml); replaces the repo config.",
+KNOB_NAMES = (
+    "max_drop",
+    "alpha",
+    "min_pass_rate",
+    "max_error_rate",
+    "on_missing_baseline",
+    "on_inconclusive",
+)
+"""The policy knobs a command line can set (each a ``--kebab-case`` flag)."""
+
+
+def knob_options(
+    envvar: Callable[[str], str] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The policy knob flags, declared once for every command that takes them.
+
+    Values are checked by the policy itself, so a bad one is exit 2 with the same message whichever
+    command got it. ``envvar`` maps a flag name (``max-drop``) to an environment variable that may
+    set it instead (``agent-evals ci``)."""
+    specs: list[tuple[str, Any, str]] = [
+        ("max-drop", float, "Tolerated drop vs the baseline (0.05 = 5 points)."),
+        ("alpha", float, "One-sided significance level (Holm across suites)."),
+        ("min-pass-rate", float, "Absolute floor for every suite's pass rate."),
+        ("max-error-rate", float, "Largest tolerated share of errored trials."),
+        (
+            "on-missing-baseline",
+            ACTIONS,
+            "pass | warn | fail without a baseline (first run, expired, no permission).",
         ),
-        click.option("--max-drop", type=float, help="Tolerated drop vs the baseline (0.05 = 5 points)."),
-        click.option("--alpha", type=float, help="One-sided significance level (Holm across suites)."),
-        click.option("--min-pass-rate", type=float, help="Absolute floor for every suite's pass rate."),
-        click.option("--max-error-rate", type=float, help="Largest tolerated share of errored trials."),
-        click.option("--on-missing-baseline", type=ACTIONS, help="pass | warn | fail without a baseline."),
-        click.option(
-            "--on-inconclusive", type=ACTIONS, help="pass | warn | fail for a large, unproven drop."
-        ),
+        ("on-inconclusive", ACTIONS, "pass | warn | fail for a large drop that is not significant."),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for name, kind, text in reversed(specs):
+            env = envvar(name) if envvar is not None else None
+            func = click.option(f"--{name}", type=kind, help=text, envvar=env)(func)
+        return func
+
+    return decorate
+
+
+def policy_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The policy flags shared by ``compare`` and ``report``: ``--policy FILE`` and the knobs."""
+    func = knob_options()(func)
+    return click.option(
+        "--policy",
+        "policy_file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Policy file (YAML with a `gate:` block, or pyproject.toml); replaces the repo config.",
+    )(func)
 
 
 def build_policy(candidate: Document | RunSummary, policy_file: Path | None, flags: dict[str, Any]) -> Policy:

@@ -121,9 +121,10 @@ def _case_ok(case: Any) -> bool:
     if case.__class__ is not dict:
         return False
     get = case.get
-    name, text_in, expected = get("name"), get("input"), get("expected")
+    name, text_in, expected, location = get("name"), get("input"), get("expected"), get("location")
     if not (
         get("id").__class__ is str
+        and (location is None or location.__class__ is dict)
         and get("group").__class__ is str
         and (name is None or name.__class__ is str)
         and (text_in is None or text_in.__class__ is str)

@@ -97,6 +97,9 @@ def _check_case(case: Any, where: str, source: str) -> None:
     dims = case.get("dimensions", {})
     if not isinstance(dims, dict) or not all(isinstance(v, str) for v in dims.values()):
         raise _fail(source, f"{where}.dimensions", "an object of string values", dims)
+    location = case.get("location")
+    if location is not None and not isinstance(location, dict):
+        raise _fail(source, f"{where}.location", "an object (file, line) or null", location)
     trials = case.get("trials", [])
     if not isinstance(trials, list):
         raise _fail(source, f"{where}.trials", "a list", trials)

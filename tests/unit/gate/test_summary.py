@@ -44,6 +44,7 @@ MUTATIONS: list[Mutation] = [
     lambda d: d["suites"][0]["cases"][1].update(expected=["x"]),
     lambda d: d["suites"][0]["cases"][1].update(critical="yes"),
     lambda d: d["suites"][0]["cases"][1].update(dimensions={"tier": 1}),
+    lambda d: d["suites"][0]["cases"][1].update(location="run.yaml:3"),
     lambda d: d["suites"][0]["cases"][1].update(trials={"0": {}}),
     lambda d: d["suites"][0]["cases"][1]["trials"].append(None),
     lambda d: trial1(d).pop("passed"),

@@ -41,7 +41,7 @@ const fs = require("node:fs");
 def _zizmor() -> str:
     found = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
     if found is None:
-        pytest.skip("zizmor is not installed (pip install 'agent-evals[dev]')")
+        pytest.skip("zizmor is not installed (pip install 'agent-evals[dev]' on Python >= 3.11)")
     return found
 
 

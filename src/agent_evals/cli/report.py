@@ -35,10 +35,10 @@ def report(run_record: Path, fmt: str, output: Path | None, policy_file: Path | 
 
     def body() -> int:
         from agent_evals.gate.compare import single_run
-        from agent_evals.gate.reader import read_document
+        from agent_evals.gate.summary import read_summary
 
-        doc = read_document(run_record)
-        comparison = single_run(doc, build_policy(doc, policy_file, flags))
+        run = read_summary(run_record)  # typed decoding with the speed extra, same errors either way
+        comparison = single_run(run, build_policy(run, policy_file, flags))
         text = render_report(comparison, fmt)
         if output is None:
             click.echo(text, nl=not text.endswith("\n"))

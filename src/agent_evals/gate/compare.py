@@ -117,11 +117,12 @@ def compare_runs(
     return compare_documents(base_doc, record_to_document(candidate), policy, baseline_info=baseline_info)
 
 
-def single_run(candidate: RunRecord | Document, policy: Policy) -> Comparison:
-    """A comparison without a baseline, for rendering one run alone (floors and error budget still apply)."""
-    doc = candidate if isinstance(candidate, dict) else record_to_document(candidate)
+def single_run(candidate: RunRecord | Document | RunSummary, policy: Policy) -> Comparison:
+    """A comparison without a baseline, for rendering one run alone (floors and error budget still apply).
+    The run may be a record model, its document, or its summary (``gate.summary.read_summary``)."""
+    run = candidate if isinstance(candidate, (dict, RunSummary)) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
-    return compare_documents(None, doc, policy, baseline_info=info, mode="single_run")
+    return compare_documents(None, run, policy, baseline_info=info, mode="single_run")
 
 
 def warm_candidate(candidate: RunSummary) -> None:

@@ -87,8 +87,9 @@ def write(path: Path, data: dict[str, Any]) -> None:
 def time_steps(base: Path, cand: Path) -> str:
     """Time the command's steps in this process, as the command runs them: the baseline read and
     summarised in a forked child while the candidate is read and summarised here, then compare, render."""
-    from agent_evals.gate.compare import compare_documents, warm_candidate
+    from agent_evals.gate.compare import compare_documents
     from agent_evals.gate.forked import SummaryReader
+    from agent_evals.gate.picks import warm_candidate
     from agent_evals.gate.policy import resolve_policy
     from agent_evals.gate.summary import read_summary
     from agent_evals.report.terminal import render_terminal

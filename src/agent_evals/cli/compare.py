@@ -221,8 +221,9 @@ def compare(
     """Compare two run records and exit 0 (passed, warnings allowed), 1 (failed) or 2 (usage error)."""
 
     def body() -> int:
-        from agent_evals.gate.compare import compare_documents, warm_candidate
+        from agent_evals.gate.compare import compare_documents
         from agent_evals.gate.forked import SummaryReader
+        from agent_evals.gate.picks import warm_candidate
         from agent_evals.gate.summary import read_summary
         from agent_evals.report.terminal import render_terminal
 

@@ -1,16 +1,16 @@
-"""Align cases by (suite id, case id), summarise their trials and classify each case."""
+"""Summarise each case side in one walk over its trials, and classify a case from its two sides."""
 
 from __future__ import annotations
 
 import fnmatch
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
-from agent_evals.gate.usage import UsageSums, construct, construct_from, usage_diff
+from agent_evals.gate.model import CaseClass, ScorerFailure
+from agent_evals.gate.usage import UsageSums
 
 SNIPPET_CHARS = 2_000
 """Untrusted text kept per field in a case diff (reports escape and truncate further)."""
@@ -331,184 +331,17 @@ def _classify(xb: float | None, xc: float | None, errored: bool) -> CaseClass:
     return "regressed" if sb == "pass" else "improved"
 
 
-def _snippet(value: Any) -> str | None:
+def snippet(value: Any) -> str | None:
+    """Untrusted text of a case diff, cut to :data:`SNIPPET_CHARS` (reports escape and cut further)."""
     if value is None:
         return None
     text = value if isinstance(value, str) else str(value)
     return text[:SNIPPET_CHARS]
 
 
-_SIDES: dict[Key, CaseSide] = {}
-
-
-def _side(view: CaseView) -> CaseSide:
-    # Sides without usage are shared by key: a large run has only a handful of distinct ones.
-    side = _SIDES.get(view.key)
-    if side is None:
-        trials, passes, errors = view.key
-        side = construct(
-            CaseSide, trials=trials, passes=passes, errors=errors, pass_fraction=view.fraction, usage=None
-        )
-        if len(_SIDES) < 4096:
-            _SIDES[view.key] = side
-    return side
-
-
-def failing_scorers(trials: Sequence[dict[str, Any]]) -> list[ScorerFailure]:
-    """Scorers that failed or errored in any trial, with the evidence of the first such trial."""
-    found: dict[str, ScorerFailure] = {}
+def _first(trials: Sequence[dict[str, Any]], key: str) -> str | None:
     for trial in trials:
-        for name, score in (trial.get("scores") or {}).items():
-            if score.get("passed") is False or score.get("error") is not None:
-                if name in found:
-                    found[name].trials_failed += 1
-                    continue
-                found[name] = ScorerFailure(
-                    name=name,
-                    value=score.get("value"),
-                    error=_snippet(score.get("error")),
-                    notes=_snippet(score.get("notes")),
-                    expected=_snippet(score.get("expected")),
-                    actual=_snippet(score.get("actual")),
-                )
-    return list(found.values())
-
-
-def _failure(name: str, score: dict[str, Any]) -> ScorerFailure:
-    value = score.get("value")
-    fields = {
-        "name": name,
-        "value": value,
-        "error": _snippet(score.get("error")),
-        "notes": _snippet(score.get("notes")),
-        "expected": _snippet(score.get("expected")),
-        "actual": _snippet(score.get("actual")),
-    }
-    if value is None or value.__class__ is float:
-        # every value already has the field's type: built without validation (the per-case hot path)
-        fields["trials_failed"] = 1
-        return construct_from(ScorerFailure, fields)
-    return ScorerFailure(**fields)
-
-
-def _evidence(trials: Sequence[dict[str, Any]]) -> tuple[list[ScorerFailure], str | None, str | None]:
-    """In one pass over the trials: ``failing_scorers(trials)``, the first error and the first output
-    of a trial that did not pass (as snippets)."""
-    found: dict[str, ScorerFailure] = {}
-    error = output = None
-    for trial in trials:
-        get = trial.get
-        scores = get("scores")
-        if scores:
-            for name, score in scores.items():
-                if score.get("passed") is False or score.get("error") is not None:
-                    failure = found.get(name)
-                    if failure is None:
-                        found[name] = _failure(name, score)
-                    else:
-                        failure.trials_failed += 1
-        trial_error = get("error")
-        if error is None and trial_error is not None:
-            error = _snippet(trial_error)
-        if output is None and not (get("passed") and trial_error is None):
-            output = _snippet(get("output"))
-    return list(found.values()), error, output
-
-
-def _first(trials: Sequence[dict[str, Any]], key: str, *, failing: bool = False) -> str | None:
-    for trial in trials:
-        if failing and trial.get("passed") and trial.get("error") is None:
-            continue
         value = trial.get(key)
         if value is not None:
-            return _snippet(value)
+            return snippet(value)
     return None
-
-
-def _location(case: dict[str, Any]) -> str | None:
-    loc = case.get("location") or {}
-    file = loc.get("file")
-    if not file:
-        return None
-    return f"{file}:{loc['line']}" if loc.get("line") is not None else str(file)
-
-
-def case_facts(view: CaseView) -> Facts:
-    """What a case diff reads of ``view``'s raw case (the side it describes), in one go."""
-    raw = view.raw
-    failing, error, output = _evidence(raw.get("trials", []))
-    return (
-        raw.get("name"),
-        raw.get("dimensions") or {},
-        _location(raw),
-        failing,
-        error,
-        output,
-        _snippet(raw.get("input")),
-        _snippet(raw.get("expected")),
-    )
-
-
-def case_diff(
-    suite_id: str,
-    base: CaseView | None,
-    cand: CaseView | None,
-    klass: CaseClass,
-    *,
-    side_details: bool = True,
-) -> CaseDiff:
-    """Build the per-case diff; details (scorers, snippets, usage) only where a reviewer needs them.
-    Without ``side_details`` the usage delta and the baseline's output are left out (None)."""
-    main = cand if cand is not None else base
-    if main is None:
-        raise ValueError("case_diff needs at least one side of the case")
-    xb = base.fraction if base is not None else None
-    xc = cand.fraction if cand is not None else None
-    detailed = klass != "stable-pass"
-    facts = main.facts
-    if facts is None and detailed:
-        facts = case_facts(main)
-    if facts is not None:
-        name, dimensions, location = facts[0], facts[1], facts[2]
-    else:
-        raw = main.raw
-        name, dimensions, location = raw.get("name"), raw.get("dimensions") or {}, _location(raw)
-    values: dict[str, Any] = {
-        "suite_id": suite_id,
-        "case_id": main.id,
-        "name": name,
-        "group": main.group,
-        "dimensions": dimensions,
-        "classification": klass,
-        "critical": main.critical,
-        "critical_flip": main.critical and klass == "regressed",
-        "baseline": _side(base) if base is not None else None,
-        "candidate": _side(cand) if cand is not None else None,
-        "delta": xc - xb if xc is not None and xb is not None else None,
-        "failing_scorers": [],
-        "error": None,
-        "location": location,
-        "input": None,
-        "expected": None,
-        "output": None,
-        "baseline_output": None,
-        "usage": None,
-    }
-    if detailed and facts is not None:
-        values["failing_scorers"], values["error"], values["output"] = facts[3], facts[4], facts[5]
-        values["input"], values["expected"] = facts[6], facts[7]
-    if detailed and side_details:
-        base_usage = base.usage() if base is not None else None
-        cand_usage = cand.usage() if cand is not None else UsageSums()
-        if base is not None and cand is not None:
-            values["baseline_output"] = base.first_output()
-        if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
-            values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
-    return construct_from(CaseDiff, values)
-
-
-def warm_up(views: Iterable[CaseView]) -> None:
-    """Work out ahead the case-diff facts of these views (a caller waiting for the other side of a
-    comparison does this meanwhile); the diffs come out the same, sooner."""
-    for view in views:
-        view.facts = case_facts(view)

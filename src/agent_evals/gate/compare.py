@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import fnmatch
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import compress, filterfalse
-from operator import attrgetter, itemgetter, or_
+from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import (
-    CLASS_ORDER,
-    CaseView,
-    Key,
-    SuiteView,
-    case_diff,
-    classify,
-    classify_keys,
-    warm_up,
-)
+from agent_evals.gate.align import CLASS_ORDER
+from agent_evals.gate.diffs import case_diff
 from agent_evals.gate.model import (
     BaselineInfo,
-    CaseClass,
     Comparison,
     DeltaStat,
     FingerprintCheck,
@@ -35,16 +23,14 @@ from agent_evals.gate.model import (
     SuiteComparison,
 )
 from agent_evals.gate.paired import Pairs, delta_stat, pairs_of_counts, rate_summary_of_counts, settle_hint
+from agent_evals.gate.picks import Pick, attach_details, request_details, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
 from agent_evals.gate.summary import (
-    CaseAnswer,
-    FetchCases,
     RunSummary,
     SuiteSummary,
     summarise_document,
-    with_details,
 )
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
@@ -59,12 +45,6 @@ per-class counts always cover every case. JUnit and HTML reports need ``all`` (o
 ``listed`` diffs also leave out what only those reports show of a case: its usage delta and the
 baseline's output (``CaseDiff.usage`` and ``CaseDiff.baseline_output`` stay None)."""
 
-_QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
-_KEY = attrgetter("key")
-_CRITICAL = attrgetter("critical")
-_FIRST = itemgetter(0)
-_SECOND = itemgetter(1)
-
 
 @dataclass
 class _Unit:
@@ -76,30 +56,8 @@ class _Unit:
 
 
 @dataclass
-class _Pick:
-    """A suite's two sides as compared, and its cases counted by class and picked for a diff."""
-
-    suite: SuiteSummary
-    sid: str
-    knobs: Knobs
-    cand_view: SuiteView
-    base_view: SuiteView | None
-    """None when the suite has no baseline, or no case in common with it."""
-    picked: list[tuple[CaseView | None, CaseView, CaseClass]]
-    """Candidate cases that get a per-case diff, with their baseline side and class."""
-    gone: list[CaseView]
-    """Baseline cases the candidate no longer has."""
-    counts: Counter[str]
-    """Cases per class, every case counted."""
-    same_ids: bool
-    """Both sides have the same case ids (none new, none gone)."""
-    pairs: dict[str, tuple[Key, Key]] | None
-    """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
-
-
-@dataclass
 class _SuiteWork:
-    pick: _Pick
+    pick: Pick
     result: SuiteComparison
     unit: _Unit | None
     group_units: dict[str, _Unit] = field(default_factory=dict)
@@ -123,19 +81,6 @@ def single_run(candidate: RunRecord | Document | RunSummary, policy: Policy) -> 
     run = candidate if isinstance(candidate, (dict, RunSummary)) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
     return compare_documents(None, run, policy, baseline_info=info, mode="single_run")
-
-
-def warm_candidate(candidate: RunSummary) -> None:
-    """Work out ahead the candidate side's counts and the case-diff facts of the candidate cases
-    listed whatever the baseline holds (flaky ones, and those with an errored trial): ``compare``
-    does this while a forked child is still reading the baseline. The comparison comes out the same."""
-    for suite in candidate.suites:
-        breakdown.count_sides(suite.view)
-        warm_up(
-            view
-            for view in suite.view.cases.values()
-            if view.key[2] or (view.fraction is not None and 0.0 < view.fraction < 1.0)
-        )
 
 
 def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> None:
@@ -201,12 +146,12 @@ def _compare(
         _overlap_or_refuse(base_suites, cand)
     info = baseline_info or _info_from(base)
     picks = [
-        _select(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
+        select_cases(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
         for suite in cand.suites
     ]
     # A baseline read in another process sends what the case diffs read of it while this one counts.
     side_details = case_detail == "all"
-    answer = _request_details(picks, base.fetch if base is not None else None, side_details=side_details)
+    answer = request_details(picks, base.fetch if base is not None else None, side_details=side_details)
     works = [_prepare(pick, base_suites.get(pick.sid), policy) for pick in picks]
 
     units = [w.unit for w in works if w.unit is not None]
@@ -223,7 +168,7 @@ def _compare(
             )
 
     if answer is not None:
-        _attach_details(picks, answer())
+        attach_details(picks, answer())
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
@@ -255,127 +200,7 @@ def _compare(
     )
 
 
-def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
-    """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
-    if globs:
-        for case in view.cases.values():
-            if not case.critical:
-                case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in globs)
-    return view
-
-
-def _select(
-    suite: SuiteSummary, base_suite: SuiteSummary | None, policy: Policy, *, listed_only: bool
-) -> _Pick:
-    """Mark critical cases, classify every case and pick those that get a per-case diff (all of them,
-    or with ``listed_only`` every class but stable pass and stable fail, plus critical cases and
-    cases with an errored trial)."""
-    sid = suite.header["id"]
-    knobs = policy.knobs_for(sid)
-    cand_view = _mark_critical(suite.view, knobs.critical_cases)
-    base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
-    cand = cand_view.cases
-    base = base_view.cases if base_view is not None else None
-    if base is not None and not any(cid in base for cid in cand):
-        base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
-    quiet = _QUIET if listed_only else frozenset()
-    same_ids = base is not None and base.keys() == cand.keys()  # the usual case: one pass, in C
-    pairs: dict[str, tuple[Key, Key]] | None = None
-    if base is not None and same_ids:
-        picked, counts, pairs = _pick_paired(base, cand, quiet)
-        gone: list[CaseView] = []
-    else:
-        picked, counts = _pick_each(base or {}, cand, quiet)
-        gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
-    counts["removed"] += len(gone)
-    return _Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs)
-
-
-Picked = list[tuple[CaseView | None, CaseView, CaseClass]]
-
-
-def _pick_each(
-    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
-) -> tuple[Picked, Counter[str]]:
-    """Classify and pick case by case (some candidate cases are new, or some baseline ones gone)."""
-    picked: Picked = []
-    counts: Counter[str] = Counter()
-    # class and "listed though quiet" depend on the two keys only: worked out once per distinct pair
-    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
-    for cid, view in cand.items():
-        b = base.get(cid)
-        if b is None:
-            counts["new"] += 1
-            picked.append((None, view, "new"))
-            continue
-        pair = (b.key, view.key)
-        found = known.get(pair)
-        if found is None:
-            found = known[pair] = _class_and_listing(b, view, quiet)
-        klass, listed = found
-        counts[klass] += 1
-        if listed or view.critical:
-            picked.append((b, view, klass))
-    return picked, counts
-
-
-def _class_and_listing(base: CaseView, cand: CaseView, quiet: frozenset[str]) -> tuple[CaseClass, bool]:
-    klass = classify(base, cand)
-    return klass, klass not in quiet or bool(cand.key[2] or base.key[2])
-
-
-def _pick_paired(
-    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
-) -> tuple[Picked, Counter[str], dict[str, tuple[Key, Key]]]:
-    """:func:`_pick_each` when both sides have the same case ids: the same picks and counts, with the
-    per-case steps in C (class and listing depend on the two sides' keys only); also each case's
-    (baseline key, candidate key), in candidate order, for the breakdown rows."""
-    views = list(cand.values())
-    b_views = list(map(base.__getitem__, cand))
-    pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
-    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
-    for pair in set(pairs):
-        klass = classify_keys(*pair)
-        known[pair] = (klass, klass not in quiet or bool(pair[0][2] or pair[1][2]))
-    found = list(map(known.__getitem__, pairs))
-    per_case = list(map(_FIRST, found))
-    keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))
-    picked: Picked = list(compress(zip(b_views, views, per_case, strict=True), keep))
-    return picked, Counter(per_case), dict(zip(cand, pairs, strict=True))
-
-
-def _request_details(
-    picks: list[_Pick], fetch: FetchCases | None, *, side_details: bool
-) -> Callable[[], list[CaseAnswer]] | None:
-    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``):
-    removed cases, and with ``side_details`` usage and first output of the cases on both sides."""
-    if fetch is None:
-        return None
-    wanted = [
-        (
-            p.sid,
-            [b.id for b, _, _ in p.picked if b is not None] if side_details else [],
-            [b.id for b in p.gone],
-        )
-        for p in picks
-        if p.base_view is not None
-    ]
-    if not any(ids or gone for _, ids, gone in wanted):
-        return None
-    return fetch(wanted)
-
-
-def _attach_details(picks: list[_Pick], answers: list[CaseAnswer]) -> None:
-    compared = [p for p in picks if p.base_view is not None]
-    for pick, (details, raws) in zip(compared, answers, strict=True):
-        for b, _, _ in pick.picked:
-            if b is not None and b.id in details:
-                with_details(b, details[b.id])
-        for b in pick.gone:
-            b.raw = raws[b.id]
-
-
-def _prepare(pick: _Pick, base_suite: SuiteSummary | None, policy: Policy) -> _SuiteWork:
+def _prepare(pick: Pick, base_suite: SuiteSummary | None, policy: Policy) -> _SuiteWork:
     suite, sid, knobs, cand_view, base_view = pick.suite, pick.sid, pick.knobs, pick.cand_view, pick.base_view
     header = suite.header
     cand = cand_view.cases

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.gate.align import CaseView, case_diff, classify, view_cases
+from agent_evals.gate.align import CaseView, classify, view_cases
+from agent_evals.gate.diffs import case_diff
 
 
 def side(codes: str, cid: str = "g/c") -> CaseView:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_evals.gate.compare import compare_documents, warm_candidate
+from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.picks import warm_candidate
 from agent_evals.gate.policy import resolve_policy
 from agent_evals.gate.reader import check_document
 from agent_evals.gate.summary import RunSummary, details_of, read_summary, summarise_document

@@ -1,0 +1,179 @@
+"""Classify every case of a suite and pick the ones that get a per-case diff."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import compress, filterfalse
+from operator import attrgetter, itemgetter, or_
+
+from agent_evals.gate import breakdown
+from agent_evals.gate.align import CaseView, Key, SuiteView, classify, classify_keys
+from agent_evals.gate.diffs import warm_up
+from agent_evals.gate.model import CaseClass
+from agent_evals.gate.policy import Knobs, Policy
+from agent_evals.gate.summary import CaseAnswer, FetchCases, RunSummary, SuiteSummary, with_details
+
+_QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
+_KEY = attrgetter("key")
+_CRITICAL = attrgetter("critical")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+
+
+@dataclass
+class Pick:
+    """A suite's two sides as compared, and its cases counted by class and picked for a diff."""
+
+    suite: SuiteSummary
+    sid: str
+    knobs: Knobs
+    cand_view: SuiteView
+    base_view: SuiteView | None
+    """None when the suite has no baseline, or no case in common with it."""
+    picked: list[tuple[CaseView | None, CaseView, CaseClass]]
+    """Candidate cases that get a per-case diff, with their baseline side and class."""
+    gone: list[CaseView]
+    """Baseline cases the candidate no longer has."""
+    counts: Counter[str]
+    """Cases per class, every case counted."""
+    same_ids: bool
+    """Both sides have the same case ids (none new, none gone)."""
+    pairs: dict[str, tuple[Key, Key]] | None
+    """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
+
+
+def warm_candidate(candidate: RunSummary) -> None:
+    """Work out ahead the candidate side's counts and the case-diff facts of the candidate cases
+    listed whatever the baseline holds (flaky ones, and those with an errored trial): ``compare``
+    does this while a forked child is still reading the baseline. The comparison comes out the same."""
+    for suite in candidate.suites:
+        breakdown.count_sides(suite.view)
+        warm_up(
+            view
+            for view in suite.view.cases.values()
+            if view.key[2] or (view.fraction is not None and 0.0 < view.fraction < 1.0)
+        )
+
+
+def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
+    """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
+    if globs:
+        for case in view.cases.values():
+            if not case.critical:
+                case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in globs)
+    return view
+
+
+def select_cases(
+    suite: SuiteSummary, base_suite: SuiteSummary | None, policy: Policy, *, listed_only: bool
+) -> Pick:
+    """Mark critical cases, classify every case and pick those that get a per-case diff (all of them,
+    or with ``listed_only`` every class but stable pass and stable fail, plus critical cases and
+    cases with an errored trial)."""
+    sid = suite.header["id"]
+    knobs = policy.knobs_for(sid)
+    cand_view = _mark_critical(suite.view, knobs.critical_cases)
+    base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
+    cand = cand_view.cases
+    base = base_view.cases if base_view is not None else None
+    if base is not None and not any(cid in base for cid in cand):
+        base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
+    quiet = _QUIET if listed_only else frozenset()
+    same_ids = base is not None and base.keys() == cand.keys()  # the usual case: one pass, in C
+    pairs: dict[str, tuple[Key, Key]] | None = None
+    if base is not None and same_ids:
+        picked, counts, pairs = _pick_paired(base, cand, quiet)
+        gone: list[CaseView] = []
+    else:
+        picked, counts = _pick_each(base or {}, cand, quiet)
+        gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
+    counts["removed"] += len(gone)
+    return Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs)
+
+
+Picked = list[tuple[CaseView | None, CaseView, CaseClass]]
+
+
+def _pick_each(
+    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
+) -> tuple[Picked, Counter[str]]:
+    """Classify and pick case by case (some candidate cases are new, or some baseline ones gone)."""
+    picked: Picked = []
+    counts: Counter[str] = Counter()
+    # class and "listed though quiet" depend on the two keys only: worked out once per distinct pair
+    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
+    for cid, view in cand.items():
+        b = base.get(cid)
+        if b is None:
+            counts["new"] += 1
+            picked.append((None, view, "new"))
+            continue
+        pair = (b.key, view.key)
+        found = known.get(pair)
+        if found is None:
+            found = known[pair] = _class_and_listing(b, view, quiet)
+        klass, listed = found
+        counts[klass] += 1
+        if listed or view.critical:
+            picked.append((b, view, klass))
+    return picked, counts
+
+
+def _class_and_listing(base: CaseView, cand: CaseView, quiet: frozenset[str]) -> tuple[CaseClass, bool]:
+    klass = classify(base, cand)
+    return klass, klass not in quiet or bool(cand.key[2] or base.key[2])
+
+
+def _pick_paired(
+    base: Mapping[str, CaseView], cand: Mapping[str, CaseView], quiet: frozenset[str]
+) -> tuple[Picked, Counter[str], dict[str, tuple[Key, Key]]]:
+    """:func:`_pick_each` when both sides have the same case ids: the same picks and counts, with the
+    per-case steps in C (class and listing depend on the two sides' keys only); also each case's
+    (baseline key, candidate key), in candidate order, for the breakdown rows."""
+    views = list(cand.values())
+    b_views = list(map(base.__getitem__, cand))
+    pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
+    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
+    for pair in set(pairs):
+        klass = classify_keys(*pair)
+        known[pair] = (klass, klass not in quiet or bool(pair[0][2] or pair[1][2]))
+    found = list(map(known.__getitem__, pairs))
+    per_case = list(map(_FIRST, found))
+    keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))
+    picked: Picked = list(compress(zip(b_views, views, per_case, strict=True), keep))
+    return picked, Counter(per_case), dict(zip(cand, pairs, strict=True))
+
+
+def request_details(
+    picks: list[Pick], fetch: FetchCases | None, *, side_details: bool
+) -> Callable[[], list[CaseAnswer]] | None:
+    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``):
+    removed cases, and with ``side_details`` usage and first output of the cases on both sides."""
+    if fetch is None:
+        return None
+    wanted = [
+        (
+            p.sid,
+            [b.id for b, _, _ in p.picked if b is not None] if side_details else [],
+            [b.id for b in p.gone],
+        )
+        for p in picks
+        if p.base_view is not None
+    ]
+    if not any(ids or gone for _, ids, gone in wanted):
+        return None
+    return fetch(wanted)
+
+
+def attach_details(picks: list[Pick], answers: list[CaseAnswer]) -> None:
+    """Give the baseline views what :func:`request_details` asked for (answers in request order)."""
+    compared = [p for p in picks if p.base_view is not None]
+    for pick, (details, raws) in zip(compared, answers, strict=True):
+        for b, _, _ in pick.picked:
+            if b is not None and b.id in details:
+                with_details(b, details[b.id])
+        for b in pick.gone:
+            b.raw = raws[b.id]

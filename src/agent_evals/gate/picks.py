@@ -10,7 +10,7 @@ from itertools import compress, filterfalse
 from operator import attrgetter, itemgetter, or_
 
 from agent_evals.gate import breakdown
-from agent_evals.gate.align import CaseView, Key, SuiteView, classify, classify_keys
+from agent_evals.gate.align import CaseView, Key, SuiteView, classify_keys
 from agent_evals.gate.diffs import warm_up
 from agent_evals.gate.model import CaseClass
 from agent_evals.gate.policy import Knobs, Policy
@@ -114,7 +114,7 @@ def _pick_each(
         pair = (b.key, view.key)
         found = known.get(pair)
         if found is None:
-            found = known[pair] = _class_and_listing(b, view, quiet)
+            found = known[pair] = _class_and_listing(pair, quiet)
         klass, listed = found
         counts[klass] += 1
         if listed or view.critical:
@@ -122,9 +122,11 @@ def _pick_each(
     return picked, counts
 
 
-def _class_and_listing(base: CaseView, cand: CaseView, quiet: frozenset[str]) -> tuple[CaseClass, bool]:
-    klass = classify(base, cand)
-    return klass, klass not in quiet or bool(cand.key[2] or base.key[2])
+def _class_and_listing(pair: tuple[Key, Key], quiet: frozenset[str]) -> tuple[CaseClass, bool]:
+    """A case's class from its two sides' keys, and whether it is listed though its class is quiet
+    (an errored trial on either side)."""
+    klass = classify_keys(*pair)
+    return klass, klass not in quiet or bool(pair[0][2] or pair[1][2])
 
 
 def _pick_paired(
@@ -136,10 +138,7 @@ def _pick_paired(
     views = list(cand.values())
     b_views = list(map(base.__getitem__, cand))
     pairs = list(zip(map(_KEY, b_views), map(_KEY, views), strict=True))
-    known: dict[tuple[Key, Key], tuple[CaseClass, bool]] = {}
-    for pair in set(pairs):
-        klass = classify_keys(*pair)
-        known[pair] = (klass, klass not in quiet or bool(pair[0][2] or pair[1][2]))
+    known = {pair: _class_and_listing(pair, quiet) for pair in set(pairs)}
     found = list(map(known.__getitem__, pairs))
     per_case = list(map(_FIRST, found))
     keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))

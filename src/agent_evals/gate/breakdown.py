@@ -180,20 +180,7 @@ def rows_by_group(
         by_group[g][2][(bk, ck)] = n
     rows = []
     for key, (b, c, sides) in by_group.items():
-        knobs = knobs_for(key)
-        stat = None
-        if base is not None:
-            pairs = pairs_of_counts(sides)
-            stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
-        rows.append(
-            _new_row(
-                "group",
-                key,
-                rate_summary_of_counts(b) if b else None,
-                rate_summary_of_counts(c) if c else None,
-                stat,
-            )
-        )
+        rows.append(_row("group", key, base is not None, b, c, sides, knobs_for(key)))
     return rows
 
 
@@ -211,19 +198,7 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
             sides = Counter((b[i], k) for i, k in zip(c, c_list, strict=True) if i in b)
         b_keys: Counter[Key] = side_counts(base, "scorer", name) if base is not None else Counter()
         c_keys: Counter[Key] = side_counts(cand, "scorer", name)
-        stat = None
-        if base is not None:
-            pairs = pairs_of_counts(sides)
-            stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
-        rows.append(
-            _new_row(
-                "scorer",
-                name,
-                rate_summary_of_counts(b_keys) if b_keys else None,
-                rate_summary_of_counts(c_keys) if c_keys else None,
-                stat,
-            )
-        )
+        rows.append(_row("scorer", name, base is not None, b_keys, c_keys, sides, knobs))
     return rows
 
 

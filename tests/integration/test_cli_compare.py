@@ -189,7 +189,11 @@ def test_compare__console_script_process__exit_code_1(tmp_path: Path) -> None:
         (["--max-drop", "-1"], {}, "invalid policy value for '--max-drop'"),
         (["--min-pass-rate", "2"], {}, "invalid policy value for '--min-pass-rate'"),
         (["--max-error-rate", "1.5"], {}, "invalid policy value for '--max-error-rate'"),
-        ([], {"AGENT_EVALS_ALPHA": "0.9"}, "invalid policy value for '--alpha'"),  # ci reads the env too
+        (
+            [],
+            {"AGENT_EVALS_ALPHA": "0.9"},
+            "environment variable AGENT_EVALS_ALPHA: invalid policy value for '--alpha'",
+        ),
     ],
 )
 def test_policy_flags__invalid_value__exit_2_same_message_in_compare_and_ci(
@@ -206,4 +210,4 @@ def test_policy_flags__invalid_value__exit_2_same_message_in_compare_and_ci(
         result = CliRunner().invoke(cli, args, env=env)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output, (args, result.output)
-        assert "error: command line:" in result.output
+        assert ("error: environment variable" if env else "error: command line:") in result.output

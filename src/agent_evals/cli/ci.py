@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from agent_evals.cli.compare import knob_options
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
@@ -104,7 +105,7 @@ def ci(
     default branch (or with --update-baseline): run and leave the record for the action to upload
     as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
     """
-    from agent_evals.gate.policy import resolve_policy
+    from agent_evals.gate.policy import parse_block, resolve_policy
     from agent_evals.github.ci_flow import CIOptions, run_ci
 
     options = CIOptions(
@@ -126,7 +127,12 @@ def ci(
         github_token=github_token,
     )
     try:
-        # a bad flag stops the command before any suite runs, with the policy's own message
+        # a bad flag stops the command before any suite runs, with the policy's own message naming
+        # where the value came from (an AGENT_EVALS_* variable, or the command line)
+        context = click.get_current_context()
+        for name, value in knobs.items():
+            if value is not None and context.get_parameter_source(name) is ParameterSource.ENVIRONMENT:
+                parse_block({name: value}, source=f"environment variable {_env(name)}", prefix="flag")
         resolve_policy(repo_config=None, suite_blocks={}, overrides=knobs)
         result = run_ci(options, env=os.environ, cwd=Path.cwd(), emit=click.echo)
     except AgentEvalsError as exc:

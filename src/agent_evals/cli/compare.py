@@ -31,17 +31,6 @@ on_missing_baseline decides (default warn).
 """
 
 
-KNOB_NAMES = (
-    "max_drop",
-    "alpha",
-    "min_pass_rate",
-    "max_error_rate",
-    "on_missing_baseline",
-    "on_inconclusive",
-)
-"""The policy knobs a command line can set (each a ``--kebab-case`` flag)."""
-
-
 def knob_options(
     envvar: Callable[[str], str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

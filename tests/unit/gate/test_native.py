@@ -96,3 +96,10 @@ def test_read_native__record_only_the_standard_reader_reads__steps_aside(
     got = read_summary(path)  # read the standard way, with the same result
     assert isinstance(got.suites[0].view.cases["g/c1"].raw, dict)
     assert repr(shape(got)) == repr(shape(standard(doc)))  # repr: NaN is not equal to itself
+
+
+def test_suite_struct__declares_exactly_the_header_fields_plus_cases() -> None:
+    from agent_evals.gate.native import _Suite
+    from agent_evals.gate.summary import HEADER_FIELDS
+
+    assert _Suite.__struct_fields__ == (*HEADER_FIELDS, "cases")

@@ -26,6 +26,12 @@ MATCH_CALLS_SCORERS: dict[str, str] = {
 }
 """``tool_use.match_calls`` value -> the native scorer that implements it."""
 
+VACUOUS_WHEN_EMPTY: dict[str, str] = {
+    "superset": "every agent passes it",
+    "any_of": "no agent can pass it",
+}
+"""``match_calls`` values that an empty ``calls`` list turns into a constant verdict."""
+
 NEEDS_REFERENCE = frozenset(
     {
         *MATCH_CALLS_SCORERS.values(),
@@ -97,6 +103,13 @@ class ToolUseScorer:
     """Runs a ToolCall* native on the listed calls; calls listed without ``args`` match any arguments."""
 
     def __init__(self, check: ToolUseCheck, path: KeyPath) -> None:
+        if not check.calls and check.match_calls in VACUOUS_WHEN_EMPTY:
+            raise CheckerError(
+                f"`calls: []` with match_calls: {check.match_calls} decides nothing "
+                f"({VACUOUS_WHEN_EMPTY[check.match_calls]}); list the expected calls, or use "
+                "match_calls: exact to require that the agent makes no tool call",
+                (*path, "calls"),
+            )
         self.check = check
         self.native = _build(
             {"type": MATCH_CALLS_SCORERS[check.match_calls], "tool_args_match_mode": check.match_args}, path

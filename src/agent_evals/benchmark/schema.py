@@ -100,10 +100,10 @@ class CallSpec(StrictModel):
 class ToolUseCheck(StrictModel):
     """The ``tool_use`` success checker."""
 
-    calls: list[CallSpec] = Field(min_length=1)
-    """The expected calls."""
-    match_calls: MatchCalls = "superset"
-    """exact | subset | superset | unordered | any_of (see docs/benchmarks.md)."""
+    calls: list[CallSpec]
+    """The expected calls; ``[]`` means "no tool calls" (with exact, subset or unordered)."""
+    match_calls: MatchCalls = "exact"
+    """exact (the default, as in the seed) | subset | superset | unordered | any_of (docs/benchmarks.md)."""
     match_args: MatchArgs = "exact"
     """exact | subset | superset | ignore, for calls that list ``args``."""
 

@@ -119,6 +119,53 @@ async def test_tool_use_checker__list_modes(
 
 
 @pytest.mark.parametrize(
+    ("actual", "passed"),
+    [
+        pytest.param([A, B], True, id="the-listed-calls-in-order"),
+        pytest.param([A, C, B], False, id="an-interleaved-extra-call"),
+        pytest.param([A, B, C], False, id="a-trailing-extra-call"),
+        pytest.param([C, A, B], False, id="a-leading-extra-call"),
+        pytest.param([B, A], False, id="the-listed-calls-out-of-order"),
+        pytest.param([A], False, id="a-listed-call-missing"),
+        pytest.param([A, A, B], False, id="a-listed-call-repeated"),
+    ],
+)
+async def test_tool_use_checker__without_match_calls__is_exact_as_in_the_seed(
+    actual: list[tuple[str, dict[str, Any]]], passed: bool
+) -> None:
+    calls = [{"name": A[0], "args": A[1]}, {"name": B[0], "args": B[1]}]
+    scenario = _scenario(success={"tool_use": {"calls": calls}})
+    assert [scorer_name(s) for s in compile_scenario(scenario, {}).scorers] == ["ToolCallExactMatch"]
+    assert list((await _score(scenario, _calls(*actual))).values()) == [passed]
+
+
+@pytest.mark.parametrize(
+    ("match_calls", "actual", "passed"),
+    [
+        ("exact", [], True),
+        ("exact", [C], False),
+        ("subset", [], True),
+        ("subset", [C], False),
+        ("unordered", [], True),
+        ("unordered", [C], False),
+    ],
+)
+async def test_tool_use_checker__empty_calls__means_no_tool_call(
+    match_calls: str | None, actual: list[tuple[str, dict[str, Any]]], passed: bool
+) -> None:
+    scenario = _scenario(success={"tool_use": {"calls": [], "match_calls": match_calls}})
+    assert list((await _score(scenario, _calls(*actual))).values()) == [passed]
+
+
+@pytest.mark.parametrize("match_calls", ["superset", "any_of"])
+def test_tool_use_checker__empty_calls_with_a_constant_verdict__is_refused_at_calls(match_calls: str) -> None:
+    scenario = _scenario(success={"tool_use": {"calls": [], "match_calls": match_calls}})
+    with pytest.raises(CheckerError, match="decides nothing") as caught:
+        compile_scenario(scenario, {})
+    assert caught.value.path == ("success", "tool_use", "calls")
+
+
+@pytest.mark.parametrize(
     ("match_args", "actual_args", "passed"),
     [
         ("exact", {"room": "kitchen", "state": "on"}, True),
@@ -246,7 +293,7 @@ def test_compile__every_checker_together__one_scorer_each() -> None:
     scenario = _scenario(
         success={
             "state": {"a": 1},
-            "tool_use": {"calls": [{"name": "x"}]},
+            "tool_use": {"calls": [{"name": "x"}], "match_calls": "superset"},
             "output": {"contains": "y"},
             "scorers": [{"type": "ToolCallExactMatch"}],
         },

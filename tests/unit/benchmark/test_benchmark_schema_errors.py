@@ -143,9 +143,14 @@ CASES = [
         id="match-args-literal",
     ),
     pytest.param(
-        _scenario("prompt: hi\nsuccess:\n  tool_use: {calls: []}"),
-        (8, 29, "capabilities[0].scenarios[0].success.tool_use.calls", "at least 1 item"),
-        id="tool-use-needs-calls",
+        _scenario("prompt: hi\nsuccess:\n  tool_use: {calls: [], match_calls: superset}"),
+        (8, 29, "capabilities[0].scenarios[0].success.tool_use.calls", "every agent passes it"),
+        id="tool-use-empty-superset-always-passes",
+    ),
+    pytest.param(
+        _scenario("prompt: hi\nsuccess:\n  tool_use: {calls: [], match_calls: any_of}"),
+        (8, 29, "capabilities[0].scenarios[0].success.tool_use.calls", "no agent can pass it"),
+        id="tool-use-empty-any-of-never-passes",
     ),
     pytest.param(
         _scenario("prompt: hi\nsuccess:\n  tool_use:\n    calls: [{name: a, arg: {}}]"),

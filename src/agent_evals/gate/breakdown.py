@@ -224,7 +224,11 @@ def _row(
     stat = None
     if has_baseline:
         stat = delta_stat(
-            pairs_of_counts(sides), alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p
+            pairs_of_counts(sides),
+            alpha=knobs.alpha,
+            max_drop=knobs.max_drop,
+            mid_p=knobs.mid_p,
+            test=knobs.test,
         )
     return _new_row(
         kind,

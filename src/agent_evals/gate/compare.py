@@ -212,7 +212,9 @@ def _prepare(pick: Pick, base_suite: SuiteSummary | None, policy: Policy) -> _Su
     pairs = pairs_of_counts(sides)
     stat = None
     if base is not None:
-        stat = delta_stat(pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p)
+        stat = delta_stat(
+            pairs, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p, test=knobs.test
+        )
     result = construct(
         SuiteComparison,
         suite_id=sid,

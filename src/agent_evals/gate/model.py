@@ -27,7 +27,9 @@ ReasonKind = Literal[
 ]
 """Why a verdict or outcome is what it is."""
 
-TestName = Literal["mcnemar", "mcnemar-mid-p", "paired-t", "sign-flip", "none"]
+TestName = Literal[
+    "mcnemar", "mcnemar-mid-p", "stratified-exact", "stratified-normal", "paired-t", "sign-flip", "none"
+]
 """The paired test behind a p-value (``none``: nothing to test, e.g. no paired case differs)."""
 
 CaseClass = Literal[

@@ -11,8 +11,9 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from agent_evals.gate import stats
+from agent_evals.gate import conditional, stats
 from agent_evals.gate.model import DeltaStat, Interval, RateSummary, SettleHint, TestName
+from agent_evals.gate.policy import TestChoice
 from agent_evals.gate.usage import construct
 
 PAIRED_T_MIN_CASES = 30
@@ -102,18 +103,26 @@ def _diff(key: PairKey) -> float:
     return pc / vc - pb / vb
 
 
-def choose_test(pairs: Pairs, n: int, n_differ: int, *, mid_p: bool) -> TestName:
-    """The paired test GATE.md prescribes for these pairs."""
+def choose_test(
+    pairs: Pairs, n: int, n_differ: int, *, mid_p: bool, choice: TestChoice = "stratified"
+) -> TestName:
+    """The paired test GATE.md prescribes for these pairs: exact McNemar at one trial per case; with
+    more trials the case-stratified test (``stratified``), or with ``per_case`` a test on the per-case
+    pass fractions (paired t on many cases, sign-flip permutation on few)."""
     if n_differ == 0:
         return "none"
     if all(vb == 1 and vc == 1 for vb, _, vc, _ in pairs):
         return "mcnemar-mid-p" if mid_p else "mcnemar"
+    if choice == "stratified":
+        return "stratified-exact"
     if n < PAIRED_T_MIN_CASES or n_differ < PAIRED_T_MIN_DIFFERING:
         return "sign-flip"
     return "paired-t"
 
 
-def delta_stat(pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = False) -> DeltaStat:
+def delta_stat(
+    pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = False, test: TestChoice = "stratified"
+) -> DeltaStat:
     """Paired comparison: delta, its interval, the one-sided p-value for a drop (raw), MDE and hints."""
     n = sum(pairs.values())
     if n == 0:
@@ -128,12 +137,16 @@ def delta_stat(pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = Fal
     n_differ = n_down + n_up
     delta = math.fsum(d * w for d, w in weighted) / n
     sd = math.sqrt(math.fsum(w * (d - delta) ** 2 for d, w in weighted) / (n - 1)) if n > 1 else 0.0
-    test = choose_test(pairs, n, n_differ, mid_p=mid_p)
-    if test == "none":
+    test_name = choose_test(pairs, n, n_differ, mid_p=mid_p, choice=test)
+    if test_name == "none":
         p_value = 1.0
-    elif test in ("mcnemar", "mcnemar-mid-p"):
-        p_value = stats.mcnemar_drop_p(n_down, n_up, mid_p=test == "mcnemar-mid-p")
-    elif test == "sign-flip":
+    elif test_name in ("mcnemar", "mcnemar-mid-p"):
+        p_value = stats.mcnemar_drop_p(n_down, n_up, mid_p=test_name == "mcnemar-mid-p")
+    elif test_name == "stratified-exact":
+        result = conditional.drop_p(pairs, mid_p=mid_p)
+        p_value = result.p_value
+        test_name = "stratified-exact" if result.exact else "stratified-normal"
+    elif test_name == "sign-flip":
         p_value = stats.sign_flip_drop_p([d for d, w in weighted if abs(d) > EPS for _ in range(w)])
     else:
         p_value = stats.paired_t_drop_p_from(delta, sd, n)
@@ -146,7 +159,7 @@ def delta_stat(pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = Fal
         DeltaStat,
         delta=delta,
         interval=interval,
-        test=test,
+        test=test_name,
         p_value=p_value,
         p_adjusted=p_value,
         n_paired=n,

@@ -15,6 +15,19 @@ from agent_evals.errors import PolicyError
 Action = Literal["pass", "warn", "fail"]
 """What a situation does to the gate: nothing, a warning, or a failure."""
 
+TestChoice = Literal["stratified", "per_case"]
+"""Which paired test decides: the case-stratified exact test on the trials (default), or the test on the
+per-case pass fractions (for agents whose trials of a case share state: cached responses, fixed seeds)."""
+
+TEST_ASSUMPTIONS: dict[str, str] = {
+    "stratified": (
+        "test stratified: trials of a case are taken as independent draws (set test: per_case when an "
+        "agent's trials share state, such as cached responses or fixed seeds)"
+    ),
+    "per_case": "test per_case: each case's pass fraction counts as one unit (trials may share state)",
+}
+"""What each paired test assumes, as every report's policy block states it."""
+
 CriticalAction = Literal["fail", "warn", "ignore"]
 """What a critical case that flips from passing every trial to failing every trial does."""
 
@@ -31,6 +44,7 @@ KNOB_NAMES = (
     "critical",
     "critical_cases",
     "mid_p",
+    "test",
 )
 """Every knob a policy block may set (besides ``overrides``)."""
 
@@ -58,6 +72,9 @@ class Knobs(BaseModel):
     """Globs of case ids treated as critical in addition to those the record marks."""
     mid_p: bool = False
     """Use the mid-p exact McNemar test for one trial per case (less conservative)."""
+    test: TestChoice = "stratified"
+    """``stratified``: the exact test on the trials, stratified by case (assumes a case's trials are
+    independent draws); ``per_case``: the test on per-case pass fractions (trials may share state)."""
 
 
 class _BlockBase(BaseModel):
@@ -81,6 +98,8 @@ class _BlockBase(BaseModel):
     """Globs of case ids to treat as critical."""
     mid_p: bool | None = None
     """Use the mid-p McNemar test."""
+    test: TestChoice | None = None
+    """stratified | per_case: which paired test decides."""
 
     def settings(self) -> dict[str, Any]:
         """The knobs this block sets explicitly."""

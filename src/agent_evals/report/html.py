@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars
 from agent_evals.report.environment import build_environment
@@ -89,6 +90,7 @@ def render_html(
                 "baseline": overall_rate(comparison, "baseline"),
             },
             tool_version=__version__,
+            test_assumptions=TEST_ASSUMPTIONS,
         )
         # Chart labels and tooltips carry case ids and group names: one last pass catches any secret there.
         return redactor(text)

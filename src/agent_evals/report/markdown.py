@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agent_evals.errors import UsageError
+from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.environment import build_environment
 from agent_evals.report.escape import escape_untrusted
@@ -142,6 +143,7 @@ def render_markdown(
                 gate_id=gate_id,
                 full_report=full_report,
                 tool_version=__version__,
+                test_assumptions=TEST_ASSUMPTIONS,
                 acknowledgement=acknowledgement,
             )
             text = f"{marker}\n{body.strip()}\n"

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.report.escape import truncate
 from agent_evals.report.filters import (
     delta,
@@ -201,6 +202,7 @@ def render_terminal(
             "dim",
         )
     )
+    lines.append(t.paint(f"policy: {TEST_ASSUMPTIONS[k.test]}", "dim"))
     for s in comparison.suites:
         changes = knob_changes(s.policy, k)
         if changes:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
 from agent_evals.report.filters import display_path
@@ -113,6 +114,7 @@ def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = 
         "baseline": _baseline(comparison),
         "candidate": comparison.candidate.model_dump(),
         "policy": comparison.effective_policy.model_dump(mode="json"),
+        "test_assumption": TEST_ASSUMPTIONS[comparison.effective_policy.test],
         "policy_sources": comparison.policy.sources,
         "notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.notes],
     }

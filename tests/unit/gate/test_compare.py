@@ -133,12 +133,12 @@ def test_compare__no_baseline__floors_still_apply(record, cases) -> None:
     assert set(kinds(result)) == {"floor", "missing-baseline"}
 
 
-def test_compare__three_trials_large_suite__paired_t_regression(record) -> None:
+def test_compare__three_trials_large_suite__per_case_option__paired_t_regression(record) -> None:
     base = record({"home": {f"g{i % 4}/c{i}": "PPP" if i % 5 else "PFF" for i in range(200)}})
     cand = record(
         {"home": {f"g{i % 4}/c{i}": ("PPF" if i % 2 else "PPP") if i % 5 else "PFF" for i in range(200)}}
     )
-    result = compare(base, cand)
+    result = compare(base, cand, test="per_case")
     suite = result.suites[0]
     assert suite.delta is not None and suite.delta.test == "paired-t"
     assert suite.delta.delta == pytest.approx(-80 / 3 / 200)
@@ -152,10 +152,10 @@ def test_compare__three_trials_large_suite__paired_t_regression(record) -> None:
     assert suite.counts["flaky"] == 80 + 40
 
 
-def test_compare__three_trials_few_differ__sign_flip(record, cases) -> None:
+def test_compare__three_trials_few_differ__per_case_option__sign_flip(record, cases) -> None:
     base = record({"home": cases("doors", 40, "PPP")})
     cand = record({"home": cases("doors", 36, "PPP") | {f"doors/c{i}": "FFF" for i in range(36, 40)}})
-    suite = compare(base, cand).suites[0]
+    suite = compare(base, cand, test="per_case").suites[0]
     assert suite.delta is not None and suite.delta.test == "sign-flip"
     assert suite.delta.p_value == pytest.approx(1 / 16)  # exact: 4 drops, one pattern in 16 as low
 
@@ -268,10 +268,13 @@ def test_comparison__json_dump_carries_exit_code_and_round_trips(record, cases) 
     assert Comparison.model_validate_json(result.model_dump_json(exclude={"exit_code"})).verdict == "passed"
 
 
-def test_compare__every_case_drops_the_same__zero_p_value_still_fails(record, cases) -> None:
-    result = compare(record({"home": cases("doors", 40, "PPP")}), record({"home": cases("doors", 40, "PPF")}))
+@pytest.mark.parametrize(("test", "p_value"), [("per_case", 0.0), ("stratified", 2.0**-40)])
+def test_compare__every_case_drops_the_same__tiny_p_value_still_fails(record, cases, test, p_value) -> None:
+    base, cand = record({"home": cases("doors", 40, "PPP")}), record({"home": cases("doors", 40, "PPF")})
+    result = compare(base, cand, test=test)
     suite = result.suites[0]
-    assert suite.delta is not None and suite.delta.sd == 0.0 and suite.delta.p_adjusted == 0.0
+    assert suite.delta is not None and suite.delta.sd == 0.0
+    assert suite.delta.p_adjusted == pytest.approx(p_value, abs=1e-300)  # stratified: (1/2)^40, by hand
     assert (result.verdict, kinds(result)) == ("failed", ["regression"])
 
 

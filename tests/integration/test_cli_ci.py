@@ -7,16 +7,17 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_evals.github.actions_io import parse_outputs
-from servers.github_server import TOKEN, Fault, GitHubServer, make_zip
+from servers.github_server import TOKEN, Delay, Fault, GitHubServer, make_zip
 
 CLI = str(Path(sys.executable).parent / "agent-evals")
 REPO = "octo/demo"
@@ -63,6 +64,7 @@ class Harness:
     tmp: Path
     github: GitHubServer
     runs: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def pr_event(
         self, *, labels: tuple[str, ...] = (), fork: bool = False, number: int = 5
@@ -91,12 +93,15 @@ class Harness:
         extra_env: dict[str, str] | None = None,
         ref: str = "refs/pull/5/merge",
     ) -> Result:
-        self.runs += 1
-        work = self.tmp / "ws"
-        work.mkdir(exist_ok=True)
-        (work / "bench.yaml").write_text(_benchmark())
-        (work / "tiny_agent.py").write_text(AGENT)
-        meta = self.tmp / f"run{self.runs}"
+        with self.lock:  # concurrent runs share the workspace; each gets its own folder
+            self.runs += 1
+            number = self.runs
+            work = self.tmp / "ws"
+            if not work.exists():
+                work.mkdir()
+                (work / "bench.yaml").write_text(_benchmark())
+                (work / "tiny_agent.py").write_text(AGENT)
+        meta = self.tmp / f"run{number}"
         meta.mkdir()
         event_path = meta / "event.json"
         event_path.write_text(json.dumps(payload if payload is not None else self.pr_event()))
@@ -111,7 +116,7 @@ class Harness:
             "GITHUB_SERVER_URL": "https://github.example",
             "GITHUB_SHA": HEAD,
             "GITHUB_REF": ref,
-            "GITHUB_RUN_ID": str(7000 + self.runs),
+            "GITHUB_RUN_ID": str(7000 + number),
             "GITHUB_JOB": "gate",
             "GITHUB_WORKFLOW_REF": f"{REPO}/.github/workflows/gate.yml@{ref}",
             "GITHUB_WORKSPACE": str(work),
@@ -407,3 +412,52 @@ def test_ci__push_payload_without_default_branch__asks_the_api(h: Harness) -> No
     assert result.code == 0, result.stderr
     assert result.outputs["upload-baseline"] == "true"
     assert [s.path for s in h.github.state.api_requests("GET")] == ["/repos/octo/demo"]
+
+
+def test_ci__person_quoting_the_marker__their_comment_untouched_ours_created(h: Harness) -> None:
+    first = h.run()
+    tag = f"<!-- agent-evals:gate:{first.outputs['gate-id']} -->"
+    h.github.state.comments[5].clear()
+    theirs = h.github.state.add_comment(5, f"{tag}\nwhy did the bot say this?", login="octocat")
+    second = h.run()
+    assert second.code == 0, second.stderr
+    assert theirs["body"] == f"{tag}\nwhy did the bot say this?"
+    assert [c["user"]["login"] for c in _comments(h)] == ["octocat", "github-actions[bot]"]
+    assert second.outputs["comment-url"] == _comments(h)[1]["html_url"]
+
+
+@pytest.mark.parametrize("status", [307, 308])
+def test_ci__redirect_on_comment_post__exit_3_and_body_not_sent_on(h: Harness, status: int) -> None:
+    h.github.state.faults.append(
+        Fault("POST", "/comments$", status, headers={"Location": f"{h.github.zip_url}/steal"})
+    )
+    result = h.run()
+    assert result.code == 3
+    assert f"HTTP {status}, a redirect" in result.stdout
+    assert h.github.state.zip_seen == [] and _comments(h) == []
+
+
+def test_ci__comment_post_lands_then_502__one_comment_exit_0(h: Harness) -> None:
+    h.github.state.faults.append(Fault("POST", "/comments$", 502, land=True))
+    result = h.run()
+    assert result.code == 0, result.stdout + result.stderr
+    assert len(h.github.state.api_requests("POST")) == 1 and len(_comments(h)) == 1
+
+
+def test_ci__comment_write_fails_on_failed_gate__exit_3(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.faults.append(Fault("POST", "/comments$", 422, {"message": "Validation Failed"}))
+    result = h.run(fail=tuple(CASES[:8]))
+    assert result.code == 3 and result.outputs["status"] == "failed"
+
+
+def test_ci__five_concurrent_runs_on_one_pr__one_comment(h: Harness) -> None:
+    h.github.state.delays.append(Delay("GET", r"/issues/5/comments$", 0.5))
+    results: list[Result] = []
+    threads = [threading.Thread(target=lambda: results.append(h.run())) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert [r.code for r in results] == [0] * 5, [r.stderr for r in results]
+    assert len(_comments(h)) == 1

@@ -1,9 +1,12 @@
-"""A loopback GitHub REST server (Actions runs/artifacts, compare, issue comments, pulls) with a zip host.
+"""A loopback GitHub REST server (Actions runs/artifacts, compare, comments, labels, pulls) with a zip host.
 
-It answers as GitHub documents: ``Link`` pagination, ``x-ratelimit-*`` headers, artifact zips as a
-302 to a second host:port (which records whether an Authorization header arrived), 410 for expired
-artifacts, 403 "Resource not accessible by integration" for read-only tokens, and scripted faults
-(403/404/410/5xx, secondary rate limits with ``retry-after``).
+It answers as GitHub's OpenAPI description says (statuses, required fields and headers vendored in
+github_api_facts.json): ``Link`` pagination, ``x-ratelimit-*`` headers, artifact zips as a 302 to a
+second host:port, 410 for expired artifacts, 403 "Resource not accessible by integration" for
+read-only tokens and for ``GET /user`` with an installation token. It records every request header
+and every answer, and scripts faults: any status (with ``land=True`` the write happens first, as a
+5xx after a landed write does), 307 redirects, storage URLs that expire (403 from the zip host),
+delays that widen race windows, and comments by other authors.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+from servers import github_objects as objects
+from servers.github_objects import BOT_LOGIN
 
 TOKEN = "ghs_loopbackTOKEN0123456789abcdef"
 
@@ -62,7 +68,11 @@ def record_zip(doc: dict[str, Any] | None = None, name: str = "run.json") -> byt
 
 @dataclass
 class Fault:
-    """A scripted answer for requests matching ``method`` and the ``path`` regex (``times`` uses)."""
+    """A scripted answer for requests matching ``method`` and the ``path`` regex (``times`` uses).
+
+    With ``land`` the request is first handled as usual (a write lands) and the fault answers after,
+    as a 5xx or a dropped connection after a committed write does on GitHub.
+    """
 
     method: str
     path: str
@@ -72,11 +82,22 @@ class Fault:
     times: int = 1
     delay_s: float = 0.0
     """Wait this long before answering (to exercise client timeouts)."""
+    land: bool = False
+    """Perform the real request first, then answer with the fault."""
+
+
+@dataclass
+class Delay:
+    """Hold requests matching ``method`` and ``path`` for ``seconds`` before handling (widens races)."""
+
+    method: str
+    path: str
+    seconds: float
 
 
 @dataclass
 class Seen:
-    """One request the server received."""
+    """One request the server received, with every header, and the answer it got."""
 
     host: str
     method: str
@@ -84,6 +105,16 @@ class Seen:
     query: dict[str, list[str]]
     authorization: str | None
     body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Every request header, names lower-cased."""
+    status: int | None = None
+    """The status answered."""
+    response_headers: dict[str, str] = field(default_factory=dict)
+    """The headers answered."""
+    response: Any = None
+    """The JSON body answered."""
+    scripted: bool = False
+    """True when a Fault produced the answer."""
 
 
 @dataclass
@@ -92,6 +123,9 @@ class GitHubState:
 
     repo: str = "octo/demo"
     token: str | None = TOKEN
+    login: str | None = None
+    """``GET /user`` answers 200 with this login; None answers 403, as for an Actions installation
+    token. Comments the token writes carry this login, else ``github-actions[bot]``."""
     default_branch: str = "main"
     read_only: bool = False
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -99,17 +133,30 @@ class GitHubState:
     blobs: dict[int, bytes] = field(default_factory=dict)
     merge_bases: dict[str, tuple[str, str]] = field(default_factory=dict)
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    labels: dict[int, list[str]] = field(default_factory=dict)
+    """Live labels per issue/pull request number (``GET .../issues/{n}/labels``)."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
+    delays: list[Delay] = field(default_factory=list)
+    expire_storage_urls: int = 0
+    """The zip host answers this many downloads with 403 (the signed URL expired) before serving."""
+    storage_delay_s: float = 0.0
+    """The zip host waits this long before each answer."""
     seen: list[Seen] = field(default_factory=list)
     zip_seen: list[Seen] = field(default_factory=list)
     next_id: int = 1000
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    @property
+    def author(self) -> str:
+        """The login comments written with the token carry."""
+        return self.login or BOT_LOGIN
+
     def new_id(self) -> int:
         """A fresh id for runs, artifacts and comments."""
-        self.next_id += 1
-        return self.next_id
+        with self.lock:
+            self.next_id += 1
+            return self.next_id
 
     def add_run(
         self,
@@ -123,22 +170,22 @@ class GitHubState:
         artifact: bytes | None = None,
         artifact_name: str = "agent-evals-baseline",
         expired: bool = False,
+        head_repo: str | None = None,
     ) -> int:
         """Add a completed workflow run, with an artifact zip when given; returns the run id."""
         run_id = self.new_id()
         self.runs.setdefault(workflow, []).append(
-            {
-                "id": run_id,
-                "name": workflow,
-                "head_sha": head_sha,
-                "head_branch": branch,
-                "event": event,
-                "status": "completed",
-                "conclusion": conclusion,
-                "created_at": created_at,
-                "path": f".github/workflows/{workflow}",
-                "html_url": f"https://github.example/{self.repo}/actions/runs/{run_id}",
-            }
+            objects.workflow_run(
+                self.repo,
+                run_id,
+                workflow=workflow,
+                head_sha=head_sha,
+                created_at=created_at,
+                branch=branch,
+                event=event,
+                conclusion=conclusion,
+                head_repo=head_repo or self.repo,
+            )
         )
         if artifact is not None:
             self.add_artifact(run_id, artifact, name=artifact_name, expired=expired)
@@ -148,26 +195,32 @@ class GitHubState:
         """Attach an artifact zip to a run; returns the artifact id."""
         artifact_id = self.new_id()
         self.artifacts.setdefault(run_id, []).append(
-            {
-                "id": artifact_id,
-                "name": name,
-                "size_in_bytes": len(data),
-                "expired": expired,
-                "archive_download_url": f"/repos/{self.repo}/actions/artifacts/{artifact_id}/zip",
-                "workflow_run": {"id": run_id},
-            }
+            objects.artifact(self.repo, artifact_id, run_id, name=name, size=len(data), expired=expired)
         )
         self.blobs[artifact_id] = data
         return artifact_id
 
-    def add_pull(self, number: int, *, head_sha: str, head_repo: str | None = None) -> None:
-        """Register a pull request (for ``GET /pulls/{n}``)."""
-        self.pulls[number] = {
-            "number": number,
-            "state": "open",
-            "head": {"sha": head_sha, "repo": {"full_name": head_repo or self.repo}},
-            "base": {"ref": self.default_branch, "repo": {"full_name": self.repo}},
-        }
+    def add_pull(
+        self, number: int, *, head_sha: str, head_repo: str | None = None, labels: tuple[str, ...] = ()
+    ) -> None:
+        """Register a pull request (for ``GET /pulls/{n}``) and its live labels."""
+        self.pulls[number] = objects.conform(
+            {
+                "number": number,
+                "state": "open",
+                "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": head_repo or self.repo}},
+                "base": {"ref": self.default_branch, "repo": {"full_name": self.repo}},
+            },
+            "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+        )
+        self.labels[number] = list(labels)
+
+    def add_comment(self, number: int, body: str, *, login: str = "octocat") -> dict[str, Any]:
+        """A comment written by someone else (a person quoting the marker, another bot)."""
+        comment = objects.comment(self.repo, number, self.new_id(), body, login)
+        with self.lock:
+            self.comments.setdefault(number, []).append(comment)
+        return comment
 
     def api_requests(self, method: str | None = None, contains: str = "") -> list[Seen]:
         """Recorded API requests, filtered by method and a path substring."""
@@ -190,6 +243,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
         self._dispatch("PATCH")
 
+    def do_PUT(self) -> None:
+        self._dispatch("PUT")
+
+    def do_DELETE(self) -> None:
+        self._dispatch("DELETE")
+
     def _dispatch(self, method: str) -> None:
         parts = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
@@ -203,12 +262,16 @@ class _Handler(BaseHTTPRequestHandler):
             query=parse_qs(parts.query),
             authorization=self.headers.get("Authorization"),
             body=body,
+            headers={k.lower(): v for k, v in self.headers.items()},
         )
         with state.lock:
             (state.zip_seen if self.server.is_zip_host else state.seen).append(seen)
         if self.server.is_zip_host:
             self._zip(seen)
             return
+        for delay in state.delays:
+            if delay.method == method and re.search(delay.path, seen.path):
+                time.sleep(delay.seconds)
         with state.lock:
             fault = next(
                 (
@@ -220,47 +283,68 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if fault is not None:
                 fault.times -= 1
+        if fault is not None and fault.land:
+            self._answer(seen)  # the write happens; its answer is replaced by the fault
         if fault is not None:
             time.sleep(fault.delay_s)
+            seen.scripted = True
             self._send(
-                fault.status, fault.body if fault.body is not None else {"message": "fault"}, fault.headers
+                seen,
+                fault.status,
+                fault.body if fault.body is not None else {"message": "fault"},
+                fault.headers,
             )
             return
+        self._send(seen, *self._answer(seen))
+
+    def _answer(self, seen: Seen) -> tuple[int, Any, dict[str, str]]:
+        state = self.server.state
         if state.token is not None and seen.authorization != f"Bearer {state.token}":
-            self._send(401, {"message": "Bad credentials"})
-            return
+            return 401, {"message": "Bad credentials"}, {}
         try:
-            status, payload, headers = self.server.api.route(method, seen)
+            return self.server.api.route(seen.method, seen)
         except _NotFound:
-            status, payload, headers = 404, {"message": "Not Found"}, {}
-        self._send(status, payload, headers)
+            return 404, {"message": "Not Found"}, {}
 
     def _zip(self, seen: Seen) -> None:
+        state = self.server.state
+        time.sleep(state.storage_delay_s)
         match = re.fullmatch(r"/blob/(\d+)", seen.path)
-        data = self.server.state.blobs.get(int(match.group(1))) if match else None
-        if data is None or seen.query.get("sig") != ["signed"]:
-            self._send(403, {"message": "bad signature"})
+        data = state.blobs.get(int(match.group(1))) if match else None
+        with state.lock:
+            expired = state.expire_storage_urls > 0
+            state.expire_storage_urls -= 1 if expired else 0
+        if data is None or not seen.query.get("sig", [""])[0].startswith("signed-") or expired:
+            seen.status = 403
+            body = b"<Error><Code>AuthenticationFailed</Code><Message>Signed expiry time has passed</Message></Error>"
+            self.send_response(403)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
             return
+        seen.status = 200
         self.send_response(200)
         self.send_header("Content-Type", "application/zip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
-    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+    def _send(self, seen: Seen, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = b"" if payload is None else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        merged: dict[str, str] = {}
-        if not self.server.is_zip_host:
-            merged = {
-                "x-ratelimit-limit": "5000",
-                "x-ratelimit-remaining": "4999",
-                "x-ratelimit-reset": str(int(time.time()) + 3600),
-                "x-ratelimit-used": "1",
-            }
+        merged: dict[str, str] = {
+            "Content-Type": "application/json; charset=utf-8",
+            "x-github-api-version-selected": "2022-11-28",
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-remaining": "4999",
+            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-used": "1",
+            "x-ratelimit-resource": "core",
+        }
         merged.update(headers or {})
+        seen.status, seen.response_headers, seen.response = status, merged, payload
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(data)))
         for name, value in merged.items():
             self.send_header(name, value)
         self.end_headers()
@@ -288,15 +372,19 @@ class _Api:
         repo = re.escape(self.state.repo)
         path = seen.path
         table: list[tuple[str, str, Any]] = [
+            ("GET", r"/user", self._user),
             ("GET", rf"/repos/{repo}", self._repo),
             ("GET", rf"/repos/{repo}/actions/workflows/([^/]+)/runs", self._runs),
+            ("GET", rf"/repos/{repo}/actions/runs/(\d+)", self._run),
             ("GET", rf"/repos/{repo}/actions/runs/(\d+)/artifacts", self._artifacts),
             ("GET", rf"/repos/{repo}/actions/artifacts/(\d+)/zip", self._artifact_zip),
             ("GET", rf"/repos/{repo}/compare/(.+)", self._compare),
             ("GET", rf"/repos/{repo}/pulls/(\d+)", self._pull),
+            ("GET", rf"/repos/{repo}/issues/(\d+)/labels", self._labels),
             ("GET", rf"/repos/{repo}/issues/(\d+)/comments", self._list_comments),
             ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_comment),
             ("PATCH", rf"/repos/{repo}/issues/comments/(\d+)", self._update_comment),
+            ("DELETE", rf"/repos/{repo}/issues/comments/(\d+)", self._delete_comment),
         ]
         for verb, pattern, handler in table:
             match = re.fullmatch(pattern, path)
@@ -323,8 +411,21 @@ class _Api:
             links += [link(1, "first"), link(page - 1, "prev")]
         return chunk, ({"Link": ", ".join(links)} if links else {})
 
+    def _forbidden(self, doc: str) -> Route:
+        return (
+            403,
+            {"message": "Resource not accessible by integration", "documentation_url": doc, "status": "403"},
+            {},
+        )
+
+    def _user(self, seen: Seen) -> Route:
+        if self.state.login is None:
+            return self._forbidden("https://docs.github.com/rest/users/users#get-the-authenticated-user")
+        return 200, objects.conform(objects.user(self.state.login), "GET /user"), {}
+
     def _repo(self, seen: Seen) -> Route:
-        return 200, {"full_name": self.state.repo, "default_branch": self.state.default_branch}, {}
+        body = {"full_name": self.state.repo, "default_branch": self.state.default_branch}
+        return 200, objects.conform(body, "GET /repos/{owner}/{repo}"), {}
 
     def _runs(self, seen: Seen, workflow: str) -> Route:
         if workflow not in self.state.runs:
@@ -341,6 +442,13 @@ class _Api:
         chunk, headers = self._page(seen, runs)
         return 200, {"total_count": len(runs), "workflow_runs": chunk}, headers
 
+    def _run(self, seen: Seen, run_id: str) -> Route:
+        for runs in self.state.runs.values():
+            for run in runs:
+                if run["id"] == int(run_id):
+                    return 200, run, {}
+        raise _NotFound
+
     def _artifacts(self, seen: Seen, run_id: str) -> Route:
         items = self.state.artifacts.get(int(run_id), [])
         name = seen.query.get("name", [None])[0]
@@ -355,7 +463,8 @@ class _Api:
                 if artifact["id"] == int(artifact_id):
                     if artifact["expired"]:
                         return 410, {"message": "Artifact has expired"}, {}
-                    location = f"{self.outer.zip_url}/blob/{artifact_id}?sig=signed"
+                    sig = f"signed-{self.state.new_id()}"
+                    location = f"{self.outer.zip_url}/blob/{artifact_id}?sig={sig}"
                     return 302, None, {"Location": location}
         raise _NotFound
 
@@ -363,54 +472,61 @@ class _Api:
         if basehead not in self.state.merge_bases:
             raise _NotFound
         sha, date = self.state.merge_bases[basehead]
-        return (
-            200,
-            {"status": "ahead", "merge_base_commit": {"sha": sha, "commit": {"committer": {"date": date}}}},
-            {},
-        )
+        body = {"status": "ahead", "merge_base_commit": {"sha": sha, "commit": {"committer": {"date": date}}}}
+        return 200, objects.conform(body, "GET /repos/{owner}/{repo}/compare/{basehead}"), {}
 
     def _pull(self, seen: Seen, number: str) -> Route:
         if int(number) not in self.state.pulls:
             raise _NotFound
-        return 200, self.state.pulls[int(number)], {}
+        pull = dict(self.state.pulls[int(number)])
+        pull["labels"] = [objects.label(n, i) for i, n in enumerate(self.state.labels.get(int(number), []))]
+        return 200, pull, {}
 
-    def _list_comments(self, seen: Seen, number: str) -> Route:
-        chunk, headers = self._page(seen, self.state.comments.get(int(number), []))
+    def _labels(self, seen: Seen, number: str) -> Route:
+        if int(number) not in self.state.labels:
+            raise _NotFound
+        names = self.state.labels[int(number)]
+        chunk, headers = self._page(seen, [objects.label(n, i + 1) for i, n in enumerate(names)])
         return 200, chunk, headers
 
-    def _forbidden(self) -> Route:
-        return (
-            403,
-            {
-                "message": "Resource not accessible by integration",
-                "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
-            },
-            {},
-        )
+    def _list_comments(self, seen: Seen, number: str) -> Route:
+        with self.state.lock:
+            items = list(self.state.comments.get(int(number), []))
+        chunk, headers = self._page(seen, items)
+        return 200, chunk, headers
 
     def _create_comment(self, seen: Seen, number: str) -> Route:
         if self.state.read_only:
-            return self._forbidden()
+            return self._forbidden("https://docs.github.com/rest/issues/comments#create-an-issue-comment")
+        comment = objects.comment(
+            self.state.repo, int(number), self.state.new_id(), seen.body["body"], self.state.author
+        )
         with self.state.lock:
-            cid = self.state.new_id()
-            comment = {
-                "id": cid,
-                "body": seen.body["body"],
-                "user": {"login": "github-actions[bot]"},
-                "html_url": f"https://github.example/{self.state.repo}/pull/{number}#issuecomment-{cid}",
-            }
             self.state.comments.setdefault(int(number), []).append(comment)
-        return 201, comment, {}
+        return 201, comment, {"Location": comment["url"]}
 
-    def _update_comment(self, seen: Seen, comment_id: str) -> Route:
-        if self.state.read_only:
-            return self._forbidden()
+    def _find_comment(self, comment_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         for items in self.state.comments.values():
             for comment in items:
                 if comment["id"] == int(comment_id):
-                    comment["body"] = seen.body["body"]
-                    return 200, comment, {}
+                    return items, comment
         raise _NotFound
+
+    def _update_comment(self, seen: Seen, comment_id: str) -> Route:
+        if self.state.read_only:
+            return self._forbidden("https://docs.github.com/rest/issues/comments#update-an-issue-comment")
+        with self.state.lock:
+            _, comment = self._find_comment(comment_id)
+            comment["body"] = seen.body["body"]
+        return 200, comment, {}
+
+    def _delete_comment(self, seen: Seen, comment_id: str) -> Route:
+        if self.state.read_only:
+            return self._forbidden("https://docs.github.com/rest/issues/comments#delete-an-issue-comment")
+        with self.state.lock:
+            items, comment = self._find_comment(comment_id)
+            items.remove(comment)
+        return 204, None, {}
 
 
 class _Server(ThreadingHTTPServer):

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent_evals.errors import EXIT_INTERNAL, GitHubError, RunRecordError
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
 from agent_evals.github.baseline import BaselineResult, missing
-from agent_evals.github.plan import CIPlan, check_gate_id, default_gate_id, make_plan
+from agent_evals.github.comments import check_gate_id
+from agent_evals.github.plan import CIPlan, default_gate_id, make_plan
 from agent_evals.github.settings import ActionsSettings
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def run_ci(
         comment_result, code = _comment(options, settings, client, gate_id, comment_md, comparison.exit_code)
         if comment_result is not None and comment_result.notice:
             notices.append(comment_result.notice)
-        if code and exit_code == 0:
+        if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
             exit_code = code
 
     if settings.step_summary:

@@ -76,7 +76,10 @@ class GitHubClient:
         permission: str | None = None,
         allow_redirects: bool = True,
     ) -> requests.Response:
-        """Call ``path`` (relative to the API root, or an absolute URL on it); raise GitHubError on failure."""
+        """Call ``path`` (relative to the API root, or an absolute URL on it); raise GitHubError on failure.
+
+        Reads follow redirects when ``allow_redirects``; writes never do (a 3xx is a GitHubError).
+        """
         url = self._api_url_for(path)
         headers = {
             "Accept": "application/vnd.github+json",
@@ -87,8 +90,22 @@ class GitHubClient:
             headers["Authorization"] = f"Bearer {self.__token}"
         endpoint = f"{method.upper()} {urlsplit(url).path}"
         if method.upper() in WRITE_METHODS:
+            # A write is never sent on to another URL (requests would re-send a 307's body there), and
+            # a POST that may have landed is never re-sent: the caller re-reads instead.
             with self._write_lock:
-                response = self._send(method, url, endpoint, headers, params, json_body, allow_redirects)
+                response = self._send(
+                    method, url, endpoint, headers, params, json_body, False, retry=method.upper() != "POST"
+                )
+            if response.status_code in REDIRECT_STATUSES:
+                response.close()
+                where = urlsplit(response.headers.get("Location") or "").netloc or "another URL"
+                raise GitHubError(
+                    f"GitHub API {endpoint} answered HTTP {response.status_code}, a redirect to {where}; "
+                    "writes are not sent on to another URL. Check GITHUB_API_URL and the repository "
+                    "name (a renamed or moved repository redirects), then re-run",
+                    status=response.status_code,
+                    endpoint=endpoint,
+                )
         else:
             response = self._send(method, url, endpoint, headers, params, json_body, allow_redirects)
         if response.status_code >= 400:
@@ -108,17 +125,18 @@ class GitHubClient:
         params: Mapping[str, Any] | None = None,
         item_key: str | None = None,
         permission: str | None = None,
-        max_pages: int = 50,
+        max_pages: int | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Yield the items of every page, following ``Link: <...>; rel="next"`` headers.
 
         ``item_key`` names the list inside an object page (``workflow_runs``, ``artifacts``);
-        without it each page is a JSON list.
+        without it each page is a JSON list. There is no page limit unless ``max_pages`` is given
+        (a caller that wants only the newest items); stop early by leaving the loop.
         """
         next_url: str | None = path
         query: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
         pages = 0
-        while next_url and pages < max_pages:
+        while next_url and (max_pages is None or pages < max_pages):
             response = self.request("GET", next_url, params=query, permission=permission)
             pages += 1
             body = _json(response, f"GET {path}")
@@ -133,14 +151,29 @@ class GitHubClient:
             next_url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the whole query string
 
-    def download(self, path: str, *, permission: str | None = None, max_bytes: int) -> bytes:
+    def download(
+        self,
+        path: str,
+        *,
+        permission: str | None = None,
+        max_bytes: int,
+        deadline_s: float = 600.0,
+        max_url_renewals: int = 2,
+    ) -> bytes:
         """GET a file that the API serves as a redirect to another host (artifact zips, logs).
 
         The redirect is followed by hand and WITHOUT the Authorization header: the target is a
-        pre-signed storage URL, and the token must never reach another host.
+        pre-signed storage URL, and the token must never reach another host. A 403 from the storage
+        host means the signed URL expired (it lives about a minute): the API is asked for a fresh one,
+        up to ``max_url_renewals`` times. The whole download, renewals included, must finish within
+        ``deadline_s`` seconds.
         """
-        response = self.request("GET", path, permission=permission, allow_redirects=False)
-        if response.status_code in REDIRECT_STATUSES:
+        deadline = self._clock() + deadline_s
+        renewals = 0
+        while True:
+            response = self.request("GET", path, permission=permission, allow_redirects=False)
+            if response.status_code not in REDIRECT_STATUSES:
+                return _read_capped(response, max_bytes, path, deadline=deadline, clock=self._clock)
             location = response.headers.get("Location")
             response.close()
             if not location or urlsplit(location).scheme not in ("http", "https"):
@@ -153,9 +186,22 @@ class GitHubClient:
             response = self._send(
                 "GET", location, endpoint, {"User-Agent": self._user_agent}, None, None, True, stream=True
             )
+            if response.status_code == 403 and renewals < max_url_renewals and self._clock() < deadline:
+                response.close()
+                renewals += 1
+                log.info(
+                    "%s: the signed storage URL was refused (HTTP 403); asking for a fresh one", endpoint
+                )
+                continue
             if response.status_code >= 400:
-                raise self._error(endpoint, response, None)
-        return _read_capped(response, max_bytes, path)
+                response.close()
+                raise GitHubError(
+                    f"{endpoint} (the artifact storage host) failed with HTTP {response.status_code} "
+                    f"after {renewals} fresh signed URL(s); re-run the job",
+                    status=response.status_code,
+                    endpoint=endpoint,
+                )
+            return _read_capped(response, max_bytes, path, deadline=deadline, clock=self._clock)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -177,7 +223,9 @@ class GitHubClient:
         allow_redirects: bool,
         *,
         stream: bool = False,
+        retry: bool = True,
     ) -> requests.Response:
+        """Send with retries; ``retry=False`` retries only answers that say nothing was done (rate limits)."""
         import requests
 
         attempt = 0
@@ -194,7 +242,9 @@ class GitHubClient:
                     stream=stream,
                 )
             except (requests.ConnectionError, requests.Timeout) as exc:
-                if attempt >= self.max_retries:
+                # A request that may have reached the server is not re-sent unless it is safe to repeat.
+                resend = retry or isinstance(exc, requests.ConnectTimeout)
+                if attempt >= self.max_retries or not resend:
                     raise GitHubError(
                         f"GitHub API {endpoint}: network error after {attempt + 1} attempts "
                         f"({type(exc).__name__}); check connectivity to {urlsplit(url).netloc} and re-run",
@@ -205,6 +255,8 @@ class GitHubClient:
                 continue
             log.debug("%s -> %s", endpoint, response.status_code)
             wait = self._retry_wait(response, attempt)
+            if not retry and response.status_code in RETRY_STATUSES:
+                wait = None  # a 5xx after a write may mean the write landed
             if wait is None or attempt >= self.max_retries:
                 return response
             if wait > self.max_wait_s:
@@ -304,11 +356,23 @@ def _json(response: requests.Response, where: str) -> Any:
         raise GitHubError(f"GitHub API {where} returned a body that is not JSON; re-run the job") from exc
 
 
-def _read_capped(response: requests.Response, max_bytes: int, where: str) -> bytes:
+def _read_capped(
+    response: requests.Response,
+    max_bytes: int,
+    where: str,
+    *,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.time,
+) -> bytes:
     chunks: list[bytes] = []
     total = 0
     try:
         for chunk in response.iter_content(chunk_size=1 << 16):
+            if deadline is not None and clock() > deadline:
+                raise GitHubError(
+                    f"download of {where} did not finish in time (overall deadline passed); re-run the job",
+                    endpoint=where,
+                )
             total += len(chunk)
             if total > max_bytes:
                 raise GitHubError(

@@ -1,22 +1,41 @@
-"""The sticky pull request comment: find it by its hidden marker, update it in place or create it."""
+"""The sticky pull request comment: ours by marker and author, updated in place, one under races."""
 
 from __future__ import annotations
 
+import logging
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import GitHubError, GitHubPermissionError
+from agent_evals.errors import GitHubError, GitHubPermissionError, UsageError
 
 if TYPE_CHECKING:
     from agent_evals.github.client import GitHubClient
 
+log = logging.getLogger(__name__)
+
 CommentAction = Literal["created", "updated", "skipped", "forbidden"]
 FORBIDDEN_HINT = "Resource not accessible by integration"
+BOT_LOGIN = "github-actions[bot]"
+"""The author of comments written with an Actions ``GITHUB_TOKEN`` (``GET /user`` answers 403 for it)."""
+GATE_ID_PATTERN = r"[A-Za-z0-9._-]{1,64}"
+"""What a gate id may be: it goes into the comment marker and into artifact names."""
+WRITE_PERMISSION = "pull-requests: write"
+
+
+def check_gate_id(gate_id: str) -> str:
+    """``gate_id`` when it fits :data:`GATE_ID_PATTERN`, else a UsageError saying the rule."""
+    if not re.fullmatch(GATE_ID_PATTERN, gate_id):
+        raise UsageError(
+            f"gate id {gate_id!r} must be 1-64 letters, digits, '.', '_' or '-' "
+            "(it names the comment marker and the artifacts); set --gate-id / the gate-id input"
+        )
+    return gate_id
 
 
 def marker(gate_id: str) -> str:
-    """The hidden HTML comment that identifies one gate's comment on a pull request."""
-    return f"<!-- agent-evals:gate:{gate_id} -->"
+    """The hidden HTML comment, first line of the body, that identifies one gate's comment."""
+    return f"<!-- agent-evals:gate:{check_gate_id(gate_id)} -->"
 
 
 @dataclass(frozen=True)
@@ -31,48 +50,89 @@ class CommentResult:
     """Its id."""
     notice: str | None = None
     """A message for the job log when the comment could not be written."""
+    removed: int = 0
+    """Duplicate comments of ours deleted (left by concurrent runs)."""
 
 
-def find_comment(client: GitHubClient, repo: str, pr: int, gate_id: str) -> dict[str, Any] | None:
-    """The first issue comment of ``pr`` that carries this gate's marker (every page is searched)."""
-    tag = marker(gate_id)
-    for comment in client.paginate(f"/repos/{repo}/issues/{pr}/comments", permission="pull-requests: read"):
-        body = comment.get("body")
-        if isinstance(body, str) and tag in body:
-            return comment
-    return None
+def comment_author(client: GitHubClient) -> str:
+    """The login our comments carry: ``GET /user`` when it answers, else ``github-actions[bot]``.
+
+    An Actions installation token may not read ``/user`` (403); a personal token may.
+    """
+    try:
+        body = client.get_json("/user")
+    except GitHubError as exc:
+        if exc.status in (401, 403, 404):
+            return BOT_LOGIN
+        raise
+    login = body.get("login") if isinstance(body, dict) else None
+    return login if isinstance(login, str) and login else BOT_LOGIN
+
+
+def is_ours(comment: dict[str, Any], tag: str, author: str) -> bool:
+    """True when the comment's first line is ``tag`` and ``author`` wrote it."""
+    body = comment.get("body")
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return isinstance(body, str) and body.split("\n", 1)[0].rstrip("\r") == tag and login == author
+
+
+def our_comments(client: GitHubClient, repo: str, pr: int, tag: str, author: str) -> list[dict[str, Any]]:
+    """Every comment of ours with ``tag``, oldest first (every page is read)."""
+    found = [
+        c
+        for c in client.paginate(f"/repos/{repo}/issues/{pr}/comments", permission="pull-requests: read")
+        if is_ours(c, tag, author)
+    ]
+    return sorted(found, key=lambda c: (str(c.get("created_at") or ""), int(c.get("id") or 0)))
+
+
+def find_comment(
+    client: GitHubClient, repo: str, pr: int, gate_id: str, *, author: str | None = None
+) -> dict[str, Any] | None:
+    """The oldest comment of ours that carries this gate's marker, or None."""
+    ours = our_comments(client, repo, pr, marker(gate_id), author or comment_author(client))
+    return ours[0] if ours else None
 
 
 def upsert_comment(
-    client: GitHubClient, repo: str, pr: int, gate_id: str, body: str, *, create: bool = True
+    client: GitHubClient,
+    repo: str,
+    pr: int,
+    gate_id: str,
+    body: str,
+    *,
+    create: bool = True,
+    author: str | None = None,
 ) -> CommentResult:
     """Update this gate's comment in place, or post it when none exists and ``create`` is true.
 
-    A read-only token (a pull request from a fork) is not an error: the result is ``forbidden``
-    with a notice, and the caller keeps the gate's exit code.
+    Only comments whose first line is the marker and whose author is ours count; anyone else's
+    comment is never edited. Concurrent runs may each post one: after posting, the comments are
+    read again and every copy of ours but the oldest is deleted (the oldest gets this body). A
+    post that fails in a way that may have landed (5xx, dropped connection) is never re-sent: the
+    comments are read again instead. A read-only token (a pull request from a fork) is not an
+    error: the result is ``forbidden`` with a notice.
     """
     tag = marker(gate_id)
-    if tag not in body:
+    if body.split("\n", 1)[0] != tag:
         body = f"{tag}\n{body}"
     try:
-        existing = find_comment(client, repo, pr, gate_id)
-        if existing is not None:
-            response = client.request(
-                "PATCH",
-                f"/repos/{repo}/issues/comments/{int(existing['id'])}",
-                json_body={"body": body},
-                permission="pull-requests: write",
-            )
-            return _result("updated", response.json())
+        author = author or comment_author(client)
+        ours = our_comments(client, repo, pr, tag, author)
+        if ours:
+            kept = _patch(client, repo, ours[0], body)
+            removed = _delete(client, repo, ours[1:])
+            return _result("updated", kept, removed)
         if not create:
             return CommentResult(action="skipped")
-        response = client.request(
-            "POST",
-            f"/repos/{repo}/issues/{pr}/comments",
-            json_body={"body": body},
-            permission="pull-requests: write",
-        )
-        return _result("created", response.json())
+        created = _create(client, repo, pr, body, tag, author)
+        ours = our_comments(client, repo, pr, tag, author)
+        if not ours or (created is not None and ours[0].get("id") == created.get("id")):
+            return _result("created", created or {}, _delete(client, repo, ours[1:]))
+        # another run's comment is older: it stays, with this body; ours and any others go
+        kept = _patch(client, repo, ours[0], body)
+        return _result("updated", kept, _delete(client, repo, ours[1:]))
     except GitHubPermissionError as exc:
         return CommentResult(action="forbidden", notice=_forbidden_notice(pr, exc))
     except GitHubError as exc:
@@ -81,20 +141,73 @@ def upsert_comment(
         raise
 
 
-def _result(action: CommentAction, payload: Any) -> CommentResult:
-    data = payload if isinstance(payload, dict) else {}
-    cid = data.get("id")
-    url = data.get("html_url")
+def _create(
+    client: GitHubClient, repo: str, pr: int, body: str, tag: str, author: str
+) -> dict[str, Any] | None:
+    """POST the comment; None when the post failed but the comment is there (it landed)."""
+    try:
+        response = client.request(
+            "POST",
+            f"/repos/{repo}/issues/{pr}/comments",
+            json_body={"body": body},
+            permission=WRITE_PERMISSION,
+        )
+    except GitHubError as exc:
+        if exc.status is not None and exc.status < 500:
+            raise
+        if not our_comments(client, repo, pr, tag, author):
+            raise GitHubError(
+                f"{exc}. The comment was not created (re-read after the failure); re-run the job",
+                status=exc.status,
+                endpoint=exc.endpoint,
+            ) from exc
+        log.info("the comment post failed (%s) but the comment landed; not posting again", exc)
+        return None
+    payload = response.json()
+    return payload if isinstance(payload, dict) else {}
+
+
+def _patch(client: GitHubClient, repo: str, comment: dict[str, Any], body: str) -> dict[str, Any]:
+    if comment.get("body") == body:
+        return comment
+    response = client.request(
+        "PATCH",
+        f"/repos/{repo}/issues/comments/{int(comment['id'])}",
+        json_body={"body": body},
+        permission=WRITE_PERMISSION,
+    )
+    payload = response.json()
+    return payload if isinstance(payload, dict) else comment
+
+
+def _delete(client: GitHubClient, repo: str, extra: list[dict[str, Any]]) -> int:
+    removed = 0
+    for comment in extra:
+        try:
+            client.request(
+                "DELETE", f"/repos/{repo}/issues/comments/{int(comment['id'])}", permission=WRITE_PERMISSION
+            )
+        except GitHubError as exc:
+            if exc.status != 404:  # another run deleted it first
+                raise
+        removed += 1
+    return removed
+
+
+def _result(action: CommentAction, payload: dict[str, Any], removed: int) -> CommentResult:
+    cid = payload.get("id")
+    url = payload.get("html_url")
     return CommentResult(
         action=action,
         url=url if isinstance(url, str) else None,
         comment_id=cid if isinstance(cid, int) else None,
+        removed=removed,
     )
 
 
 def _forbidden_notice(pr: int, exc: GitHubError) -> str:
     return (
-        f"Could not comment on pull request #{pr}: the token is read-only (HTTP {exc.status}; typical for "
-        "pull requests from forks). The report is in the job summary; to comment on fork pull requests, "
-        "use the workflow_run publisher recipe (agent-evals publish)."
+        f"Could not comment on pull request #{pr}: the token lacks `{WRITE_PERMISSION}` (HTTP {exc.status}; "
+        "a pull request from a fork gets a read-only token). The report is in the job summary; to "
+        "comment on fork pull requests, use the workflow_run publisher recipe (agent-evals publish)."
     )

@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent_evals.github.comments import check_gate_id
 from agent_evals.github.settings import ActionsSettings
+
+__all__ = ["CIPlan", "check_gate_id", "default_gate_id", "make_plan", "slug"]
 
 FlowKind = Literal["pull_request", "merge_group", "baseline", "run", "branch", "local"]
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
@@ -64,22 +67,10 @@ def default_gate_id(settings: ActionsSettings, paths: Sequence[str], env: Mappin
     stem = Path(settings.workflow_file).stem if settings.workflow_file else "local"
     key = "\n".join([env.get("GITHUB_JOB", ""), *sorted(p.rstrip("/") for p in paths)])
     digest = hashlib.sha256(key.encode()).hexdigest()[:8]
-    return f"{slug(stem)}-{digest}"
+    return f"{slug(stem)[:55]}-{digest}"
 
 
 def slug(text: str) -> str:
     """Lower-case letters, digits, ``.``, ``_`` and ``-`` only (safe in markers and artifact names)."""
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-.")
     return cleaned or "gate"
-
-
-def check_gate_id(gate_id: str) -> str:
-    """Validate a user-given gate id: it goes into an HTML comment marker and an artifact name."""
-    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", gate_id):
-        from agent_evals.errors import UsageError
-
-        raise UsageError(
-            f"--gate-id {gate_id!r} must be 1-64 letters, digits, '.', '_' or '-' "
-            "(it names the comment marker and the artifact)"
-        )
-    return gate_id

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_evals.errors import GitHubError, UsageError
+from agent_evals.github.comments import GATE_ID_PATTERN
 
 if TYPE_CHECKING:
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
 
-MARKER_RE = re.compile(r"<!-- agent-evals:gate:([A-Za-z0-9._-]{1,64}) -->")
+MARKER_RE = re.compile(rf"<!-- agent-evals:gate:({GATE_ID_PATTERN}) -->")
 MAX_COMMENT_CHARS = 65_536
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import gc
 import os
 import re
@@ -24,13 +23,15 @@ from agent_evals.core.record import (
     fingerprint,
 )
 from agent_evals.core.redact import Redactor
-from agent_evals.errors import EvalFileError, UsageError
-from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
+from agent_evals.errors import UsageError
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.plan import display_path as display_path
+from agent_evals.plan import match_case_id as match_case_id
+from agent_evals.plan import plan_run
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
@@ -38,30 +39,10 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 """``progress(done, total)``; may be called from a worker thread."""
 
-DEFAULT_DIR = "benchmarks"
-"""Searched when ``agent-evals run`` gets no path."""
-
 
 def utc_now() -> str:
     """The current UTC time as ISO 8601 with a ``Z`` suffix."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def display_path(path: Path, cwd: Path) -> str:
-    """``path`` relative to ``cwd`` in POSIX form when it is below it, else absolute."""
-    resolved = path.resolve()
-    try:
-        return resolved.relative_to(cwd.resolve()).as_posix()
-    except ValueError:
-        return resolved.as_posix()
-
-
-def match_case_id(case_id: str, pattern: str) -> bool:
-    """``--filter``: a glob over case ids (``*``, ``?``; brackets are literal); no wildcard = substring."""
-    if "*" not in pattern and "?" not in pattern:
-        return pattern in case_id
-    escaped = pattern.replace("[", "\0").replace("]", "[]]").replace("\0", "[[]")
-    return fnmatch.fnmatchcase(case_id, escaped)
 
 
 def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
@@ -223,44 +204,6 @@ class RunBuilder:
         return suite
 
 
-def _select(
-    specs: list[EvalCaseSpec],
-    label: str,
-    *,
-    case_filter: str | None,
-    datasets: Sequence[str],
-    labels: Sequence[str],
-) -> list[EvalCaseSpec]:
-    out = []
-    for spec in specs:
-        if datasets and spec.dataset not in datasets:
-            continue
-        if labels and not set(labels) & set(spec.labels):
-            continue
-        if case_filter and not match_case_id(f"{label}::{spec.function_id}", case_filter):
-            continue
-        out.append(spec)
-    return out
-
-
-def _selection(case_filter: str | None, datasets: Sequence[str], labels: Sequence[str]) -> str:
-    parts = [f"--filter {case_filter!r}"] if case_filter else []
-    parts += [f"--dataset {d!r}" for d in datasets] + [f"--label {lab!r}" for lab in labels]
-    return " ".join(parts)
-
-
-def _menu(specs: Sequence[EvalCaseSpec]) -> str:
-    """What the selection could have matched: datasets, labels and a few case ids."""
-    datasets = sorted({s.dataset for s in specs if s.dataset})
-    labels = sorted({lab for s in specs for lab in s.labels})
-    ids = [s.function_id for s in specs[:5]]
-    more = f" (+{len(specs) - 5} more)" if len(specs) > 5 else ""
-    return (
-        f"found {len(specs)} eval(s): datasets {', '.join(datasets) or '-'}; labels {', '.join(labels) or 'none'}; "
-        f"ids such as {', '.join(ids)}{more}"
-    )
-
-
 def _benchmark_runner() -> Any:
     try:
         from agent_evals.benchmark import runner
@@ -288,7 +231,8 @@ async def run_paths_async(
 ) -> RunRecord:
     """Run eval files and YAML benchmarks and return the run record.
 
-    Directories are searched for eval files and benchmark YAML; no path means ``benchmarks/``.
+    Directories are searched for eval files and benchmark YAML; no path means the ``benchmarks/``
+    and ``evals/`` folders that exist.
     ``trials``, ``timeout_s`` and ``concurrency`` override what the files declare. ``datasets``,
     ``labels`` select evals; ``case_filter`` selects case ids. Pass a ``RunBuilder`` to keep the
     partial results of an interrupted run. Raises ``UsageError`` (incl. ``EvalFileError``).
@@ -300,37 +244,18 @@ async def run_paths_async(
     if timeout_s is not None and timeout_s <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout_s}")
     builder = builder or RunBuilder()
-    if not paths:
-        if not (builder.cwd / DEFAULT_DIR).is_dir():
-            raise UsageError(
-                f"no path given and no {DEFAULT_DIR}/ folder here; pass eval files or benchmark YAML"
-            )
-        paths = [builder.cwd / DEFAULT_DIR]
-    found = collect(paths)
-    if found.benchmark_files:
+    plan = plan_run(
+        paths,
+        cwd=builder.cwd,
+        trials=trials,
+        case_filter=case_filter,
+        datasets=datasets,
+        labels=labels,
+    )
+    if plan.benchmark_files:
         _benchmark_runner()  # fail before running anything when benchmarks cannot run
-    available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
-    for file in found.eval_files:
-        label = display_path(file, builder.cwd)
-        module = import_eval_file(file)
-        try:
-            specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
-        except (TypeError, ValueError) as exc:
-            raise EvalFileError(f"{label}: {exc}") from exc
-        available += specs
-        selected = _select(specs, label, case_filter=case_filter, datasets=datasets, labels=labels)
-        if trials is not None:
-            for spec in selected:
-                spec.trials = trials
-        if selected:
-            builder.add_eval_suite(label, selected)
-    if not builder.specs and not found.benchmark_files:
-        where = ", ".join(str(p) for p in paths)
-        if available:  # evals exist, the selection matched none of them: say what there is
-            raise UsageError(
-                f"no evals in {where} match {_selection(case_filter, datasets, labels)}; {_menu(available)}"
-            )
-        raise UsageError(f"no evals found in {where} (eval files are eval_*.py, *_eval.py or evals.py)")
+    for suite in plan.eval_suites:
+        builder.add_eval_suite(suite.label, suite.specs)
 
     jobs = [Job(i, t) for i, spec in enumerate(builder.specs) for t in range(spec.trials)]
     total = len(jobs)
@@ -349,7 +274,7 @@ async def run_paths_async(
         await run_jobs(
             builder.specs, jobs, on_result=on_result, concurrency=concurrency or 1, timeout=timeout_s
         )
-    for yaml_file in found.benchmark_files:
+    for yaml_file in plan.benchmark_files:
         offset = done
 
         def bench_progress(b_done: int, b_total: int, offset: int = offset) -> None:

@@ -149,16 +149,19 @@ def test_run_paths__import_failure_is_eval_file_error_naming_the_file(project: P
         run_paths(["eval_bad.py"], builder=_builder())
 
 
-def test_run_paths__no_path__uses_benchmarks_folder_or_explains(project: Path) -> None:
-    with pytest.raises(UsageError, match="no benchmarks/ folder"):
+def test_run_paths__no_path__uses_benchmarks_and_evals_folders_or_explains(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="no benchmarks/ or evals/ folder"):
         run_paths([], builder=_builder())
-    _write(
-        project,
-        "benchmarks/eval_default.py",
-        "from agent_evals import eval\n\n@eval\ndef test_ok():\n    pass\n",
-    )
+    source = "from agent_evals import eval\n\n@eval\ndef test_ok():\n    pass\n"
+    _write(tmp_path, "benchmarks/eval_default.py", source)
     record = run_paths([], builder=_builder())
-    assert record.suites[0].id == "benchmarks/eval_default.py"
+    assert [s.id for s in record.suites] == ["benchmarks/eval_default.py"]
+    _write(tmp_path, "evals/eval_more.py", source)
+    record = run_paths([], builder=_builder())
+    assert [s.id for s in record.suites] == ["benchmarks/eval_default.py", "evals/eval_more.py"]
 
 
 def test_run_paths__interrupted_run__builder_keeps_finished_cases_marked_incomplete(project: Path) -> None:

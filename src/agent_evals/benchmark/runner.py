@@ -74,6 +74,43 @@ def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioP
     )
 
 
+def prepare_benchmark(
+    path: str | os.PathLike[str], agent: Any = None, case_filter: str | None = None
+) -> tuple[Benchmark, AgentHandle, list[_Job]]:
+    """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature.
+
+    ``agent`` as in :func:`run_benchmark_async`. The agent is imported and, when a class, created;
+    nothing runs. Raises BenchmarkFileError / AgentLoadError (what ``agent-evals validate`` reports).
+    """
+    bench = load_benchmark(path)
+    base_dir = Path(path).resolve().parent
+    ref = agent if agent is not None else bench.agent
+    if ref is None:
+        raise BenchmarkFileError(
+            "no agent to run: add `agent: module:Class` to the file or pass one (--agent module:Class)",
+            file=bench.path,
+            line=1,
+            column=1,
+            key_path="agent",
+        )
+    jobs = select_jobs(bench, case_filter)
+    try:
+        handle = AgentHandle(ref, base_dir=base_dir)
+    except AgentLoadError as exc:  # say which file asked for the agent
+        if isinstance(ref, str) and agent is None:
+            raise AgentLoadError(f"{bench.path}: {exc}") from exc
+        raise
+    stateful = next((job for job in jobs if job.plan.state is not None), None)
+    if stateful is not None:
+        try:
+            handle.require_state()
+        except AgentLoadError as exc:  # say which file (and which scenario) needs the state
+            file, line = stateful.scenario.location
+            where = f"{file}:{line}" if line else file
+            raise AgentLoadError(f"{where}: scenario {stateful.case.id!r}: {exc}") from exc
+    return bench, handle, jobs
+
+
 async def run_benchmark_async(
     path: str | os.PathLike[str],
     agent: Any = None,
@@ -94,34 +131,14 @@ async def run_benchmark_async(
     ``on_start`` receives the result object before the first trial (see :data:`OnStart`).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
     """
-    bench = load_benchmark(path)
-    base_dir = Path(path).resolve().parent
-    ref = agent if agent is not None else bench.agent
-    if ref is None:
-        raise BenchmarkFileError(
-            "no agent to run: add `agent: module:Class` to the file or pass one (--agent module:Class)",
-            file=bench.path,
-            line=1,
-            column=1,
-            key_path="agent",
-        )
     for name, value in (("trials", trials), ("concurrency", concurrency)):
         if value is not None and value < 1:
             raise ValueError(f"{name} must be at least 1, got {value}")
     if timeout_s is not None and timeout_s <= 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
     k = trials or bench.execution.runs_per_scenario
     limit = timeout_s or bench.execution.timeout_s
-    jobs = _plan_jobs(bench, case_filter)
-    handle = AgentHandle(ref, base_dir=base_dir)
-    stateful = next((job for job in jobs if job.plan.state is not None), None)
-    if stateful is not None:
-        try:
-            handle.require_state()
-        except AgentLoadError as exc:  # say which file (and which scenario) needs the state
-            file, line = stateful.scenario.location
-            where = f"{file}:{line}" if line else file
-            raise AgentLoadError(f"{where}: scenario {stateful.case.id!r}: {exc}") from exc
 
     result = BenchmarkResult(
         benchmark_id=bench.benchmark,
@@ -192,7 +209,8 @@ async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: Ben
     result.experiment_url = recorded.experiment_url
 
 
-def _plan_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
+def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
+    """The scenarios ``case_filter`` keeps, each compiled to its scorers."""
     jobs: list[_Job] = []
     for cap in bench.capabilities:
         for scenario in cap.scenarios:

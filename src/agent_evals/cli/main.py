@@ -27,6 +27,13 @@ register(
     "report", "agent_evals.cli.report", "report", "Render one run record as Markdown, JUnit, HTML or JSON."
 )
 register(
+    "validate",
+    "agent_evals.cli.validate",
+    "validate",
+    "Check that files, agents and scorers load; run nothing.",
+)
+register("list", "agent_evals.cli.list_cases", "list_cases", "List the cases a run would execute (--json).")
+register(
     "regrade", "agent_evals.cli.regrade", "regrade", "Re-score stored outputs with the current evaluators."
 )
 register(

@@ -1,0 +1,64 @@
+"""``agent-evals validate [PATH...]``: load every eval file and benchmark, import agents, run nothing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from agent_evals.errors import EXIT_USAGE, AgentEvalsError
+
+VALIDATE_EXIT_CODES = (
+    "Exit codes: 0 everything `agent-evals run` would load loads; 2 a file, agent, scorer, selection "
+    "or agent-evals.yaml that `run` (or `compare`) would refuse; 3 internal error."
+)
+
+
+@click.command("validate", epilog=VALIDATE_EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option(
+    "--agent", metavar="MODULE:ATTR", help="Agent for YAML benchmarks (overrides the file's agent)."
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print only the problems and the closing line.")
+def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
+    """Check that PATH... loads as `agent-evals run` would load it, without running anything.
+
+    Imports every eval file and resolves its cases; loads every benchmark YAML (includes, scorers,
+    gate block), imports and creates its agent. Also reads ./agent-evals.yaml when there is one.
+    Without PATH, the benchmarks/ and evals/ folders are checked.
+    """
+    from agent_evals.inventory import inspect_paths
+
+    cwd = Path.cwd()
+    inventory = inspect_paths(paths, cwd=cwd, agent=agent)
+    problems = list(inventory.problems)
+    problems += _policy_problems(cwd)
+    if not quiet:
+        for suite in inventory.suites:
+            trials = sum(c.trials for c in suite.cases)
+            agent_note = f", agent {suite.agent}" if suite.agent else ""
+            click.echo(
+                f"ok  {suite.source} ({suite.kind} {suite.id}: {len(suite.cases)} cases, {trials} trials{agent_note})"
+            )
+    for problem in problems:
+        click.echo(f"error: {problem}", err=True)
+    files = len(inventory.suites) + len(inventory.problems)
+    if problems:
+        click.echo(f"Validation failed: {len(problems)} problem(s) in {files} file(s) checked", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(
+        f"Valid: {files} file(s), {inventory.cases} cases, {inventory.trials} trials (nothing was run)"
+    )
+
+
+def _policy_problems(cwd: Path) -> list[str]:
+    from agent_evals.gate.policy import discover_repo_config, read_config_block
+
+    try:
+        config = discover_repo_config(cwd)
+        if config is not None:
+            read_config_block(config)
+    except AgentEvalsError as exc:
+        return [str(exc)]
+    return []

@@ -52,3 +52,21 @@ def test_readme_benchmark_yaml__runs_against_the_demo_agent(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert out.exists()
     assert "lights" in proc.stdout
+
+
+def test_readme_start_a_project__commands_run_as_written_and_succeed(tmp_path: Path) -> None:
+    script = block_after("## Start a project", "sh")
+    cli = Path(sys.executable).with_name("agent-evals")
+    cwd = tmp_path
+    commands = [line.split("#", 1)[0].strip() for line in script.splitlines()]
+    for command in filter(None, commands):
+        words = command.split()
+        if words[0] == "cd":
+            cwd = cwd / words[1]
+            continue
+        assert words[0] == "agent-evals", command
+        proc = subprocess.run(
+            [str(cli), *words[1:]], capture_output=True, text=True, cwd=cwd, timeout=120, check=False
+        )
+        assert proc.returncode == 0, f"{command}: {proc.stdout}{proc.stderr}"
+    assert (cwd / "run.json").is_file()

@@ -21,6 +21,9 @@ def register(name: str, module: str, attr: str, help_line: str) -> None:
     COMMANDS[name] = (module, attr, help_line)
 
 
+register(
+    "init", "agent_evals.cli.init", "init", "Scaffold a runnable benchmark, eval file, policy and workflow."
+)
 register("run", "agent_evals.cli.run", "run", "Run eval files and YAML benchmarks; write a run record.")
 register("compare", "agent_evals.cli.compare", "compare", "Compare a candidate run record with a baseline.")
 register(

@@ -13,7 +13,7 @@ from agent_evals.benchmark.json_check import check_schema, validate
 from agent_evals.benchmark.schema import OutputCheck, Scenario, ScorerRef, ToolUseCheck
 from agent_evals.benchmark.yaml_source import KeyPath, format_path
 from agent_evals.core.messages import extract_tool_calls
-from agent_evals.core.scorer import scorer_name
+from agent_evals.core.scorer import distinct_key, scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 from agent_evals.errors import AgentEvalsError
 
@@ -57,13 +57,13 @@ class ScenarioPlan:
     """What running a scenario needs: its scorers, the expected result, and its start state."""
 
     scorers: list[Any]
-    """Scorers, each with a distinct name."""
+    """Scorers; two may share a name (both run, the second is recorded as ``X#2``)."""
     expected: ExpectedResult
     """Expected context shared by the scorers (``expected_state``, ``reference_outputs``)."""
     state: dict[str, Any] | None
     """``world`` with the precondition merged in; None when neither is declared."""
     scorer_paths: dict[str, KeyPath] = field(default_factory=dict)
-    """Scorer name -> where it was declared (relative to the scenario)."""
+    """Scorer name (``X#2`` for a second one of a name) -> where it was declared (relative to the scenario)."""
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -280,13 +280,7 @@ def compile_scenario(scenario: Scenario, world: Mapping[str, Any]) -> ScenarioPl
         )
     paths: dict[str, KeyPath] = {}
     for name, (_, where) in zip(names, compiled, strict=True):
-        if name in paths:
-            raise CheckerError(
-                f"two scorers are both named {name!r} (first at {format_path(paths[name])}); "
-                "each scorer may appear once per scenario",
-                where,
-            )
-        paths[name] = where
+        paths[distinct_key(name, paths)] = where  # a second X is recorded as X#2, never dropped
     state = None
     if world or scenario.precondition is not None:
         state = deep_merge(world, scenario.precondition.state if scenario.precondition else {})

@@ -19,7 +19,8 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
-from agent_evals.core.scorer import PreparedScorer
+from agent_evals.core.scorer import PreparedScorer, distinct_key
+from agent_evals.core.types import Score
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 
 logger = logging.getLogger(__name__)
@@ -245,11 +246,11 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         return TrialOutcome(
             passed=False, error=f"{type(exc).__name__}: {exc}", duration_s=time.perf_counter() - start
         )
-    scores = {}
+    scores: dict[str, Score] = {}
     for scorer in job.scorers:
-        scores[scorer.name] = await scorer.score(
-            task_result, job.plan.expected, {"input": job.scenario.prompt}
-        )
+        score = await scorer.score(task_result, job.plan.expected, {"input": job.scenario.prompt})
+        # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
+        scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]
     usage = (task_result.context or {}).get("usage")
     return TrialOutcome(

@@ -39,14 +39,17 @@ def check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
 
 
 def prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
-    """Name and inspect every scorer once; reject non-callables, classes and duplicate names."""
+    """Inspect every scorer once; reject non-callables and classes.
+
+    Two scorers may share a callable name (factory closures, two ``Levenshtein(...)``): results
+    are keyed by the ``Score.name`` each returns, so both run.
+    """
     if callable(scorers) or isinstance(scorers, (str, bytes, Mapping)) or not isinstance(scorers, Iterable):
         raise TypeError(f"scorers must be a list of scorers, e.g. scorers=[StateMatch()], got {scorers!r}")
     items = list(scorers)
     if not items:
         raise ValueError("scorers is empty: pass at least one scorer, e.g. scorers=[StateMatch()]")
     prepared: list[PreparedScorer] = []
-    seen: dict[str, int] = {}
     for index, scorer in enumerate(items):
         if isinstance(scorer, type):
             raise TypeError(
@@ -57,14 +60,7 @@ def prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
                 f"scorers[{index}] is a {type(scorer).__name__}, expected a callable "
                 "scorer(result, expected=None, **context) -> Score"
             )
-        item = PreparedScorer.of(scorer)
-        if item.name in seen:
-            raise ValueError(
-                f"scorers[{seen[item.name]}] and scorers[{index}] are both named {item.name!r}; "
-                "results are keyed by scorer name, so give one a distinct `name` attribute"
-            )
-        seen[item.name] = index
-        prepared.append(item)
+        prepared.append(PreparedScorer.of(scorer))
     return prepared
 
 

@@ -8,6 +8,7 @@ import functools
 import inspect
 import logging
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -53,7 +54,9 @@ async def run_eval_async(
     ``task(input)`` may be sync (run in a worker thread so it never blocks the event loop) or
     async, and returns a ``TaskResult``; examples that carry a stored ``output`` are replayed
     without calling it (``task`` may then be None). ``scorers`` are callables
-    ``(result, expected=None, **context)``; their names are fixed up front and must be unique.
+    ``(result, expected=None, **context)``; results are keyed by the ``Score.name`` each returns
+    (the seed's rule). When two scorers return the same name the last one is kept, and a
+    ``UserWarning`` names both.
     ``platform`` (e.g. ``LocalConfig``) records the finished run. ``progress(done, total)`` is
     called after each example.
 
@@ -69,8 +72,12 @@ async def run_eval_async(
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     with relaxed_gc():  # the results stay alive to the end: collections would only rescan them
-        results = await _Run(task, examples, prepared, cfg, progress).execute()
-        pass_rates, means, summary = aggregate(results, [p.name for p in prepared])
+        run = _Run(task, examples, prepared, cfg, progress)
+        results = await run.execute()
+        for message in run.collision_warnings():
+            warnings.warn(message, UserWarning, stacklevel=2)
+        names = list(dict.fromkeys(name for r in results for name in r.scores))
+        pass_rates, means, summary = aggregate(results, names or [p.name for p in prepared])
         result = EvalResult(
             pass_rates=pass_rates,
             scores=means,
@@ -142,6 +149,9 @@ class _Run:
         self.task_is_async = task is not None and _is_async_callable(task)
         self.pool: ThreadPoolExecutor | None = None
         self.any_context = any(s.accepts_context for s in scorers)
+        self.returned_names: dict[int, str] = {}  # scorer index -> the Score.name it returned
+        self.collisions: dict[tuple[str, int, int], bool] = {}  # (name, first, second) -> a failure hidden
+        self.task_failed: list[int] = []
 
     async def execute(self) -> list[ExampleResult]:
         lanes = min(self.config.max_concurrency, len(self.examples))
@@ -160,7 +170,44 @@ class _Run:
         finally:
             if self.pool is not None:
                 self.pool.shutdown(wait=False, cancel_futures=True)
+        self._name_placeholders()
         return [r for r in self.results if r is not None]
+
+    def _name_placeholders(self) -> None:
+        """Key the not-scored placeholders of failed tasks by the names the scorers returned elsewhere."""
+        for index in self.task_failed:
+            result = self.results[index]
+            if result is None or not self.returned_names:
+                continue
+            message = next(iter(result.scores.values())).error if result.scores else None
+            scores: dict[str, Score] = {}
+            for i, scorer in enumerate(self.scorers):
+                name = self.returned_names.get(i, scorer.name)
+                scores.setdefault(name, error_score(name, message or "not scored: the task failed"))
+            result.scores = scores
+
+    def collision_warnings(self) -> list[str]:
+        """One message per pair of scorers that returned the same ``Score.name`` in this run."""
+        out = []
+        for (name, first, second), hidden in self.collisions.items():
+            a, b = self.scorers[first].name, self.scorers[second].name
+            lost = " (a failing score was replaced by a passing one)" if hidden else ""
+            out.append(
+                f"scorers[{first}] ({a}) and scorers[{second}] ({b}) both returned a Score named {name!r}; "
+                f"EvalResult keeps only the last one{lost}. Give each scorer a distinct name "
+                "(e.g. its `name=` argument) to see both."
+            )
+        return out
+
+    def _keep(self, scores: dict[str, Score], owners: dict[str, int], index: int, score: Score) -> None:
+        """Store one scorer's Score under its name; the last of two with one name wins (the seed's rule)."""
+        self.returned_names.setdefault(index, score.name)
+        if score.name in owners:
+            key = (score.name, owners[score.name], index)
+            hidden = not scores[score.name].passed and score.passed
+            self.collisions[key] = self.collisions.get(key, False) or hidden
+        owners[score.name] = index
+        scores[score.name] = score
 
     async def _lane(self) -> None:
         if self.pool is not None and self.config.timeout_s is None:
@@ -260,15 +307,17 @@ class _Run:
                     f"task returned {type(value).__name__}, expected a TaskResult "
                     "(return TaskResult(output=..., context={...}))"
                 )
-        scores = {}
+        scores: dict[str, Score] = {}
         if result is not None:
             context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
-            for scorer in self.scorers:
+            owners: dict[str, int] = {}
+            for i, scorer in enumerate(self.scorers):
                 out = scorer.start(result, example.expected, context)
                 if not isinstance(out, Score):
                     out = await scorer.finish(out, self.config.scorer_timeout_s)
-                scores[scorer.name] = out
+                self._keep(scores, owners, i, out)
         else:
+            self.task_failed.append(index)
             for scorer in self.scorers:
                 scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")
         outputs = result.context.get("outputs") if result is not None and result.context else None

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Container, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -125,7 +125,12 @@ class PreparedScorer:
         return out if isinstance(out, Score) else await self.finish(out, timeout_s)
 
     def check(self, out: Any) -> Score:
-        """Turn a scorer's return value into the Score stored under ``self.name``."""
+        """Turn a scorer's return value into the Score to store.
+
+        Results are keyed by the ``name`` of the Score the scorer returns (the seed's rule), so a
+        factory closure or two instances of one class are told apart by what they return. A
+        Score without a name, and the error Score of a scorer that failed, take ``self.name``.
+        """
         if not isinstance(out, Score):
             return error_score(
                 self.name,
@@ -133,16 +138,30 @@ class PreparedScorer:
                 "(agent_evals.core.types.Score)",
             )
         score: Score = out
-        if score.name != self.name or (score.error is not None and score.passed):
-            # results are keyed by the fixed name; an errored score never passes
+        if not score.name or (score.error is not None and score.passed):
+            # an errored score never passes
             score = score.model_copy(
-                update={"name": self.name, "passed": score.passed and score.error is None}
+                update={"name": score.name or self.name, "passed": score.passed and score.error is None}
             )
         return score
 
     def _raised(self, exc: Exception) -> Score:
         logger.debug("scorer %r raised", self.name, exc_info=True)
         return error_score(self.name, f"scorer {self.name!r} raised {type(exc).__name__}: {exc}")
+
+
+def distinct_key(name: str, taken: Container[str]) -> str:
+    """``name``, or ``name#2``, ``name#3``, ... : the first spelling not in ``taken``.
+
+    Run records keep every score of a trial: a second score under a name already used is stored
+    under the next free ``#n`` spelling instead of replacing the first.
+    """
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name}#{n}" in taken:
+        n += 1
+    return f"{name}#{n}"
 
 
 def error_score(name: str, message: str) -> Score:

@@ -309,3 +309,60 @@ def test_to_eval_result__examples_per_trial_and_pass_rates_per_scorer(write: Wri
     assert evals.summary.errors == 2
     assert evals.pass_rates["StateMatch"] == 1.0  # the errored trials have no scores
     assert [e.metadata["trial"] for e in evals.examples[:2]] == [0, 1]
+
+
+class ToolAgent(BaseAgent):
+    """Calls set_light for the kitchen and ends with the light on; says 'done'."""
+
+    name = "tool-agent"
+
+    async def run_case(self, prompt: str, **context: Any) -> TaskResult:
+        call = {"name": "set_light", "args": {"room": "kitchen"}}
+        messages = [{"role": "assistant", "content": "", "tool_calls": [call]}]
+        return TaskResult(output="done", context={"outputs": messages, "final_state": {"light": "on"}})
+
+
+COLLIDING = """
+benchmark: collide
+capabilities:
+  - name: c
+    scenarios:
+      - id: s
+        prompt: go
+        reference_outputs: [{{role: assistant, tool_calls: [{{name: {ref}, args: {{room: kitchen}}}}]}}]
+        success:
+          tool_use: {{calls: [{{name: {listed}, args: {{room: kitchen}}}}]}}
+          scorers: [{{type: ToolCallExactMatch}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("listed", "ref", "first", "second", "passed"),
+    [
+        pytest.param("set_light", "set_light", True, True, True, id="both-pass"),
+        pytest.param("lock_door", "set_light", False, True, False, id="the-first-fails"),
+        pytest.param("set_light", "lock_door", True, False, False, id="the-second-fails"),
+    ],
+)
+def test_run_record__two_scorers_returning_one_name__both_kept_and_either_failing_fails_the_trial(
+    write: Writer, listed: str, ref: str, first: bool, second: bool, passed: bool
+) -> None:
+    path = write("bench.yaml", COLLIDING.format(listed=listed, ref=ref))
+    result = run_benchmark(path, ToolAgent)
+    (trial,) = result.to_run_record().suites[0].cases[0].trials
+    assert {k: s.passed for k, s in trial.scores.items()} == {
+        "ToolCallExactMatch": first,
+        "ToolCallExactMatch#2": second,
+    }
+    assert trial.passed is passed
+
+
+def test_run__two_instances_of_one_scorer_class__both_run_under_distinct_keys(write: Writer) -> None:
+    text = (
+        "benchmark: twice\ncapabilities:\n  - name: c\n    scenarios:\n      - id: s\n        prompt: go\n"
+        "        success:\n          output: {contains: done}\n"
+        "          scorers: [{type: ExactMatch}, {type: ExactMatch}]\n"
+    )
+    result = run_benchmark(write("bench.yaml", text), ToolAgent)
+    (trial,) = result.cases[0].trials
+    assert sorted(trial.scores) == ["ExactMatch", "ExactMatch#2", "output"]

@@ -210,11 +210,6 @@ CASES = [
         id="expected-state-twice",
     ),
     pytest.param(
-        _scenario("prompt: hi\nsuccess: {state: {a: 1}, scorers: [{type: StateMatch}]}"),
-        (7, 44, "capabilities[0].scenarios[0].success.scorers[0]", "both named 'StateMatch'"),
-        id="scorer-listed-twice",
-    ),
-    pytest.param(
         _scenario("prompt: hi\nprecondition: {world: {}}\nsuccess: {output: {contains: x}}"),
         (7, 24, "capabilities[0].scenarios[0].precondition.world", "unknown key 'world' (allowed: state)"),
         id="precondition-only-state",

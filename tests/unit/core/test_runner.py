@@ -247,25 +247,69 @@ async def test_run__context_kwargs__only_for_scorers_accepting_var_kwargs() -> N
     assert result.examples[0].scores["correct"].passed  # called without the context kwargs
 
 
-async def test_run__duplicate_scorer_names__value_error_before_running() -> None:
-    calls: list[int] = []
+def _named(score_name: str, passed: bool) -> Any:
+    """A factory closure: every scorer it builds has the callable name 'scorer'."""
 
+    def scorer(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        return Score(name=score_name, value=float(passed), passed=passed)
+
+    return scorer
+
+
+@pytest.mark.parametrize(
+    ("returned", "keys"),
+    [
+        pytest.param([("tone", True)], ["tone"], id="keyed-by-the-returned-name-not-the-callable"),
+        pytest.param([("a", True), ("b", False)], ["a", "b"], id="closures-sharing-a-callable-name-both-run"),
+    ],
+)
+async def test_run__results_keyed_by_the_score_name_the_scorer_returns(
+    returned: list[tuple[str, bool]], keys: list[str]
+) -> None:
+    result = await run_eval_async(echo, examples(2), [_named(n, p) for n, p in returned])
+    assert [list(e.scores) for e in result.examples] == [keys, keys]
+    assert result.pass_rates == {n: float(p) for n, p in returned}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept", "hidden"),
+    [
+        pytest.param(False, True, True, True, id="a-pass-after-a-failure"),
+        pytest.param(True, False, False, False, id="a-failure-after-a-pass"),
+        pytest.param(True, True, True, False, id="two-passes"),
+    ],
+)
+async def test_run__two_scorers_returning_one_name__last_wins_with_a_warning_naming_both(
+    first: bool, second: bool, kept: bool, hidden: bool
+) -> None:
+    with pytest.warns(
+        UserWarning, match=r"scorers\[0\] \(scorer\) and scorers\[1\] \(scorer\).*'same'"
+    ) as seen:
+        result = await run_eval_async(echo, examples(3), [_named("same", first), _named("same", second)])
+    assert len(seen) == 1  # once per run, not once per example
+    assert ("failing score was replaced" in str(seen[0].message)) is hidden
+    assert [e.scores["same"].passed for e in result.examples] == [kept] * 3
+    assert result.pass_rates == {"same": float(kept)}
+
+
+async def test_run__failed_task__placeholders_keyed_by_the_names_returned_elsewhere() -> None:
     def task(x: int) -> TaskResult:
-        calls.append(x)
+        if x == 1:
+            raise RuntimeError("boom")
         return echo(x)
 
-    with pytest.raises(ValueError, match=r"scorers\[0\] and scorers\[1\] are both named 'recorder'"):
-        await run_eval_async(task, examples(2), [Recorder(), Recorder()])
-    assert calls == []
+    result = await run_eval_async(task, examples(3), [_named("exact", True)])
+    assert [list(e.scores) for e in result.examples] == [["exact"]] * 3
+    assert result.examples[1].scores["exact"].error is not None
+    assert result.pass_rates == {"exact": pytest.approx(2 / 3)}
 
 
-async def test_run__scores_keyed_by_scorer_name_even_when_score_says_otherwise() -> None:
-    def tone(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
-        return Score(name="something", value=0.5, passed=True)
+async def test_run__every_task_failed__scores_keyed_by_the_scorer_name() -> None:
+    def task(x: int) -> TaskResult:
+        raise RuntimeError("boom")
 
-    result = await run_eval_async(echo, examples(1), [tone])
-    assert list(result.examples[0].scores) == ["tone"]
-    assert result.scores == {"tone": 0.5}
+    result = await run_eval_async(task, examples(2), [_named("exact", True)])
+    assert result.pass_rates == {"scorer": 0.0}
 
 
 # --- replay, trajectory, progress, platform ----------------------------------------------

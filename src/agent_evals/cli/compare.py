@@ -50,6 +50,16 @@ def knob_options(
             "pass | warn | fail without a baseline (first run, expired, no permission).",
         ),
         ("on-inconclusive", ACTIONS, "pass | warn | fail for a large drop that is not significant."),
+        (
+            "on-mismatch",
+            click.Choice(["warn", "fail"]),
+            "warn | fail when the runs are not alike (fingerprint).",
+        ),
+        (
+            "test",
+            click.Choice(["stratified", "per_case"]),
+            "stratified (uses the trials; assumes they are independent draws) | per_case.",
+        ),
     ]
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:

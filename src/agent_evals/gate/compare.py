@@ -152,7 +152,8 @@ def _compare(
     # A baseline read in another process sends what the case diffs read of it while this one counts.
     side_details = case_detail == "all"
     answer = request_details(picks, base.fetch if base is not None else None, side_details=side_details)
-    works = [_prepare(pick, base_suites.get(pick.sid), policy) for pick in picks]
+    versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
+    works = [_prepare(pick, base_suites.get(pick.sid), policy, versions) for pick in picks]
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
@@ -200,7 +201,9 @@ def _compare(
     )
 
 
-def _prepare(pick: Pick, base_suite: SuiteSummary | None, policy: Policy) -> _SuiteWork:
+def _prepare(
+    pick: Pick, base_suite: SuiteSummary | None, policy: Policy, versions: tuple[str | None, str | None]
+) -> _SuiteWork:
     suite, sid, knobs, cand_view, base_view = pick.suite, pick.sid, pick.knobs, pick.cand_view, pick.base_view
     header = suite.header
     cand = cand_view.cases
@@ -235,7 +238,7 @@ def _prepare(pick: Pick, base_suite: SuiteSummary | None, policy: Policy) -> _Su
         cases=[],
         added_case_ids=list(filterfalse(base.__contains__, cand)) if differ and base is not None else [],
         removed_case_ids=list(filterfalse(cand.__contains__, base)) if differ and base is not None else [],
-        fingerprint=_fingerprint(suite, base_suite, base is not None, pick.same_ids),
+        fingerprint=_fingerprint(suite, base_suite, base is not None, pick.same_ids, versions),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
         ),
@@ -271,6 +274,8 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_deta
         has_baseline=pick.base_view is not None,
         critical_flips=flips,
         report_missing=report_missing,
+        fingerprint=result.fingerprint,
+        baseline=result.paired_baseline if pick.base_view is not None else None,
     )
     verdicts, outcomes, reasons = [decision.verdict], [decision.outcome], list(decision.reasons)
     for row in result.groups:
@@ -315,7 +320,11 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
 
 
 def _fingerprint(
-    suite: SuiteSummary, base_suite: SuiteSummary | None, comparable: bool, same_ids: bool
+    suite: SuiteSummary,
+    base_suite: SuiteSummary | None,
+    comparable: bool,
+    same_ids: bool,
+    tool_versions: tuple[str | None, str | None] = (None, None),
 ) -> FingerprintCheck:
     cand_fp = str(suite.header.get("fingerprint") or "")
     if base_suite is None:
@@ -337,6 +346,14 @@ def _fingerprint(
             notes.append(
                 f"Agent {key} differs: {b_agent.get(key)!r} in the baseline, {c_agent.get(key)!r} now."
             )
+    if header.get("source") != suite.header.get("source"):
+        notes.append(
+            f"Suite file differs: {header.get('source')!r} in the baseline, {suite.header.get('source')!r} now."
+        )
+    if tool_versions[0] != tool_versions[1]:
+        notes.append(
+            f"agent-evals version differs: {tool_versions[0]} in the baseline, {tool_versions[1]} now."
+        )
     b_trials = base_suite.trial_counts
     c_trials = suite.trial_counts
     if b_trials != c_trials:

@@ -24,6 +24,7 @@ ReasonKind = Literal[
     "fingerprint",
     "removed-suite",
     "incomplete-run",
+    "ungraded",
 ]
 """Why a verdict or outcome is what it is."""
 

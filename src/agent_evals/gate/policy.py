@@ -15,6 +15,9 @@ from agent_evals.errors import PolicyError
 Action = Literal["pass", "warn", "fail"]
 """What a situation does to the gate: nothing, a warning, or a failure."""
 
+MismatchAction = Literal["warn", "fail"]
+"""What a fingerprint mismatch does."""
+
 TestChoice = Literal["stratified", "per_case"]
 """Which paired test decides: the case-stratified exact test on the trials (default), or the test on the
 per-case pass fractions (for agents whose trials of a case share state: cached responses, fixed seeds)."""
@@ -45,6 +48,7 @@ KNOB_NAMES = (
     "critical_cases",
     "mid_p",
     "test",
+    "on_mismatch",
 )
 """Every knob a policy block may set (besides ``overrides``)."""
 
@@ -72,6 +76,9 @@ class Knobs(BaseModel):
     """Globs of case ids treated as critical in addition to those the record marks."""
     mid_p: bool = False
     """Use the mid-p exact McNemar test for one trial per case (less conservative)."""
+    on_mismatch: MismatchAction = "warn"
+    """What runs that are not alike do (suite file, agent, trials, configuration, tool version differ):
+    ``warn`` lets them pass with a warning, ``fail`` fails the gate."""
     test: TestChoice = "stratified"
     """``stratified``: the exact test on the trials, stratified by case (assumes a case's trials are
     independent draws); ``per_case``: the test on per-case pass fractions (trials may share state)."""
@@ -98,6 +105,8 @@ class _BlockBase(BaseModel):
     """Globs of case ids to treat as critical."""
     mid_p: bool | None = None
     """Use the mid-p McNemar test."""
+    on_mismatch: MismatchAction | None = None
+    """warn | fail when the runs' fingerprints differ."""
     test: TestChoice | None = None
     """stratified | per_case: which paired test decides."""
 

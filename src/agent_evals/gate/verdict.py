@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_evals.gate.model import DeltaStat, Outcome, RateSummary, Reason, ReasonKind, Verdict
+from agent_evals.gate.model import (
+    DeltaStat,
+    FingerprintCheck,
+    Outcome,
+    RateSummary,
+    Reason,
+    ReasonKind,
+    Verdict,
+)
 from agent_evals.gate.paired import EPS
 from agent_evals.gate.policy import Knobs
 
@@ -51,6 +59,8 @@ def decide(
     has_baseline: bool,
     critical_flips: Sequence[str] = (),
     report_missing: bool = True,
+    fingerprint: FingerprintCheck | None = None,
+    baseline: RateSummary | None = None,
 ) -> Decision:
     """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm)."""
     reasons: list[Reason] = []
@@ -91,6 +101,33 @@ def decide(
                 blocking=blocking,
                 case_id=case_id,
             )
+    if candidate is not None and candidate.cases > 0 and candidate.cases_scored == 0:
+        # Nothing graded: the suite cannot show it did not regress. Losing every verdict the baseline
+        # had fails; with nothing graded on either side (or no baseline) it is a warning.
+        blocking = baseline is not None and baseline.cases_scored > 0
+        failed = failed or blocking
+        add(
+            "ungraded",
+            f"{label}: none of its {candidate.cases:,} cases has a graded trial (every trial errored or "
+            "has no pass/fail verdict), so nothing shows it did not regress"
+            + ("; the baseline had graded trials." if blocking else "."),
+            blocking=blocking,
+        )
+    elif baseline is not None and candidate is not None and baseline.cases_scored == 0 and baseline.cases:
+        add(
+            "ungraded",
+            f"{label}: the baseline has no graded trial, so the candidate was compared with nothing.",
+            blocking=False,
+        )
+    if fingerprint is not None and fingerprint.notes:
+        blocking = knobs.on_mismatch == "fail"
+        failed = failed or blocking
+        add(
+            "fingerprint",
+            f"{label}: the runs are not alike (on_mismatch: {knobs.on_mismatch}): "
+            + " ".join(fingerprint.notes),
+            blocking=blocking,
+        )
     if not has_baseline:
         action = knobs.on_missing_baseline
         if report_missing:
@@ -124,6 +161,9 @@ def decide(
                 f"alpha {knobs.alpha:g}).{hint}",
                 blocking=knobs.on_inconclusive == "fail",
             )
+    note = methods_note(delta, knobs)
+    if note and reasons and reasons[-1].kind in ("regression", "inconclusive"):
+        reasons[-1].message += " " + note
     if failed:
         verdict: Verdict = "failed"
     elif inconclusive:
@@ -133,6 +173,22 @@ def decide(
     else:
         verdict = "passed"
     return Decision(verdict=verdict, outcome=outcome_of(reasons, knobs), reasons=reasons)
+
+
+def methods_note(delta: DeltaStat | None, knobs: Knobs) -> str | None:
+    """Why the interval and the p-value seem to disagree, when they do: the interval is the paired t
+    interval over cases; the stratified test also uses the trials inside each case."""
+    if delta is None or delta.interval is None or delta.test in ("none", "paired-t"):
+        return None
+    excludes_zero = delta.interval.high < 0
+    if excludes_zero == delta.significant:
+        return None
+    return (
+        f"The 95% interval ({delta.interval.low * 100:+.1f}, {delta.interval.high * 100:+.1f} points) is a "
+        f"paired t interval over cases; the p-value is from the {delta.test} test, which "
+        + ("also counts the trials inside each case" if delta.test.startswith("stratified") else "is exact")
+        + ", so the two can disagree near the threshold."
+    )
 
 
 def outcome_of(reasons: Sequence[Reason], knobs: Knobs) -> Outcome:

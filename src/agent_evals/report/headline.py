@@ -20,6 +20,8 @@ _EXTRA_REASONS = (
     ("missing-baseline", "no baseline for {suites}"),
     ("removed-suite", "{suites} removed"),
     ("incomplete-run", "incomplete run"),
+    ("ungraded", "no graded trial in {suites}"),
+    ("fingerprint", "runs not alike in {suites}"),
 )
 
 
@@ -56,7 +58,8 @@ def total_cases(comparison: Comparison) -> int:
 
 
 def headline(comparison: Comparison, *, icon: bool = True) -> str:
-    """The verdict line: icon, ``N regressions in M suites`` or ``no regression``, other reasons, outcome.
+    """The verdict line: icon, ``N regressions in M suites``, ``N cases regressed; not enough evidence``
+    (cases flipped but no suite has the evidence), or ``no regression``; other reasons; outcome.
 
     Built only from counts, never from untrusted strings, so it is safe as-is in Markdown and HTML.
     ``icon=False`` leaves out the leading emoji (for renderers that show the outcome otherwise).
@@ -74,6 +77,20 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
     if regressed:
         n = sum(regressed_cases_in(s) for s in regressed)
         main = f"{pluralize(max(n, 1), 'regression')} in {pluralize(len(regressed), 'suite')}"
+    elif comparison.regressed_case_count:
+        # cases went from passing to failing, but no suite has the evidence to call it a regression
+        n = comparison.regressed_case_count
+        tolerated = all(
+            s.delta is None or s.delta.delta is None or s.delta.delta > -s.policy.max_drop
+            for s in comparison.suites
+            if s.counts.get("regressed")
+        )
+        why = (
+            "within the tolerated drop"
+            if tolerated
+            else f"not enough evidence at alpha {comparison.effective_policy.alpha:g}"
+        )
+        main = f"{pluralize(n, 'case')} regressed; {why}"
     else:
         main = "no regression"
     extras = []

@@ -56,6 +56,16 @@ BROKEN_PROJECTS: dict[str, tuple[dict[str, str], str]] = {
         },
         "Did you mean 'Factuality'",
     ),
+    "custom scorer fails to import": (
+        {
+            "b.yaml": GOOD_YAML.replace(
+                "success: {output: {contains: ok}}", "scorers: [{type: 'my_checks:ok'}]"
+            ),
+            "my_agent.py": AGENT,
+            "my_checks.py": "import not_installed_qq\n",
+        },
+        "b.yaml:6:49: capabilities[0].scenarios[0].scorers[0]: scorer 'my_checks:ok': cannot import module",
+    ),
     "agent module missing": ({"b.yaml": GOOD_YAML}, "cannot import module 'my_agent'"),
     "agent attribute missing": (
         {"b.yaml": GOOD_YAML.replace("my_agent:Agent", "my_agent:Nope"), "my_agent.py": AGENT},

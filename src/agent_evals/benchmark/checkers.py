@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent_evals.benchmark.json_check import check_schema, validate
@@ -89,11 +90,11 @@ def flatten_paths(expected: Mapping[str, Any], prefix: str = "") -> dict[str, An
     return out
 
 
-def _build(spec: Mapping[str, Any], path: KeyPath) -> Any:
+def _build(spec: Mapping[str, Any], path: KeyPath, base_dir: Path | None = None) -> Any:
     from agent_evals.adapters.scorers.registry import build_scorer
 
     try:
-        return build_scorer(spec, where=format_path(path))
+        return build_scorer(spec, where=format_path(path), base_dir=base_dir)
     except AgentEvalsError as exc:
         message = str(exc).removeprefix(f"{format_path(path)}: ")
         raise CheckerError(message, path) from exc
@@ -205,19 +206,20 @@ class OutputScorer:
 
 
 Compiled = list[tuple[Any, KeyPath]]
-CheckerFn = Callable[[Any, KeyPath, dict[str, Any]], Compiled]
+CheckerFn = Callable[[Any, KeyPath, dict[str, Any], "Path | None"], Compiled]
+"""``checker(spec, path, context, base_dir)``: ``base_dir`` is where ``module:attr`` scorers import from."""
 
 
-def _state_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+def _state_checker(spec: Any, path: KeyPath, context: dict[str, Any], base_dir: Path | None) -> Compiled:
     context["expected_state"] = flatten_paths(spec)
     return [(_build({"type": "StateMatch"}, path), path)]
 
 
-def _tool_use_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+def _tool_use_checker(spec: Any, path: KeyPath, context: dict[str, Any], base_dir: Path | None) -> Compiled:
     return [(ToolUseScorer(spec, path), path)]
 
 
-def _output_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+def _output_checker(spec: Any, path: KeyPath, context: dict[str, Any], base_dir: Path | None) -> Compiled:
     if spec.json_schema is not None:
         try:
             check_schema(spec.json_schema)
@@ -226,9 +228,11 @@ def _output_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compil
     return [(OutputScorer(spec), path)]
 
 
-def _scorers_checker(spec: Any, path: KeyPath, context: dict[str, Any]) -> Compiled:
+def _scorers_checker(spec: Any, path: KeyPath, context: dict[str, Any], base_dir: Path | None) -> Compiled:
     refs: list[ScorerRef] = spec
-    return [(_build({"type": r.type, **r.args()}, (*path, i)), (*path, i)) for i, r in enumerate(refs)]
+    return [
+        (_build({"type": r.type, **r.args()}, (*path, i), base_dir), (*path, i)) for i, r in enumerate(refs)
+    ]
 
 
 CHECKERS: dict[str, CheckerFn] = {
@@ -240,15 +244,20 @@ CHECKERS: dict[str, CheckerFn] = {
 """The success checker registry: ``success.<name>`` -> compile function."""
 
 
-def compile_scenario(scenario: Scenario, world: Mapping[str, Any]) -> ScenarioPlan:
-    """Compile a scenario's checkers into scorers; raise CheckerError for an unusable one."""
+def compile_scenario(
+    scenario: Scenario, world: Mapping[str, Any], base_dir: Path | None = None
+) -> ScenarioPlan:
+    """Compile a scenario's checkers into scorers; raise CheckerError for an unusable one.
+
+    ``base_dir`` (the benchmark file's folder) is searched first for ``type: module:attr`` scorers.
+    """
     context: dict[str, Any] = {}
     compiled: Compiled = []
     if scenario.success is not None:
         for key, checker in CHECKERS.items():
             spec = getattr(scenario.success, key)
             if spec is not None:
-                compiled += checker(spec, ("success", key), context)
+                compiled += checker(spec, ("success", key), context, base_dir)
     if scenario.expected_state is not None:
         if "expected_state" in context:
             raise CheckerError(
@@ -261,7 +270,7 @@ def compile_scenario(scenario: Scenario, world: Mapping[str, Any]) -> ScenarioPl
         except (TypeError, ValueError) as exc:
             raise CheckerError(f"unreadable reference: {exc}", ("reference_outputs",)) from exc
         context["reference_outputs"] = scenario.reference_outputs
-    compiled += _scorers_checker(scenario.scorers or [], ("scorers",), context)
+    compiled += _scorers_checker(scenario.scorers or [], ("scorers",), context, base_dir)
     names = [scorer_name(s) for s, _ in compiled]
     for name, (_, where) in zip(names, compiled, strict=True):
         listed = where[-2:-1] == ("scorers",)

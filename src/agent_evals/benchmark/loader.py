@@ -61,7 +61,7 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
         top["capabilities"] = capabilities if isinstance(raw_caps, list) else raw_caps
     bench: Benchmark = _validate(Benchmark, top, smap, ())
     bench._path = shown
-    _check_unique(bench, located if isinstance(raw_caps, list) else [])
+    _check_unique(bench, located if isinstance(raw_caps, list) else [], real.parent)
     if bench.gate is not None:
         bench.gate = _validate_gate(bench.gate, smap)
     return bench
@@ -222,7 +222,7 @@ def _located_error(
     return smap.error(f"{message}{shown}{more}", path)
 
 
-def _check_unique(bench: Benchmark, located: list[_Located]) -> None:
+def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> None:
     seen_caps: dict[str, int] = {}
     for ci, (cap, item) in enumerate(zip(bench.capabilities, located, strict=False)):
         name_path = (*item.path, "id") if item.compact else (*item.path, "name")
@@ -240,7 +240,7 @@ def _check_unique(bench: Benchmark, located: list[_Located]) -> None:
                 )
             seen.add(scenario.key)
             try:
-                compile_scenario(scenario, bench.world)
+                compile_scenario(scenario, bench.world, base_dir)
             except CheckerError as err:
                 raise item.smap.error(str(err), (*spath, *err.path)) from err
 

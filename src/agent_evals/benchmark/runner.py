@@ -213,11 +213,12 @@ async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: Ben
 def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
     """The scenarios ``case_filter`` keeps, each compiled to its scorers."""
     jobs: list[_Job] = []
+    base_dir = Path(bench.path).resolve().parent
     for cap in bench.capabilities:
         for scenario in cap.scenarios:
             if not _selected(f"{cap.name}/{scenario.key}", case_filter):
                 continue
-            plan = compile_scenario(scenario, bench.world)  # already validated by the loader
+            plan = compile_scenario(scenario, bench.world, base_dir)  # already validated by the loader
             scorers = [PreparedScorer.of(s) for s in plan.scorers]
             jobs.append(_Job(_case(bench, cap, scenario, plan), scenario, plan, scorers))
     return jobs

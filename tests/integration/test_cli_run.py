@@ -88,7 +88,8 @@ def test_verbose__shows_traceback_trimmed_to_user_frames(tmp_path: Path) -> None
         """,
     )
     done = _run("eval_crash.py", "--verbose", cwd=tmp_path)
-    assert done.returncode == 0
+    assert done.returncode == 1  # 1 of 1 trials errored: over the default error budget
+    assert "error budget exceeded (max_error_rate)" in done.stderr
     assert "ERROR eval_crash.py::test_crash" in done.stdout and "error: KeyError: 'missing'" in done.stdout
     assert 'eval_crash.py", line 5, in agent' in done.stdout
     assert "agent_evals" not in done.stdout.split("Traceback", 1)[1]

@@ -19,6 +19,7 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.core.faults import describe_fault, guarded
 from agent_evals.core.scorer import PreparedScorer, distinct_key
 from agent_evals.core.types import Score
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
@@ -177,10 +178,10 @@ async def run_benchmark_async(
 
     try:
         try:
-            await handle.setup()
+            await guarded(handle.setup())
         except Exception as exc:
             logger.debug("agent setup failed", exc_info=True)
-            message = f"agent setup failed: {type(exc).__name__}: {exc}"
+            message = f"agent setup failed: {describe_fault(exc)}"
             for job in jobs:
                 job.case.trials = [TrialOutcome(passed=False, error=message) for _ in range(k)]
         else:
@@ -188,9 +189,9 @@ async def run_benchmark_async(
         result.complete = True
     finally:
         try:
-            await handle.teardown()
-        except Exception:
-            logger.warning("agent teardown failed", exc_info=True)
+            await guarded(handle.teardown())
+        except Exception as exc:
+            logger.warning("agent teardown failed: %s", describe_fault(exc))
         result.finished_at = _now()
         result.duration_s = time.perf_counter() - start
     if bench.platform is not None:
@@ -236,7 +237,8 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         context["state"] = {}
     start = time.perf_counter()
     try:
-        call = handle.run(job.scenario.prompt, context)
+        # guarded inside wait_for: SystemExit from the agent must not reach wait_for's task boundary
+        call = guarded(handle.run(job.scenario.prompt, context))
         task_result = await (asyncio.wait_for(call, limit) if limit else call)
     except asyncio.TimeoutError:
         return TrialOutcome(
@@ -244,9 +246,7 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         )
     except Exception as exc:
         logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=True)
-        return TrialOutcome(
-            passed=False, error=f"{type(exc).__name__}: {exc}", duration_s=time.perf_counter() - start
-        )
+        return TrialOutcome(passed=False, error=describe_fault(exc), duration_s=time.perf_counter() - start)
     scores: dict[str, Score] = {}
     for scorer in job.scorers:
         score = await scorer.score(task_result, job.plan.expected, {"input": job.scenario.prompt})

@@ -138,7 +138,7 @@ def ci(
     except AgentEvalsError as exc:
         click.echo(f"error: {_scrub(str(exc), github_token)}", err=True)
         sys.exit(exc.exit_code)
-    except Exception:
+    except (Exception, SystemExit):  # a bug, or a fault that escaped its trial: never exit 0
         click.echo(
             f"internal error (please report it):\n{_scrub(traceback.format_exc(), github_token)}", err=True
         )

@@ -7,16 +7,22 @@ import sys
 import threading
 import time
 import traceback
-from typing import IO
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import click
 
 from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
+
 RUN_EXIT_CODES = (
-    "Exit codes: 0 the run finished (whatever its pass rate); 1 --fail-under was given and the pass rate "
-    "is below it; 2 usage error (bad flag or path, an eval file or agent that fails to import, a bad "
-    "benchmark YAML); 3 internal error; 130 interrupted with Ctrl-C (partial results are still written)."
+    "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
+    "max_error_rate allows, or --fail-under was given and the pass rate is below it; 2 usage error (bad "
+    "flag or path, an eval file or agent that fails to import, a bad benchmark YAML); 3 internal error; "
+    "130 interrupted with Ctrl-C, 143 terminated (SIGTERM); partial results are still written, marked "
+    "incomplete."
 )
 
 
@@ -111,7 +117,7 @@ def run(
     evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
     """
     from agent_evals.gate.store import write_record
-    from agent_evals.report.terminal_run import render_run_summary, run_pass_rate
+    from agent_evals.report.terminal_run import render_run_summary
     from agent_evals.session import RunBuilder, run_paths
 
     # A run allocates many small long-lived objects; frequent full collections find nothing to free.
@@ -141,7 +147,7 @@ def run(
             progress.clear()
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except Exception:
+    except (Exception, SystemExit):  # a bug, or a fault that escaped its trial: never exit 0
         if progress:
             progress.clear()
         click.echo(f"internal error (please report it):\n{traceback.format_exc()}", err=True)
@@ -161,9 +167,36 @@ def run(
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
         sys.exit(130)
+    failures = gate_failures(record, fail_under)
+    for message in failures:
+        click.echo(message, err=True)
+    if failures:
+        sys.exit(1)
+
+
+def gate_failures(record: RunRecord, fail_under: float | None) -> list[str]:
+    """What makes a finished run exit 1: the policy's error budget (as the gate applies it), --fail-under.
+
+    The pass rate is the gate's: macro over scored cases, errored trials left out (the budget counts them).
+    """
+    from agent_evals.gate.compare import single_run
+    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.report.headline import overall_rate
+
+    policy = resolve_policy(
+        repo_config=discover_repo_config(Path.cwd()),
+        suite_blocks={s.id: s.gate for s in record.suites},
+        overrides={},
+    )
+    comparison = single_run(record, policy)
+    failures = [
+        f"error budget exceeded (max_error_rate): {r.message}"
+        for r in comparison.reasons
+        if r.kind == "error-budget" and r.blocking
+    ]
     if fail_under is not None:
-        rate = run_pass_rate(record)
+        rate = overall_rate(comparison, "candidate")
         if rate is None or rate < fail_under:
             shown = "none" if rate is None else f"{rate:.3f}"
-            click.echo(f"Pass rate {shown} is below --fail-under {fail_under:g}", err=True)
-            sys.exit(1)
+            failures.append(f"Pass rate {shown} is below --fail-under {fail_under:g}")
+    return failures

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Container, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from agent_evals.core.faults import absorbed, describe_fault, guarded
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,9 @@ class PreparedScorer:
         """
         try:
             out = self.fn(result, expected, **context) if self.accepts_context else self.fn(result, expected)
-        except Exception as exc:
+        except BaseException as exc:
+            if not absorbed(exc):
+                raise
             return self._raised(exc)
         if type(out) is not Score and inspect.isawaitable(out):
             return out
@@ -100,7 +103,8 @@ class PreparedScorer:
     async def finish(self, pending: Awaitable[Any], timeout_s: float | None = None) -> Score:
         """Await what :meth:`start` returned for an async scorer and check it."""
         try:
-            out = await (asyncio.wait_for(pending, timeout_s) if timeout_s is not None else pending)
+            guard = guarded(pending)  # SystemExit must not cross wait_for's task boundary
+            out = await (asyncio.wait_for(guard, timeout_s) if timeout_s is not None else guard)
         except asyncio.CancelledError:
             raise
         except asyncio.TimeoutError:
@@ -145,9 +149,9 @@ class PreparedScorer:
             )
         return score
 
-    def _raised(self, exc: Exception) -> Score:
+    def _raised(self, exc: BaseException) -> Score:
         logger.debug("scorer %r raised", self.name, exc_info=True)
-        return error_score(self.name, f"scorer {self.name!r} raised {type(exc).__name__}: {exc}")
+        return error_score(self.name, f"scorer {self.name!r} raised {describe_fault(exc)}")
 
 
 def distinct_key(name: str, taken: Container[str]) -> str:

@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from agent_evals.core.faults import absorbed
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
@@ -71,7 +72,9 @@ async def _body(spec: EvalCaseSpec, ctx: EvalContext, sync_mode: bool) -> None:
                 ctx.scores,
                 parse_scores(returned, default_key=ctx.default_score_key, where=f"{spec.name} returned"),
             )
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if not absorbed(exc):
+            raise
         raise _Failure(exc) from exc
 
 
@@ -96,7 +99,9 @@ async def run_evaluators(
                 where=f"evaluator {name} returned",
                 key_required=False,
             )
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if not absorbed(exc):
+                raise
             result.error = f"evaluator {name} raised {describe(exc)}"
             result.traceback = user_traceback(exc)
             return

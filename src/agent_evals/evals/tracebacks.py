@@ -10,6 +10,8 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
+from agent_evals.core.faults import describe_fault, safe_text
+
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 
 
@@ -32,9 +34,8 @@ def is_user_frame(filename: str) -> bool:
 
 
 def describe(exc: BaseException) -> str:
-    """``Type: message`` (just ``Type`` when the message is empty)."""
-    message = str(exc)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    """``Type: message`` (just ``Type`` when the message is empty), capped and always encodable."""
+    return describe_fault(exc)
 
 
 def user_traceback(exc: BaseException) -> str:
@@ -45,8 +46,8 @@ def user_traceback(exc: BaseException) -> str:
         return "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
     kept = kept or list(frames)[-1:]
     lines = ["Traceback (user frames only):\n", *traceback.format_list(kept)]
-    lines.extend(traceback.format_exception_only(type(exc), exc))
-    return "".join(lines).rstrip("\n")
+    lines.append(describe_fault(exc) + "\n")
+    return safe_text("".join(lines).rstrip("\n"), limit=20_000)
 
 
 def innermost_line(tb: TracebackType | None) -> str | None:

@@ -22,6 +22,7 @@ CLASS_ORDER: tuple[CaseClass, ...] = (
     "improved",
     "new",
     "removed",
+    "not-run",
     "stable-fail",
     "stable-pass",
     "ungraded",

@@ -173,6 +173,12 @@ def _compare(
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
+    incomplete = not cand.run.get("complete", True)
+    not_run_suites: list[str] = []
+    if incomplete:  # what an interrupted run never reached was not removed: it was not run
+        not_run_suites, removed = removed, []
+        for suite in suites:
+            _mark_not_run(suite)
     reasons = [r for s in suites for r in s.reasons]
     reasons += [
         Reason(
@@ -183,16 +189,21 @@ def _compare(
         for sid in removed
     ]
     notes = _run_notes(base, cand)
-    reasons += [Reason(kind="incomplete-run", message=n) for n in notes]
+    if incomplete:  # notes[0] is the candidate's: it blocks, and names what did not run
+        notes[0] = _not_run_message(suites, not_run_suites, base is not None)
+    reasons += [
+        Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
+    ]
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
     return Comparison(
         mode=mode,
         verdict=worst_verdict([s.verdict for s in suites]) if suites else "no-baseline",
-        outcome=worst_outcome(outcomes),
+        outcome="incomplete" if incomplete else worst_outcome(outcomes),
         reasons=reasons,
         suites=suites,
         removed_suite_ids=removed,
+        not_run_suite_ids=not_run_suites,
         policy=policy,
         effective_policy=policy.effective,
         baseline=info,
@@ -381,6 +392,33 @@ def _info_from(baseline: RunSummary | None) -> BaselineInfo:
         return BaselineInfo(source="none", reason_missing="no baseline run record was given")
     view = _run_info(baseline.run)
     return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
+
+
+def _mark_not_run(suite: SuiteComparison) -> None:
+    """Baseline cases missing from an incomplete candidate become ``not-run`` rather than ``removed``."""
+    for case in suite.cases:
+        if case.classification == "removed":
+            case.classification = "not-run"
+    suite.not_run_case_ids, suite.removed_case_ids = suite.removed_case_ids, []
+    suite.counts["not-run"] = suite.counts.get("not-run", 0) + suite.counts.get("removed", 0)
+    suite.counts["removed"] = 0
+
+
+NOT_RUN_LISTED = 20
+"""Cases not run named in the incomplete-run reason (the rest are counted)."""
+
+
+def _not_run_message(suites: list[SuiteComparison], not_run_suites: list[str], has_baseline: bool) -> str:
+    head = "The candidate run is incomplete (interrupted or its process died), so the gate cannot pass"
+    if not has_baseline:
+        return f"{head}; without a baseline the cases it did not run are unknown."
+    ids = [f"{s.suite_id}: {cid}" for s in suites for cid in s.not_run_case_ids]
+    ids += [f"{sid} (whole suite)" for sid in not_run_suites]
+    if not ids:
+        return f"{head}; every baseline case did run."
+    shown = ", ".join(ids[:NOT_RUN_LISTED])
+    more = f" and {len(ids) - NOT_RUN_LISTED} more" if len(ids) > NOT_RUN_LISTED else ""
+    return f"{head}. Not run ({len(ids)}): {shown}{more}."
 
 
 def _run_notes(baseline: RunSummary | None, candidate: RunSummary) -> list[str]:

@@ -11,7 +11,7 @@ from agent_evals.gate.policy import Knobs, Policy
 Verdict = Literal["passed", "inconclusive", "failed", "no-baseline"]
 """The gate's statistical decision for a suite, a gated group, or the whole comparison."""
 
-Outcome = Literal["pass", "warn", "fail"]
+Outcome = Literal["pass", "warn", "fail", "incomplete"]
 """What the verdict does under the policy: ``fail`` is exit code 1, ``warn`` is a warning, exit 0."""
 
 ReasonKind = Literal[
@@ -34,7 +34,16 @@ TestName = Literal[
 """The paired test behind a p-value (``none``: nothing to test, e.g. no paired case differs)."""
 
 CaseClass = Literal[
-    "stable-pass", "stable-fail", "flaky", "regressed", "improved", "new", "removed", "errored", "ungraded"
+    "stable-pass",
+    "stable-fail",
+    "flaky",
+    "regressed",
+    "improved",
+    "new",
+    "removed",
+    "not-run",
+    "errored",
+    "ungraded",
 ]
 """Per-case classification (trial-aware); ``ungraded``: no trial has a pass/fail verdict (numeric-only)."""
 
@@ -343,6 +352,8 @@ class SuiteComparison(_Model):
     added_case_ids: list[str] = Field(default_factory=list)
     """Cases only in the candidate."""
     removed_case_ids: list[str] = Field(default_factory=list)
+    not_run_case_ids: list[str] = Field(default_factory=list)
+    """Baseline cases an incomplete (interrupted) candidate never ran; not counted as removed."""
     """Cases only in the baseline."""
     fingerprint: FingerprintCheck
     """Comparability."""
@@ -409,6 +420,8 @@ class Comparison(_Model):
     """Suites of the candidate (and suites only in the baseline, verdict failed/warned as removed)."""
     removed_suite_ids: list[str] = Field(default_factory=list)
     """Suites present only in the baseline."""
+    not_run_suite_ids: list[str] = Field(default_factory=list)
+    """Baseline suites an incomplete candidate never reached (not counted as removed)."""
     policy: Policy
     """The policy applied (all sources)."""
     effective_policy: Knobs
@@ -423,8 +436,8 @@ class Comparison(_Model):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def exit_code(self) -> int:
-        """0 when the gate passes (warnings allowed), 1 when it fails."""
-        return 1 if self.outcome == "fail" else 0
+        """0 when the gate passes (warnings allowed), 1 when it fails, 3 when the candidate is incomplete."""
+        return {"fail": 1, "incomplete": 3}.get(self.outcome, 0)
 
     @property
     def regression_count(self) -> int:

@@ -136,7 +136,8 @@ def run_ci(
     comparison = _compare(plan, options, settings, client, record, baseline_record, policy)
     notices: list[str] = []
     accepted = False
-    if comparison.exit_code != 0 and plan.comment:
+    # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)
+    if comparison.exit_code == 1 and plan.comment:
         from agent_evals.github.labels import read_acceptance
 
         acceptance = read_acceptance(client, settings.repository, settings.pr_number, options.accept_label)

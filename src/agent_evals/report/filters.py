@@ -22,7 +22,7 @@ VERDICT_ICONS: Mapping[str, str] = {
 }
 """Icon per verdict."""
 
-OUTCOME_ICONS: Mapping[str, str] = {"fail": "❌", "warn": "⚠️", "pass": "✅"}
+OUTCOME_ICONS: Mapping[str, str] = {"fail": "❌", "warn": "⚠️", "pass": "✅", "incomplete": "⛔"}
 """Icon per outcome (what the verdict does under the policy)."""
 
 STATUS_LABELS: Mapping[str, str] = {

@@ -9,7 +9,12 @@ from agent_evals.report.filters import outcome_icon, pct, pluralize
 if TYPE_CHECKING:
     from agent_evals.gate.model import Comparison, SuiteComparison
 
-_GATE_WORDS = {"fail": "gate failed", "warn": "gate passed with warnings", "pass": "gate passed"}
+_GATE_WORDS = {
+    "fail": "gate failed",
+    "warn": "gate passed with warnings",
+    "pass": "gate passed",
+    "incomplete": "run incomplete: gate not passed",
+}
 
 # Reason kinds, besides significant regressions, that the headline names (in this order).
 _EXTRA_REASONS = (

@@ -122,6 +122,10 @@ def render_run_summary(record: RunRecord, *, verbose: bool = False, max_failures
     ]
     if total.numeric:
         parts.append(f"{total.numeric} numeric-only (not in the pass rate)")
+    trials = [t for suite in record.suites for case in suite.cases for t in case.trials]
+    errored = sum(1 for t in trials if t.error is not None)
+    if errored:
+        parts.append(f"{errored} of {len(trials)} trials errored ({_pct(errored / len(trials))})")
     state = "" if record.run.complete else " (interrupted: partial results)"
     lines.append(f"Run: {', '.join(parts)}; pass rate {_pct(total.pass_rate)}{state}")
     return "\n".join(lines).strip("\n") + "\n"

@@ -486,25 +486,30 @@ async def test_run__sync_task_in_worker_thread__sees_callers_context_variables(
     assert [e.output for e in result.examples] == ["req-42"] * 3
 
 
-async def test_run__scorer_raises_base_exception__propagates_and_stops_every_lane() -> None:
-    started: list[int] = []
-
-    async def task(x: int) -> TaskResult:
-        started.append(x)
-        await asyncio.sleep(0.01)
-        return TaskResult(output=str(x))
-
+@pytest.mark.parametrize("fault", [SystemExit(0), SystemExit(2)], ids=["exit-0", "exit-2"])
+async def test_run__scorer_raises_base_exception__is_that_example_s_error_score_and_the_run_goes_on(
+    fault: BaseException,
+) -> None:
     class Fatal(BaseException):
-        """Like KeyboardInterrupt for the runner, without interrupting pytest."""
+        """A BaseException subclass that is neither Ctrl-C nor cancellation."""
 
     def fatal(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
-        raise Fatal
+        if result.output == "3":
+            raise Fatal("boom")
+        if result.output == "4":
+            raise fault
+        return Score(name="fatal", value=1.0, passed=True)
 
-    with pytest.raises(Fatal):
-        await run_eval_async(task, examples(50), [fatal], config=EvalConfig(max_concurrency=5))
-    count = len(started)
-    await asyncio.sleep(0.05)
-    assert len(started) == count < 50  # nothing kept running after the error
+    async def task(x: int) -> TaskResult:
+        return TaskResult(output=str(x))
+
+    result = await run_eval_async(task, examples(10), [fatal], config=EvalConfig(max_concurrency=3))
+    errors = {e.output: e.scores["fatal"].error for e in result.examples if e.scores["fatal"].error}
+    assert errors == {
+        "3": "scorer 'fatal' raised Fatal: boom",
+        "4": f"scorer 'fatal' raised SystemExit: {fault.args[0]}",
+    }
+    assert len(result.examples) == 10
 
 
 async def test_run__cancelled__lanes_stop() -> None:

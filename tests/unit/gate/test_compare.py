@@ -215,10 +215,46 @@ def test_compare__no_case_ids_overlap__refused_with_clear_error(record, cases) -
         compare(record({"home": cases("doors", 5, "P")}), record({"home": cases("lights", 5, "P")}))
 
 
-def test_compare__incomplete_candidate__noted_and_warned(record, cases) -> None:
-    doc = record({"home": cases("doors", 5, "P")})
-    result = compare(doc, record({"home": cases("doors", 5, "P")}, complete=False))
-    assert result.outcome == "warn" and "incomplete-run" in kinds(result)
+@pytest.mark.parametrize(
+    "candidate_codes",
+    [{"doors/c0": "P", "doors/c1": "P"}, {"doors/c0": "F", "doors/c1": "F"}],
+    ids=["all-passing", "failing"],
+)
+def test_compare__incomplete_candidate__outcome_incomplete_exit_3_whatever_its_cases(
+    record, cases, candidate_codes
+) -> None:
+    base = record({"home": cases("doors", 5, "P")})
+    result = compare(base, record({"home": candidate_codes}, complete=False))
+    assert (result.outcome, result.exit_code) == ("incomplete", 3)
+    blocking = [r for r in result.reasons if r.blocking and r.kind == "incomplete-run"]
+    assert len(blocking) == 1
+    assert "Not run (3): home: doors/c2, home: doors/c3, home: doors/c4." in blocking[0].message
+
+
+def test_compare__incomplete_candidate__missing_cases_are_not_run_never_removed(record, cases) -> None:
+    base = record({"home": cases("doors", 3, "P"), "office": cases("lights", 2, "P")})
+    result = compare(base, record({"home": {"doors/c0": "P"}}, complete=False))
+    suite = result.suites[0]
+    assert suite.not_run_case_ids == ["doors/c1", "doors/c2"] and suite.removed_case_ids == []
+    assert {c.case_id: c.classification for c in suite.cases if c.case_id != "doors/c0"} == {
+        "doors/c1": "not-run",
+        "doors/c2": "not-run",
+    }
+    assert (result.not_run_suite_ids, result.removed_suite_ids) == (["office"], [])
+    assert "removed-suite" not in kinds(result)
+    assert suite.counts["removed"] == 0 and suite.counts["not-run"] == 2
+
+
+def test_compare__incomplete_candidate_without_baseline__still_exit_3(record, cases) -> None:
+    result = single_run(record({"home": cases("doors", 5, "P")}, complete=False), policy())
+    assert (result.outcome, result.exit_code) == ("incomplete", 3)
+
+
+def test_compare__incomplete_baseline_only__a_warning_not_a_failure(record, cases) -> None:
+    result = compare(
+        record({"home": cases("doors", 5, "P")}, complete=False), record({"home": cases("doors", 5, "P")})
+    )
+    assert (result.outcome, result.exit_code) == ("warn", 0) and "incomplete-run" in kinds(result)
 
 
 def test_compare__breakdowns__scorer_dimension_and_usage_rows(record, cases) -> None:

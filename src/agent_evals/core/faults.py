@@ -1,0 +1,84 @@
+"""Faults raised by user code (agents, scorers, evaluators): which a trial absorbs, and their safe text."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+MAX_MESSAGE_CHARS = 2000
+"""An error message longer than this is cut, and the cut says how long the whole was."""
+
+
+class TrialFault(Exception):
+    """Carries a user ``BaseException`` (e.g. ``SystemExit``) as a plain Exception.
+
+    asyncio lets ``SystemExit`` escape a task and stop the event loop; wrapping it before it reaches a
+    task boundary keeps it inside the trial that raised it.
+    """
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(type(exc).__name__)
+        self.exc = exc
+
+
+def absorbed(exc: BaseException) -> bool:
+    """Whether a trial records ``exc`` as its error: everything but Ctrl-C and cancellation.
+
+    ``SystemExit`` from an agent (``sys.exit(0)``) is a fault of that trial, not the end of the run.
+    """
+    return not isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit))
+
+
+def unwrap(exc: BaseException) -> BaseException:
+    """The user exception behind a :class:`TrialFault` (else ``exc`` itself)."""
+    return exc.exc if isinstance(exc, TrialFault) else exc
+
+
+async def guarded(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable``; an absorbed BaseException that is not an Exception comes out as TrialFault."""
+    try:
+        return await awaitable
+    except Exception:
+        raise
+    except BaseException as exc:
+        if absorbed(exc):
+            raise TrialFault(exc) from exc
+        raise
+
+
+def safe_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` that always encodes as UTF-8 (lone surrogates become U+FFFD), cut at ``limit`` chars."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _replace_surrogates(text)
+    if len(text) > limit:
+        text = f"{text[:limit]}... [cut: {len(text):,} characters in all]"
+    return text
+
+
+def _replace_surrogates(text: str) -> str:
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
+def describe_fault(exc: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``Type: message`` of a user exception, never raising (a ``__str__`` that raises is named)."""
+    exc = unwrap(exc)
+    name = _type_name(exc)
+    try:
+        message = str(exc)
+    except BaseException as inner:  # a user __str__ may raise anything
+        if not absorbed(inner):
+            raise
+        message = f"<the message could not be read: its __str__ raised {_type_name(inner)}>"
+    return safe_text(f"{name}: {message}" if message else name, limit)
+
+
+def _type_name(exc: BaseException) -> str:
+    try:
+        return type(exc).__name__
+    except Exception:  # pragma: no cover - a metaclass could make even this raise
+        return "BaseException"

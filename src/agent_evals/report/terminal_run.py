@@ -124,10 +124,9 @@ def render_run_summary(record: RunRecord, *, verbose: bool = False, max_failures
         parts.append(f"{total.numeric} numeric-only (not in the pass rate)")
     trials = [t for suite in record.suites for case in suite.cases for t in case.trials]
     errored = sum(1 for t in trials if t.error is not None)
-    if errored:
-        parts.append(f"{errored} of {len(trials)} trials errored ({_pct(errored / len(trials))})")
+    share = f"; {errored} of {len(trials)} trials errored ({_pct(errored / len(trials))})" if errored else ""
     state = "" if record.run.complete else " (interrupted: partial results)"
-    lines.append(f"Run: {', '.join(parts)}; pass rate {_pct(total.pass_rate)}{state}")
+    lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{state}")
     return "\n".join(lines).strip("\n") + "\n"
 
 

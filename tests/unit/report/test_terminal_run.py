@@ -44,7 +44,10 @@ def test_summary__one_trial__table_per_group_then_failures_with_notes() -> None:
     assert "  FAIL a::bad\n      pass: Should acknowledge the refund" in text
     assert "  ERROR a::boom\n      error: ValueError: x" in text
     assert "Traceback" not in text
-    assert lines[-1] == "Run: 3 cases, 1 passed, 1 failed, 1 errored; pass rate 50.0%"
+    assert (
+        lines[-1]
+        == "Run: 3 cases, 1 passed, 1 failed, 1 errored; 1 of 3 trials errored (33.3%); pass rate 50.0%"
+    )
 
 
 def test_summary__several_trials__shows_pass_at_k_and_pass_hat_k() -> None:

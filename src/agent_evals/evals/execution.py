@@ -84,9 +84,19 @@ def evaluator_name(fn: Callable[..., Any]) -> str:
 
 
 async def run_evaluators(
-    result: EvalCaseResult, evaluators: tuple[Callable[..., Any], ...], *, sync_mode: bool = False
+    result: EvalCaseResult,
+    evaluators: tuple[Callable[..., Any], ...],
+    *,
+    sync_mode: bool = False,
+    default_score_key: str = EVALUATOR_DEFAULT_KEY,
 ) -> None:
-    """Apply evaluators in order to a finished result; one that raises makes the result an error."""
+    """Apply evaluators in order to a finished result; one that raises makes the result an error.
+
+    An evaluator's scores are added next to the ones already there, never in their place (as in
+    ezvals): a keyless ``pass`` after a failed assertion, a failed stored score or an earlier
+    evaluator's failure leaves the result failing. Then, as in ezvals, a result that finished
+    cleanly without any score gets the automatic pass under ``default_score_key``.
+    """
     for fn in evaluators:
         name = evaluator_name(fn)
         try:
@@ -105,9 +115,14 @@ async def run_evaluators(
             result.error = f"evaluator {name} raised {describe(exc)}"
             result.traceback = user_traceback(exc)
             return
-        merge_scores(result.scores, scores)
-        for score in scores:
-            result.score_sources[score.key] = "evaluator"
+        result.add_scores(scores, "evaluator")
+    add_automatic_pass(result, default_score_key)
+
+
+def add_automatic_pass(result: EvalCaseResult, key: str) -> None:
+    """A result that finished without an error and without any score passes under ``key``."""
+    if result.error is None and not result.scores:
+        result.add_scores([EvalScore(key=key, passed=True)], "auto")
 
 
 async def run_trial(
@@ -154,17 +169,18 @@ async def run_trial(
     elif failure is not None:
         result.error = describe(failure)
         result.traceback = user_traceback(failure)
-    if result.error is None and not ctx.scores:
-        ctx.scores.append(EvalScore(key=spec.default_score_key, passed=True))
     result.output = ctx.output
     result.input = ctx.input
     result.reference = ctx.reference
     result.metadata = ctx.metadata
     result.usage = ctx.usage
-    result.scores = ctx.scores
-    result.score_sources = {s.key: "body" for s in ctx.scores}
+    result.add_scores(ctx.scores, "body")
     if result.error is None and spec.evaluators:
-        await run_evaluators(result, spec.evaluators, sync_mode=sync_mode)
+        await run_evaluators(
+            result, spec.evaluators, sync_mode=sync_mode, default_score_key=spec.default_score_key
+        )
+    else:
+        add_automatic_pass(result, spec.default_score_key)
     result.duration = time.perf_counter() - started
     return result
 

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from agent_evals.core.redact import Redactor
-from agent_evals.evals.result import EvalCaseResult
+from agent_evals.evals.result import EvalCaseResult, record_keys
 
 TEXT_LIMIT = 100_000
 """Longest input/output/reference text kept in the record (characters)."""
@@ -46,13 +46,13 @@ class TrialWriter:
         # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
         # the time of a large run.
         scores = {
-            s.key: {
+            key: {
                 "value": s.value,
                 "passed": s.passed,
                 "notes": self._opt(s.notes),
-                "source": result.score_sources.get(s.key),
+                "source": result.score_sources.get(key),
             }
-            for s in result.scores
+            for key, s in zip(record_keys(result.scores), result.scores, strict=True)
         }
         usage = None
         if result.usage:

@@ -42,20 +42,17 @@ def _stored(text: str | None, as_json: Any) -> Any:
 
 
 def _body_result(trial: Trial, spec: EvalCaseSpec, output: Any) -> EvalCaseResult:
-    """The stored outcome of the body (its own scores, without the evaluators' ones)."""
+    """The stored outcome of the body: its own scores, without the evaluators' ones nor the automatic pass."""
     scores = [
         EvalScore(key=key, value=s.value, passed=s.passed, notes=s.notes)
         for key, s in trial.scores.items()
-        if getattr(s, "source", None) != "evaluator"
+        if getattr(s, "source", None) not in ("evaluator", "auto")
     ]
-    return EvalCaseResult(
-        input=spec.input,
-        output=output,
-        reference=spec.reference,
-        scores=scores,
-        score_sources={s.key: "body" for s in scores},
-        duration=trial.duration_s,
+    result = EvalCaseResult(
+        input=spec.input, output=output, reference=spec.reference, duration=trial.duration_s
     )
+    result.add_scores(scores, "body")
+    return result
 
 
 async def _regrade_trial(spec: EvalCaseSpec, trial: Trial) -> EvalCaseResult | None:
@@ -67,7 +64,7 @@ async def _regrade_trial(spec: EvalCaseSpec, trial: Trial) -> EvalCaseResult | N
         result = await run_trial(spec, output=output, replay=True)
     else:
         result = _body_result(trial, spec, output)
-        await run_evaluators(result, spec.evaluators)
+        await run_evaluators(result, spec.evaluators, default_score_key=spec.default_score_key)
     result.duration = trial.duration_s
     if trial.usage is not None:
         result.usage = {k: v for k, v in trial.usage.model_dump().items() if v is not None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_evals.core.scorer import distinct_key
 from agent_evals.evals.scores import EvalScore
 
 
@@ -14,6 +15,21 @@ def passes(scores: list[EvalScore], error: str | None) -> bool:
         return False
     verdicts = [s.passed for s in scores if s.passed is not None]
     return bool(verdicts) and all(verdicts)
+
+
+def record_keys(scores: list[EvalScore]) -> list[str]:
+    """The key each score is recorded under: its own, or ``key#2``, ``key#3`` for a repeated key.
+
+    An evaluator's score never replaces an earlier one of the same key, so a result can hold two
+    ``pass`` scores; the run record keeps both (``pass`` and ``pass#2``).
+    """
+    taken: set[str] = set()
+    keys = []
+    for score in scores:
+        key = distinct_key(score.key, taken)
+        taken.add(key)
+        keys.append(key)
+    return keys
 
 
 def graded(scores: list[EvalScore], error: str | None) -> bool:
@@ -44,7 +60,17 @@ class EvalCaseResult:
     traceback: str | None = None
     """The error's traceback trimmed to the user's frames, when there is an error."""
     score_sources: dict[str, str] = field(default_factory=dict)
-    """Which step produced each score key: ``body`` or ``evaluator``."""
+    """Which step produced each score, by its record key (see :func:`record_keys`): ``body``,
+    ``evaluator`` or ``auto`` (the automatic pass)."""
+
+    def add_scores(self, scores: list[EvalScore], source: str) -> None:
+        """Append ``scores`` (kept next to any score of the same key) and note where they came from."""
+        taken = set(record_keys(self.scores))
+        for score in scores:
+            key = distinct_key(score.key, taken)
+            taken.add(key)
+            self.scores.append(score)
+            self.score_sources[key] = source
 
     @property
     def passed(self) -> bool:

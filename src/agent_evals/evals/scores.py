@@ -98,16 +98,32 @@ def _one(item: Any, default_key: str | None, where: str) -> EvalScore:
     raise InvalidScore(f"{where}: {type(item).__name__} {item!r:.80} is not a score; {ACCEPTED_FORMS}")
 
 
+def _keyless(item: Any) -> bool:
+    """A bare True/False or number, or a dict without ``key``: it would take the default key."""
+    if isinstance(item, Mapping):
+        return "key" not in item
+    return _is_bool(item) or _is_number(item)
+
+
 def parse_scores(
     raw: Any, *, default_key: str, where: str = "score", key_required: bool = True
 ) -> list[EvalScore]:
     """Turn any accepted score form into a list of ``EvalScore``.
 
     ``default_key`` names bare ``True``/``False`` and numbers; with ``key_required=False`` it also
-    names dicts without a ``key`` (the evaluator rule). Raises ``InvalidScore`` listing the accepted forms.
+    names dicts without a ``key`` (the evaluator rule). A list with more than one score without a key
+    is refused, as in ezvals: they would all share the default key and only the last would count.
+    Raises ``InvalidScore`` listing the accepted forms.
     """
     dict_key = None if key_required else default_key
     if isinstance(raw, (list, tuple)):
+        keyless = [i for i, item in enumerate(raw) if _keyless(item)]
+        if len(keyless) > 1:
+            shown = ", ".join(f"{where}[{i}]" for i in keyless)
+            raise InvalidScore(
+                f"{where}: {shown} have no key, so all would be stored under {default_key!r} and only "
+                f"the last kept; give each a 'key' (e.g. {{'key': 'tone', 'passed': True}}); {ACCEPTED_FORMS}"
+            )
         out: list[EvalScore] = []
         for index, item in enumerate(raw):
             item_where = f"{where}[{index}]"

@@ -225,7 +225,8 @@ def test_evaluators__run_after_body_and_add_scores(eval_module: Loader) -> None:
     m = eval_module(EVALUATOR_FILE.format(evaluators="[length, keyless, nothing]", body="pass"))
     result = _run(m, "test_it")
     assert m.seen == ["hello world"]
-    assert result.scores == [EvalScore("pass", value=2.5), EvalScore("short", passed=False)]
+    # no automatic pass: the evaluators' scores stand in for it (ezvals adds it only to a result left without any)
+    assert result.scores == [EvalScore("short", passed=False), EvalScore("pass", value=2.5)]
     assert result.score_sources == {"pass": "evaluator", "short": "evaluator"}
 
 
@@ -295,8 +296,8 @@ def test_eval_level_evaluators__replace_file_defaults(eval_module: Loader) -> No
             pass
         """
     )
-    assert [s.key for s in _run(m, "test_inherits").scores] == ["pass", "default"]
-    assert [s.key for s in _run(m, "test_replaces").scores] == ["pass", "own"]
+    assert [s.key for s in _run(m, "test_inherits").scores] == ["default"]
+    assert [s.key for s in _run(m, "test_replaces").scores] == ["own"]
     assert [s.key for s in _run(m, "test_none").scores] == ["pass"]
     assert m.calls == ["default", "own"]
     assert m.test_replaces.specs()[0].dataset == "filewide"

@@ -1,93 +1,221 @@
-"""`agent-evals publish`: the fork-safe publisher posts only to the pull request the report was made for."""
+"""`agent-evals publish`: the fork-safe publisher judges the fork's run record itself and never posts its Markdown."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from servers.github_server import TOKEN, GitHubServer
+from servers.github_server import TOKEN, GitHubServer, record_zip
 
 CLI = str(Path(sys.executable).parent / "agent-evals")
 REPO = "octo/demo"
-HEAD = "e" * 40
-MARKER = "<!-- agent-evals:gate:gate-1234abcd -->"
+FORK = "someone/demo"
+HEAD, BASE, MERGE = "e" * 40, "b" * 40, "d" * 40
+GATE = "gate-1234abcd"
+MARKER = f"<!-- agent-evals:gate:{GATE} -->"
+FORGED = f"{MARKER}\n### ✅ gate passed\n@everyone ![x](https://evil.example/beacon.png)\n"
+N = 20
+
+
+def _record(failing: int, *, gate: dict[str, Any] | None = None, name: str | None = None) -> dict[str, Any]:
+    cases = [
+        {"id": f"cap/c{i}", "group": "cap", "trials": [{"passed": i >= failing}]}
+        | ({"name": name} if name and i == 0 else {})
+        for i in range(N)
+    ]
+    suite: dict[str, Any] = {"id": "demo", "kind": "benchmark", "source": "demo.yaml", "cases": cases}
+    if gate is not None:
+        suite["gate"] = gate
+    return {
+        "schema": "agent-evals/run@1",
+        "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "ci": {"pr": 5}},
+        "suites": [suite],
+    }
 
 
 @pytest.fixture
 def github() -> Iterator[GitHubServer]:
     with GitHubServer() as server:
-        server.state.add_pull(5, head_sha=HEAD, head_repo="someone/demo")
+        state = server.state
+        state.add_pull(5, head_sha=HEAD, head_repo=FORK)
+        state.pulls[5]["base"]["sha"] = BASE
+        state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-02T00:00:00Z")
+        state.add_run(
+            workflow="gate.yml",
+            head_sha=MERGE,
+            created_at="2026-01-02T00:00:00Z",
+            artifact=record_zip(_record(0)),
+        )
         yield server
 
 
-def _artifact(tmp_path: Path, *, pr: int | None = 5, body: str = f"{MARKER}\n### gate failed\n") -> Path:
-    folder = tmp_path / "agent-evals-run-gate-1234abcd"
+def _artifact(tmp_path: Path, record: dict[str, Any] | None = None, report: str = FORGED) -> Path:
+    folder = tmp_path / f"agent-evals-run-{GATE}"
     folder.mkdir()
-    (folder / "report.md").write_text(body)
-    record = {
-        "schema": "agent-evals/run@1",
-        "run": {"tool_version": "0", "started_at": "x", "ci": {"pr": pr}},
-    }
-    (folder / "run.json").write_text(json.dumps(record))
+    (folder / "report.md").write_text(report)
+    (folder / "run.json").write_text(json.dumps(record if record is not None else _record(10)))
     return folder
 
 
 def _publish(
-    github: GitHubServer, tmp_path: Path, *args: str, head_sha: str = HEAD
+    github: GitHubServer,
+    tmp_path: Path,
+    *args: str,
+    head_sha: str = HEAD,
+    head_repo: str = FORK,
+    conclusion: str = "failure",
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"workflow_run": {"id": 1, "head_sha": head_sha, "event": "pull_request"}}))
-    env = {
+    run = {
+        "id": 77,
+        "event": "pull_request",
+        "head_sha": head_sha,
+        "head_repository": {"full_name": head_repo},
+        "conclusion": conclusion,
+        "html_url": f"https://github.example/{REPO}/actions/runs/77",
+        "path": ".github/workflows/gate.yml",
+    }
+    event.write_text(json.dumps({"workflow_run": run}))
+    trusted = tmp_path / "trusted-checkout"
+    trusted.mkdir(exist_ok=True)
+    full_env = {
         "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "workflow_run",
         "GITHUB_EVENT_PATH": str(event),
         "GITHUB_REPOSITORY": REPO,
         "GITHUB_API_URL": github.api_url,
         "GITHUB_TOKEN": TOKEN,
+        **(env or {}),
     }
-    return subprocess.run([CLI, "publish", *args], env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [CLI, "publish", *args], cwd=trusted, env=full_env, capture_output=True, text=True, timeout=120
+    )
 
 
-def test_publish__matching_head_sha__creates_then_updates_comment(
+def _body(github: GitHubServer) -> str:
+    [comment] = github.state.comments[5]
+    return str(comment["body"])
+
+
+def test_publish__forged_passing_report__ignored_comment_is_our_own_failed_verdict(
     github: GitHubServer, tmp_path: Path
 ) -> None:
+    result = _publish(github, tmp_path, str(_artifact(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    body = _body(github)
+    assert body.startswith(MARKER + "\n### ") and "gate failed" in body.split("\n")[1]
+    assert "gate passed" not in body and "@everyone" not in body and "evil.example" not in body
+    assert "pull request's own code" in body and "concluded `failure`" in body
+    assert "judged by the publisher" in result.stdout
+    # the baseline came from the trusted lookup, at the merge base
+    assert github.state.api_requests("GET", "/actions/workflows/gate.yml/runs")
+
+
+def test_publish__hostile_case_name__escaped_by_our_renderer(github: GitHubServer, tmp_path: Path) -> None:
+    record = _record(10, name='@octocat <img src="https://evil.example/b.png"> #1')
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    body = _body(github)
+    assert "<img" not in body and "@octocat" not in body and "https://evil.example" not in body
+
+
+def test_publish__record_loosening_its_own_gate_block__trusted_policy_still_fails(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    record = _record(10, gate={"max_drop": 1.0, "min_pass_rate": 0.0, "alpha": 1e-9})
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    assert "gate failed" in _body(github).split("\n")[1]
+
+
+def test_publish__passing_record_but_gate_run_failed__warns_in_the_comment(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, _record(0))), conclusion="failure")
+    assert result.returncode == 0, result.stderr
+    assert "[!WARNING]" in _body(github) and "concluded `failure`" in _body(github)
+
+
+@pytest.mark.parametrize(
+    ("mode", "failing", "posted"),
+    [("never", 10, False), ("on-failure", 0, False), ("on-failure", 10, True), ("always", 0, True)],
+)
+def test_publish__comment_mode__from_the_publishers_own_input(
+    github: GitHubServer, tmp_path: Path, mode: str, failing: int, posted: bool
+) -> None:
+    result = _publish(
+        github, tmp_path, str(_artifact(tmp_path, _record(failing))), env={"AGENT_EVALS_COMMENT": mode}
+    )
+    assert result.returncode == 0, result.stderr
+    assert bool(github.state.comments.get(5)) is posted
+
+
+def test_publish__second_publish__updates_the_same_comment(github: GitHubServer, tmp_path: Path) -> None:
     folder = _artifact(tmp_path)
     first = _publish(github, tmp_path, str(folder))
-    second = _publish(github, tmp_path, str(folder / "report.md"), "--pr", "5")
+    second = _publish(github, tmp_path, str(folder / "run.json"), "--pr", "5", "--gate-id", GATE)
     assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
-    [comment] = github.state.comments[5]
-    assert comment["body"].startswith(MARKER)
+    assert len(github.state.comments[5]) == 1
     assert "comment created on #5" in first.stdout and "comment updated on #5" in second.stdout
 
 
-def test_publish__head_sha_differs__refuses_with_exit_2(github: GitHubServer, tmp_path: Path) -> None:
-    result = _publish(github, tmp_path, str(_artifact(tmp_path)), head_sha="0" * 40)
-    assert result.returncode == 2
-    assert "refusing to publish a report for another commit" in result.stderr
-    assert github.state.comments == {}
+def test_publish__accept_label_on_the_pull_request_now__comment_says_accepted(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    github.state.labels[5] = ["agent-evals:accept-regression"]
+    result = _publish(github, tmp_path, str(_artifact(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    assert "Regression accepted" in _body(github) and "accepted by label" in result.stdout
 
 
-def test_publish__pr_not_in_repository__refuses_with_exit_2(github: GitHubServer, tmp_path: Path) -> None:
-    result = _publish(github, tmp_path, str(_artifact(tmp_path)), "--pr", "99")
+@pytest.mark.parametrize(
+    ("kwargs", "args", "message"),
+    [
+        ({"head_sha": "0" * 40}, (), "refusing to publish a report for another commit"),
+        ({"head_repo": "other/demo"}, (), "comes from someone/demo, but the gate ran on other/demo"),
+        ({}, ("--pr", "99"), "#99 is not a pull request of octo/demo"),
+        ({}, ("--gate-id", "x-->"), "gate id"),
+    ],
+    ids=["head-sha-differs", "cross-repository-head", "pr-not-in-repo", "unsafe-gate-id"],
+)
+def test_publish__pull_request_does_not_match_the_gate_run__refuses_with_exit_2(
+    github: GitHubServer, tmp_path: Path, kwargs: dict[str, str], args: tuple[str, ...], message: str
+) -> None:
+    result = _publish(github, tmp_path, str(_artifact(tmp_path)), *args, **kwargs)
     assert result.returncode == 2
-    assert "#99 is not a pull request of octo/demo" in result.stderr
+    assert message in result.stderr
     assert github.state.api_requests("POST") == []
 
 
-def test_publish__report_without_marker__refuses(github: GitHubServer, tmp_path: Path) -> None:
-    result = _publish(github, tmp_path, str(_artifact(tmp_path, body="hello @everyone")))
-    assert result.returncode == 2
-    assert "gate marker" in result.stderr
+def test_publish__only_a_report_no_run_record__refuses(github: GitHubServer, tmp_path: Path) -> None:
+    folder = _artifact(tmp_path)
+    (folder / "run.json").unlink()
+    result = _publish(github, tmp_path, str(folder))
+    assert result.returncode == 2 and "no run record" in result.stderr
 
 
-def test_publish__no_pr_anywhere__asks_for_pr(github: GitHubServer, tmp_path: Path) -> None:
-    result = _publish(github, tmp_path, str(_artifact(tmp_path, pr=None)))
-    assert result.returncode == 2
-    assert "--pr N" in result.stderr
+def test_publish__forged_run_record_not_matching_the_schema__refuses(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, {"schema": "agent-evals/run@1", "run": {}})))
+    assert result.returncode == 2 and "run record is not usable" in result.stderr
+
+
+def test_publish__token_cannot_write__exit_3_names_the_permission(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    github.state.read_only = True
+    result = _publish(github, tmp_path, str(_artifact(tmp_path)))
+    assert result.returncode == 3
+    assert re.search(r"pull-requests: write", result.stdout + result.stderr)

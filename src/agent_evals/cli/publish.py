@@ -1,8 +1,7 @@
-"""``agent-evals publish RUN_OR_REPORT --pr N``: post a gate report to a pull request (fork-safe recipe)."""
+"""``agent-evals publish RUN_DIR``: judge a fork's gate run and comment on its pull request (fork-safe recipe)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -10,45 +9,104 @@ from pathlib import Path
 
 import click
 
-from agent_evals.errors import EXIT_CODES_HELP, AgentEvalsError, UsageError
+from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, UsageError
 
 
 @click.command("publish", epilog=EXIT_CODES_HELP)
-@click.argument("source", type=click.Path(exists=True, path_type=Path), metavar="RUN_OR_REPORT")
+@click.argument("source", type=click.Path(exists=True, path_type=Path), metavar="RUN_DIR")
 @click.option(
     "--pr",
     type=click.IntRange(min=1),
     envvar="AGENT_EVALS_PR",
-    help="Pull request number [default: from run.json].",
+    help="Pull request number [default: from the run record; always verified].",
 )
 @click.option(
     "--head-sha",
     envvar="AGENT_EVALS_HEAD_SHA",
-    help="Commit the report was made for [default: workflow_run.head_sha of the event].",
+    help="Commit the gate ran on [default: workflow_run.head_sha of the event].",
+)
+@click.option(
+    "--gate-id", envvar="AGENT_EVALS_GATE_ID", help="Gate id [default: from the artifact folder name]."
+)
+@click.option(
+    "--comment",
+    type=click.Choice(["always", "on-failure", "never"]),
+    default="always",
+    show_default=True,
+    envvar="AGENT_EVALS_COMMENT",
+    help="When to write the comment (this workflow's choice; the artifact has no say).",
+)
+@click.option(
+    "--baseline-artifact",
+    default="agent-evals-baseline",
+    show_default=True,
+    envvar="AGENT_EVALS_BASELINE_ARTIFACT",
+    help="Artifact that holds the baseline run record.",
+)
+@click.option(
+    "--baseline-workflow",
+    metavar="FILE",
+    envvar="AGENT_EVALS_BASELINE_WORKFLOW",
+    help="Workflow whose push runs upload the baseline [default: the gate's workflow].",
+)
+@click.option(
+    "--accept-label",
+    default="agent-evals:accept-regression",
+    show_default=True,
+    envvar="AGENT_EVALS_ACCEPT_LABEL",
+    help="Pull request label that accepts a failed verdict (read live).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="AGENT_EVALS_CONFIG",
+    help="Repo policy config [default: discovered in the trusted checkout].",
 )
 @click.option("--github-token", envvar=["AGENT_EVALS_GITHUB_TOKEN", "GITHUB_TOKEN"], help="GitHub API token.")
-def publish(source: Path, pr: int | None, head_sha: str | None, github_token: str | None) -> None:
-    """Post a report that `agent-evals ci` wrote, from a privileged workflow_run job.
+def publish(
+    source: Path,
+    pr: int | None,
+    head_sha: str | None,
+    gate_id: str | None,
+    comment: str,
+    baseline_artifact: str,
+    baseline_workflow: str | None,
+    accept_label: str,
+    config: Path | None,
+    github_token: str | None,
+) -> None:
+    """Judge the run record a pull request's gate uploaded and comment, from a privileged workflow_run job.
 
-    RUN_OR_REPORT is the report.md, the run.json beside it, or their folder (the downloaded
-    artifact). The pull request must belong to this repository and its head commit must be the one
-    the report was made for; otherwise nothing is posted and the exit code is 2.
+    RUN_DIR is the downloaded `agent-evals-run-<gate-id>` artifact folder (or its run.json). The
+    publisher finds the base branch's baseline itself, compares, and renders the comment with its own
+    escaping; any report.md in the artifact is ignored. The pull request must belong to this
+    repository, come from the repository the gate ran on, and have the gate's commit as its head;
+    otherwise nothing is posted and the exit code is 2. A comment that cannot be written exits 3.
     """
-    from agent_evals.github.publish import load_publication
+    from dataclasses import replace
+
+    from agent_evals.github.publish import PublishOptions, load_fork_run, read_gate_run
     from agent_evals.github.publish import publish as post
     from agent_evals.github.settings import ActionsSettings
 
     try:
         settings = ActionsSettings.from_env(os.environ, token=github_token)
-        publication = load_publication(source)
-        number = pr or publication.pr
+        fork = load_fork_run(source, gate_id)
+        number = pr or fork.pr
         if number is None:
             raise UsageError("no pull request number: pass --pr N (the run record does not name one)")
-        sha = head_sha or _event_head_sha(settings.event_path)
-        if not sha:
-            raise UsageError("no head commit to check: pass --head-sha (or run from a workflow_run event)")
+        gate_run = read_gate_run(settings.event_path)
+        if head_sha:
+            gate_run = replace(gate_run, head_sha=head_sha)
         if not settings.token:
             raise UsageError("no GitHub token: pass --github-token or set GITHUB_TOKEN")
+        options = PublishOptions(
+            comment=comment,  # type: ignore[arg-type]  # click.Choice guarantees the Literal
+            baseline_artifact=baseline_artifact,
+            baseline_workflow=baseline_workflow,
+            accept_label=accept_label,
+            config=config,
+        )
         import requests
 
         from agent_evals.github.client import GitHubClient
@@ -58,23 +116,29 @@ def publish(source: Path, pr: int | None, head_sha: str | None, github_token: st
             client = GitHubClient(
                 session, api_url=settings.api_url, token=settings.token_value(), sleep=time.sleep
             )
-            result = post(client, f"{owner}/{name}", publication, pr=number, head_sha=sha)
+            result = post(
+                client,
+                f"{owner}/{name}",
+                fork,
+                pr=number,
+                gate_run=gate_run,
+                options=options,
+                cwd=Path.cwd(),
+                env=os.environ,
+            )
     except AgentEvalsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    if result.notice:
-        click.echo(f"::warning::{result.notice}")
+    verdict = result.comparison.verdict + (" (accepted by label)" if result.accepted else "")
+    click.echo(f"gate {fork.gate_id} on #{number}: {verdict} (judged by the publisher)")
+    if result.comment is None:
+        click.echo("comment: never (not written)")
         return
-    click.echo(f"comment {result.action} on #{number}: {result.url or ''}")
-
-
-def _event_head_sha(event_path: str | None) -> str | None:
-    if not event_path:
-        return None
-    try:
-        data = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    run = data.get("workflow_run") if isinstance(data, dict) else None
-    sha = run.get("head_sha") if isinstance(run, dict) else None
-    return sha if isinstance(sha, str) else None
+    if result.comment.action == "forbidden":
+        click.echo(
+            f"::error::could not comment on #{number}: the publisher's token lacks `pull-requests: write`; "
+            "add it to the publish job's permissions",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+    click.echo(f"comment {result.comment.action} on #{number}: {result.comment.url or ''}")

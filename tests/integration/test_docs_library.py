@@ -28,5 +28,6 @@ def test_docs_quick_start__runs__prints_documented_pass_rates(tmp_path: Path) ->
     first, second = proc.stdout.splitlines()
     assert first == "{'StateMatch': 1.0, 'ToolCallExactMatch': 1.0, 'is_polite': 1.0}"
     run_folder = Path(second)
-    assert run_folder.parent == (tmp_path / ".agent-evals" / "experiments" / "thermostat").resolve()
-    assert sorted(p.name for p in run_folder.iterdir()) == ["examples.jsonl", "run.json", "summary.json"]
+    assert run_folder.parent == (tmp_path / "local_eval_results" / "experiments").resolve()
+    assert run_folder.name.startswith("thermostat-")
+    assert sorted(p.name for p in run_folder.iterdir()) == ["metadata.json", "results.jsonl", "summary.json"]

@@ -194,7 +194,7 @@ async def test_trajectory_llm_as_judge__openai_model__run_eval_with_and_without_
         ExampleData(input="What's the weather in SF?"),
         ExampleData(
             input="What's the weather in SF?",
-            expected=ExpectedResult(context={"reference_outputs": {"messages": TRAJECTORY[:2]}}),
+            expected=ExpectedResult(expected="", context={"reference_outputs": {"messages": TRAJECTORY[:2]}}),
         ),
     ]
     scorer = TrajectoryLLMAsJudge(model="openai:gpt-4o-mini", judge_base_url=openai_server.base_url)

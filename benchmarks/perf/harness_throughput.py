@@ -40,6 +40,7 @@ def _dataset(n: int) -> list[ExampleData]:
         ExampleData(
             input=i,
             expected=ExpectedResult(
+                expected="",
                 context={
                     "expected_state": {"lights.kitchen.state": "on", "rooms.0.name": "kitchen"},
                     "reference_outputs": [
@@ -48,7 +49,7 @@ def _dataset(n: int) -> list[ExampleData]:
                             "tool_calls": [{"name": "turn_on", "args": {"room": "kitchen"}}],
                         }
                     ],
-                }
+                },
             ),
         )
         for i in range(n)

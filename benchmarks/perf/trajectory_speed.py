@@ -80,7 +80,7 @@ def _cases(n: int, seed: int = 7) -> list[tuple[TaskResult, ExpectedResult]]:
         cases.append(
             (
                 TaskResult(output="", context={"outputs": _trajectory(rng, actual_calls)}),
-                ExpectedResult(context={"reference_outputs": _trajectory(rng, reference_calls)}),
+                ExpectedResult(expected="", context={"reference_outputs": _trajectory(rng, reference_calls)}),
             )
         )
     return cases

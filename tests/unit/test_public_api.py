@@ -19,6 +19,7 @@ FACADE = {
     "BenchmarkResult",
     "EvalConfig",
     "EvalContext",
+    "EvalExample",
     "EvalResult",
     "ExampleData",
     "ExpectedResult",

@@ -131,7 +131,7 @@ def coerce_result(out: Any) -> TaskResult:
     if isinstance(out, str):
         return TaskResult(output=out)
     if isinstance(out, Mapping) and set(out) <= {"output", "context"}:
-        return TaskResult.model_validate(dict(out))
+        return TaskResult.model_validate({"output": "", **out})
     raise TypeError(f"the agent returned {type(out).__name__}; expected a TaskResult (or a string)")
 
 

@@ -149,7 +149,7 @@ class ToolUseScorer:
             return Score(name=self.name, value=0.0, passed=False, reasoning=f"unreadable tool calls: {exc}")
         actual = [self._message(c["name"], c["args"]) for c in calls]
         wrapped = TaskResult(output=result.output, context={**(result.context or {}), "outputs": actual})
-        reference = ExpectedResult(context={"reference_outputs": self.reference})
+        reference = ExpectedResult(expected="", context={"reference_outputs": self.reference})
         out = self.native(wrapped, reference)
         score: Score = await out if hasattr(out, "__await__") else out
         return score
@@ -295,7 +295,7 @@ def compile_scenario(
         state = deep_merge(world, scenario.precondition.state if scenario.precondition else {})
     return ScenarioPlan(
         scorers=[s for s, _ in compiled],
-        expected=ExpectedResult(context=context or None),
+        expected=ExpectedResult(expected="", context=context or None),
         state=state,
         scorer_paths=paths,
     )

@@ -6,22 +6,23 @@ from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agent_evals.core.types import EvalResult, EvalSummary, ExampleResult
+from agent_evals.core.aggregate import summarise
+from agent_evals.core.types import EvalExample, EvalResult
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
 
 
 def to_eval_result(result: BenchmarkResult) -> EvalResult:
-    """One ExampleResult per trial (metadata carries case id, trial, capability and dimensions)."""
-    examples: list[ExampleResult] = []
+    """One EvalExample per trial (metadata carries case id, trial, capability and dimensions)."""
+    examples: list[EvalExample] = []
     for case in result.cases:
         for number, trial in enumerate(case.trials):
             examples.append(
-                ExampleResult(
+                EvalExample(
                     index=len(examples),
                     input=case.prompt,
-                    output=trial.output if trial.error is None else None,
+                    output=(trial.output or "") if trial.error is None else "",
                     scores=dict(trial.scores),
                     error=trial.error,
                     duration=trial.duration_s,
@@ -39,8 +40,6 @@ def to_eval_result(result: BenchmarkResult) -> EvalResult:
         for name, score in example.scores.items():
             passed[name].append(score.passed and example.error is None)
             values[name].append(score.value)
-    ok = sum(example.passed for example in examples)
-    errors = sum(example.error is not None for example in examples)
     started = None
     if result.started_at:
         started = datetime.fromisoformat(result.started_at)
@@ -48,7 +47,7 @@ def to_eval_result(result: BenchmarkResult) -> EvalResult:
         pass_rates={name: sum(flags) / len(flags) for name, flags in passed.items()},
         scores={name: sum(vals) / len(vals) for name, vals in values.items()},
         examples=examples,
-        summary=EvalSummary(total=len(examples), successful=ok, failed=len(examples) - ok, errors=errors),
+        summary=summarise(examples),
         duration=result.duration_s,
         started_at=started,
     )

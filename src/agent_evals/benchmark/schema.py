@@ -257,7 +257,7 @@ class PlatformSpec(StrictModel):
     experiment: str | None = None
     """Experiment name (a safe path segment)."""
     output_dir: str | None = None
-    """Folder for the local platform's JSON files (default ``.agent-evals/experiments``)."""
+    """Root folder for the local platform's JSON files (default ``./local_eval_results``)."""
 
     @field_validator("experiment")
     @classmethod

@@ -20,15 +20,17 @@ def check_config(config: EvalConfig | Mapping[str, Any] | None) -> EvalConfig:
     raise TypeError(f"config must be an EvalConfig (or a dict of its fields), got {type(config).__name__}")
 
 
-def check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
+def check_dataset(dataset: Iterable[ExampleData] | None) -> list[ExampleData]:
     """The dataset as a non-empty list of ExampleData; the error names the first bad index."""
+    if dataset is None:
+        raise ValueError("dataset parameter is required: pass dataset=[ExampleData(input=..., expected=...)]")
     if isinstance(dataset, (str, bytes, Mapping)) or not isinstance(dataset, Iterable):
         raise TypeError(
             f"dataset must be a list of ExampleData(input=..., expected=...), got {type(dataset).__name__}"
         )
     examples = list(dataset)
     if not examples:
-        raise ValueError("dataset is empty: pass at least one ExampleData(input=..., expected=...)")
+        raise ValueError("Dataset cannot be empty: pass at least one ExampleData(input=..., expected=...)")
     for index, example in enumerate(examples):
         if not isinstance(example, ExampleData):
             raise TypeError(
@@ -38,17 +40,19 @@ def check_dataset(dataset: Iterable[ExampleData]) -> list[ExampleData]:
     return examples
 
 
-def prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
+def prepare_scorers(scorers: Sequence[Any] | None) -> list[PreparedScorer]:
     """Inspect every scorer once; reject non-callables and classes.
 
     Two scorers may share a callable name (factory closures, two ``Levenshtein(...)``): results
     are keyed by the ``Score.name`` each returns, so both run.
     """
+    if scorers is None:
+        raise ValueError("scorers parameter is required: pass scorers=[...], e.g. scorers=[StateMatch()]")
     if callable(scorers) or isinstance(scorers, (str, bytes, Mapping)) or not isinstance(scorers, Iterable):
         raise TypeError(f"scorers must be a list of scorers, e.g. scorers=[StateMatch()], got {scorers!r}")
     items = list(scorers)
     if not items:
-        raise ValueError("scorers is empty: pass at least one scorer, e.g. scorers=[StateMatch()]")
+        raise ValueError("At least one scorer is required: pass e.g. scorers=[StateMatch()]")
     prepared: list[PreparedScorer] = []
     for index, scorer in enumerate(items):
         if isinstance(scorer, type):
@@ -65,24 +69,25 @@ def prepare_scorers(scorers: Sequence[Any]) -> list[PreparedScorer]:
 
 
 def check_task(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> None:
-    """A callable task, or None only when every example carries a stored output."""
-    if task is not None:
-        if not callable(task):
-            raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
-        return
-    missing = [i for i, example in enumerate(examples) if example.output is None]
-    if missing:
-        shown = ", ".join(str(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+    """A callable task or None (then examples without a stored output become errored examples)."""
+    if task is not None and not callable(task):
+        raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
+
+
+def check_platform(platform: Any) -> Any:
+    """The platform to record on: ``LocalConfig()`` for None or ``"local"``, else an object with
+    an async ``record(result)`` method."""
+    if platform is None or platform == "local":
+        from agent_evals.adapters.platforms.local import LocalConfig  # lazy: keeps core light
+
+        return LocalConfig()
+    if isinstance(platform, str):
         raise ValueError(
-            f"no task given and dataset examples {shown} have no stored output; pass task=... or give "
-            "every ExampleData an output=TaskResult(...) to replay"
+            f"unknown platform {platform!r}: the platform built in is 'local' (or pass LocalConfig(...))"
         )
-
-
-def check_platform(platform: Any) -> None:
-    """None, or an object with an async ``record(result)`` method."""
-    if platform is not None and not callable(getattr(platform, "record", None)):
+    if not callable(getattr(platform, "record", None)):
         raise TypeError(
             f"platform must have an async record(result) method (e.g. LocalConfig(...)), "
             f"got {type(platform).__name__}"
         )
+    return platform

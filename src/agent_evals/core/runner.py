@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import inspect
 import logging
 import time
@@ -23,12 +22,24 @@ from agent_evals.core.arguments import (
     prepare_scorers,
 )
 from agent_evals.core.gc_tuning import relaxed_gc
-from agent_evals.core.scorer import PreparedScorer, error_score
-from agent_evals.core.types import EvalConfig, EvalResult, ExampleData, ExampleResult, Score, TaskResult
+from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
+from agent_evals.core.types import (
+    EvalConfig,
+    EvalExample,
+    EvalResult,
+    ExampleData,
+    Score,
+    TaskResult,
+    wire_tool_calls,
+)
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+NO_TASK = (
+    "no task and no stored output: either pass task=... or give this example a pre-populated "
+    "output=TaskResult(...) to replay"
+)
 # (result or whatever the task returned, error message, seconds spent in the task)
 _Outcome = tuple[Any, "str | None", float]
 
@@ -41,9 +52,9 @@ _SHRINK_ABOVE_S = 0.05
 
 
 async def run_eval_async(
-    task: Callable[[Any], Any] | None,
-    dataset: Iterable[ExampleData],
-    scorers: Sequence[Any],
+    task: Callable[[Any], Any] | None = None,
+    dataset: Iterable[ExampleData] | None = None,
+    scorers: Sequence[Any] | None = None,
     platform: Any | None = None,
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
@@ -53,22 +64,32 @@ async def run_eval_async(
 
     ``task(input)`` may be sync (run in a worker thread so it never blocks the event loop) or
     async, and returns a ``TaskResult``; examples that carry a stored ``output`` are replayed
-    without calling it (``task`` may then be None). ``scorers`` are callables
-    ``(result, expected=None, **context)``; results are keyed by the ``Score.name`` each returns
-    (the seed's rule). When two scorers return the same name the last one is kept, and a
-    ``UserWarning`` names both.
-    ``platform`` (e.g. ``LocalConfig``) records the finished run. ``progress(done, total)`` is
-    called after each example.
+    without calling it (``task`` may then be None; an example with neither is an errored
+    example). ``scorers`` are callables ``(result, expected=None, **context)``; one example's
+    scorers run concurrently (sync ones in worker threads). Results are keyed by the
+    ``Score.name`` each returns (the seed's rule). When two scorers return the same name the last
+    one is kept, and a ``UserWarning`` names both. ``platform`` records the finished run:
+    ``LocalConfig()`` (also what None and ``"local"`` mean) or any object with
+    ``async record(result)``. ``progress(done, total)`` is called after each example.
 
-    A task that raises or times out marks its example with ``error`` and counts as failed for
-    every scorer; a scorer that raises or returns a non-Score yields an errored, failing Score.
-    Wrong arguments raise ValueError/TypeError before anything runs.
+    A task that raises or times out marks its example with ``error``, output ``""`` and no
+    scores, and it counts as failed for every scorer; a scorer that raises or returns a non-Score
+    yields an errored, failing Score. Wrong arguments raise ValueError/TypeError before anything runs.
     """
     cfg = check_config(config)
     examples = check_dataset(dataset)
     prepared = prepare_scorers(scorers)
     check_task(task, examples)
-    check_platform(platform)
+    platform = check_platform(platform)
+    if task is not None:
+        replayed = sum(1 for example in examples if example.output is not None)
+        if replayed:
+            logger.warning(
+                "Pre-populated output found on %d of %d examples. Skipping task execution for "
+                "them: a stored output takes precedence over the task.",
+                replayed,
+                len(examples),
+            )
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     with relaxed_gc():  # the results stay alive to the end: collections would only rescan them
@@ -86,8 +107,7 @@ async def run_eval_async(
             duration=time.perf_counter() - t0,
             started_at=started_at,
         )
-    if platform is not None:
-        await _record(platform, result)
+    await _record(platform, result)
     return result
 
 
@@ -104,9 +124,9 @@ async def _record(platform: Any, result: EvalResult) -> None:
 
 
 def run_eval(
-    task: Callable[[Any], Any] | None,
-    dataset: Iterable[ExampleData],
-    scorers: Sequence[Any],
+    task: Callable[[Any], Any] | None = None,
+    dataset: Iterable[ExampleData] | None = None,
+    scorers: Sequence[Any] | None = None,
     platform: Any | None = None,
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
@@ -143,17 +163,16 @@ class _Run:
         self.scorers = scorers
         self.config = config
         self.progress = progress
-        self.results: list[ExampleResult | None] = [None] * len(examples)
+        self.results: list[EvalExample | None] = [None] * len(examples)
         self.cursor = 0
         self.done = 0
-        self.task_is_async = task is not None and _is_async_callable(task)
+        self.task_is_async = task is not None and is_async_callable(task)
         self.pool: ThreadPoolExecutor | None = None
         self.any_context = any(s.accepts_context for s in scorers)
         self.returned_names: dict[int, str] = {}  # scorer index -> the Score.name it returned
         self.collisions: dict[tuple[str, int, int], bool] = {}  # (name, first, second) -> a failure hidden
-        self.task_failed: list[int] = []
 
-    async def execute(self) -> list[ExampleResult]:
+    async def execute(self) -> list[EvalExample]:
         lanes = min(self.config.max_concurrency, len(self.examples))
         if self.task is not None and not self.task_is_async:
             # spare threads so a sync task stuck past its timeout does not shrink the concurrency
@@ -170,21 +189,7 @@ class _Run:
         finally:
             if self.pool is not None:
                 self.pool.shutdown(wait=False, cancel_futures=True)
-        self._name_placeholders()
         return [r for r in self.results if r is not None]
-
-    def _name_placeholders(self) -> None:
-        """Key the not-scored placeholders of failed tasks by the names the scorers returned elsewhere."""
-        for index in self.task_failed:
-            result = self.results[index]
-            if result is None or not self.returned_names:
-                continue
-            message = next(iter(result.scores.values())).error if result.scores else None
-            scores: dict[str, Score] = {}
-            for i, scorer in enumerate(self.scorers):
-                name = self.returned_names.get(i, scorer.name)
-                scores.setdefault(name, error_score(name, message or "not scored: the task failed"))
-            result.scores = scores
 
     def collision_warnings(self) -> list[str]:
         """One message per pair of scorers that returned the same ``Score.name`` in this run."""
@@ -262,8 +267,8 @@ class _Run:
         if example.output is not None:
             return example.output, None, 0.0
         task = self.task
-        if task is None:  # check_task rejects this before the run starts
-            return None, "no task and no stored output", 0.0
+        if task is None:
+            return None, NO_TASK, 0.0
         t = time.perf_counter()
         timeout = self.config.timeout_s
         try:
@@ -308,30 +313,30 @@ class _Run:
                     "(return TaskResult(output=..., context={...}))"
                 )
         scores: dict[str, Score] = {}
-        if result is not None:
+        if result is not None:  # a failed task is not scored: its example fails every scorer
             context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
             owners: dict[str, int] = {}
-            for i, scorer in enumerate(self.scorers):
-                out = scorer.start(result, example.expected, context)
-                if not isinstance(out, Score):
-                    out = await scorer.finish(out, self.config.scorer_timeout_s)
+            done = await score_all(
+                self.scorers, result, example.expected, context, self.config.scorer_timeout_s
+            )
+            for i, out in enumerate(done):
                 self._keep(scores, owners, i, out)
-        else:
-            self.task_failed.append(index)
-            for scorer in self.scorers:
-                scores[scorer.name] = error_score(scorer.name, f"not scored: the task failed ({error})")
         outputs = result.context.get("outputs") if result is not None and result.context else None
-        self.results[index] = ExampleResult(
+        trajectory = outputs if isinstance(outputs, list) else None
+        expected = example.expected
+        self.results[index] = EvalExample(
             index=index,
             input=example.input,
-            expected=example.expected,
-            output=result.output if result is not None else None,
+            expected=expected.expected if expected is not None else None,
+            expected_context=expected.context if expected is not None else None,
+            output=result.output if result is not None else "",
             context=result.context if result is not None else None,
             scores=scores,
             error=error,
             duration=task_duration + (time.perf_counter() - t),
             metadata=example.metadata,
-            trajectory=outputs if isinstance(outputs, list) else None,
+            trajectory=trajectory,
+            tool_calls=wire_tool_calls(trajectory),
         )
         self.done += 1
         if self.progress is not None:
@@ -362,8 +367,8 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
         if example.output is not None:
             outcomes.append((example.output, None, 0.0))
             continue
-        if task is None:  # check_task rejects this before the run starts
-            outcomes.append((None, "no task and no stored output", 0.0))
+        if task is None:
+            outcomes.append((None, NO_TASK, 0.0))
             continue
         t = time.perf_counter()
         try:
@@ -386,12 +391,3 @@ def _timeout_or_error(exc: BaseException, elapsed: float, timeout: float | None)
     if timeout is not None and elapsed >= timeout * 0.99:
         return f"timed out after {timeout:g}s"
     return _describe(exc)
-
-
-def _is_async_callable(fn: Any) -> bool:
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    if inspect.iscoroutinefunction(fn):
-        return True
-    call = getattr(type(fn), "__call__", None)  # noqa: B004 - a class instance with async __call__
-    return not inspect.isfunction(fn) and not inspect.ismethod(fn) and inspect.iscoroutinefunction(call)

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Container, Mapping
+from collections.abc import Awaitable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -58,6 +58,16 @@ def _accepts_var_kwargs(fn: Any) -> bool:
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
 
 
+def is_async_callable(fn: Any) -> bool:
+    """True when calling ``fn`` gives an awaitable: ``async def``, partials of one, async ``__call__``."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - a class instance with async __call__
+    return not inspect.isfunction(fn) and not inspect.ismethod(fn) and inspect.iscoroutinefunction(call)
+
+
 @dataclass(frozen=True)
 class PreparedScorer:
     """A scorer with its name and calling convention worked out once, before the run."""
@@ -68,6 +78,13 @@ class PreparedScorer:
     """The callable itself."""
     accepts_context: bool
     """Whether it takes ``**kwargs`` (only then are context keywords passed)."""
+    is_async: bool = False
+    """Whether calling it gives an awaitable (then it runs on the event loop)."""
+    inline: bool = False
+    """A sync scorer that declares itself quick (``runs_inline = True``) and is called on the loop.
+
+    Every other sync scorer runs in a worker thread, so a slow one never stalls the event loop.
+    """
 
     @classmethod
     def of(cls, scorer: Any, *, name: str | None = None) -> PreparedScorer:
@@ -77,10 +94,13 @@ class PreparedScorer:
                 f"a scorer must be callable as scorer(result, expected=None, **context), "
                 f"got {type(scorer).__name__}"
             )
+        is_async = is_async_callable(scorer)
         return cls(
             name=name if name is not None else scorer_name(scorer),
             fn=scorer,
             accepts_context=_accepts_var_kwargs(scorer),
+            is_async=is_async,
+            inline=not is_async and getattr(scorer, "runs_inline", False) is True,
         )
 
     def start(
@@ -125,7 +145,16 @@ class PreparedScorer:
         An exception, a timeout or a return value that is not a Score becomes a Score with
         ``error`` set, value 0 and ``passed`` False.
         """
-        out = self.start(result, expected, context)
+        if self.is_async or self.inline:
+            out = self.start(result, expected, context)
+            return out if isinstance(out, Score) else await self.finish(out, timeout_s)
+        # a sync scorer runs in a worker thread (it may block); an awaitable it hands back is
+        # finished here on the loop
+        work = asyncio.to_thread(self.start, result, expected, context)
+        try:
+            out = await (asyncio.wait_for(work, timeout_s) if timeout_s is not None else work)
+        except asyncio.TimeoutError:  # the thread cannot be stopped; its result is dropped
+            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
         return out if isinstance(out, Score) else await self.finish(out, timeout_s)
 
     def check(self, out: Any) -> Score:
@@ -169,8 +198,49 @@ def distinct_key(name: str, taken: Container[str]) -> str:
 
 
 def error_score(name: str, message: str) -> Score:
-    """A failing Score that records why scoring could not happen."""
-    return Score(name=name, value=0.0, passed=False, error=message)
+    """A failing Score that records why scoring could not happen (also under ``metadata["error"]``)."""
+    return Score(
+        name=name,
+        value=0.0,
+        passed=False,
+        error=message,
+        metadata={"error": message},
+        reasoning=f"Evaluator failed with error: {message}",
+    )
+
+
+async def score_all(
+    scorers: Sequence[PreparedScorer],
+    result: TaskResult,
+    expected: ExpectedResult | None,
+    context: Mapping[str, Any],
+    timeout_s: float | None = None,
+) -> list[Score]:
+    """Every scorer's Score for one result, in scorer order; the scorers run concurrently.
+
+    Quick inline scorers finish first on the loop; the others (async ones, and sync ones in worker
+    threads) run side by side, so three 1-second judges take about a second, not three.
+    """
+    scores: list[Score | None] = []
+    waiting: list[tuple[int, Awaitable[Score]]] = []
+    for scorer in scorers:
+        if scorer.inline:
+            out = scorer.start(result, expected, context)
+            if isinstance(out, Score):
+                scores.append(out)
+                continue
+            waiting.append((len(scores), scorer.finish(out, timeout_s)))
+        else:
+            waiting.append((len(scores), scorer.score(result, expected, context, timeout_s)))
+        scores.append(None)
+    if len(waiting) == 1:
+        position, only = waiting[0]
+        scores[position] = await only
+    elif waiting:
+        done = await asyncio.gather(*(w for _, w in waiting))
+        for (position, _), score in zip(waiting, done, strict=True):
+            scores[position] = score
+    return [s for s in scores if s is not None]
 
 
 async def call_scorer(

@@ -5,21 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from functools import cached_property
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, computed_field, field_validator
-
-from agent_evals.core.messages import extract_tool_calls
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class TaskResult(BaseModel):
-    """What a task returns for one input."""
+    """What a task returns for one input (unknown fields are refused, so a typo is an error)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    output: str = ""
-    """The agent's final text answer."""
+    output: str
+    """The agent's final text answer (required; ``""`` when only the context matters)."""
     context: dict[str, Any] | None = None
     """Anything else scorers need: ``outputs`` (messages), ``final_state``, ``usage``, ..."""
 
@@ -62,16 +59,24 @@ def _content_text(content: Any) -> str:
 
 
 class ExpectedResult(BaseModel):
-    """The reference for one example."""
+    """The reference for one example (unknown fields are refused)."""
 
-    expected: str = ""
-    """The expected text answer (may be empty when only the context matters)."""
+    model_config = ConfigDict(extra="forbid")
+
+    expected: str
+    """The expected text answer (required; ``""`` when only the context matters)."""
     context: dict[str, Any] | None = None
     """Structured expectations: ``expected_state``, ``reference_outputs``, ..."""
 
 
 class ExampleData(BaseModel):
-    """One dataset row: an input, its reference, and optionally a stored output to replay."""
+    """One dataset row: an input, its reference, and optionally a stored output to replay.
+
+    Unknown top-level keys are refused and assignments are validated, so a misspelt ``expected``
+    or ``output`` is an error rather than an example silently scored without it.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, arbitrary_types_allowed=True)
 
     input: Any
     """What the task receives."""
@@ -80,11 +85,22 @@ class ExampleData(BaseModel):
     output: TaskResult | None = None
     """A stored result: when given, the task is not called for this example."""
     metadata: dict[str, Any] = Field(default_factory=dict)
-    """Free-form labels carried into the result."""
+    """Free-form labels carried into the result (None is read as ``{}``)."""
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata_is_a_dict(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise ValueError(f"'{info.field_name}' must be a dict, got {type(value).__name__}")
+        return value
 
 
 class Score(BaseModel):
-    """One scorer's verdict on one example."""
+    """One scorer's verdict on one example; immutable, unknown fields refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     """The scorer's name; results are keyed by it."""
@@ -98,54 +114,62 @@ class Score(BaseModel):
     """Scorer-specific detail: failures, counts, judge metadata."""
     reasoning: str | None = None
     """A judge's rationale or a human-readable explanation."""
+    execution_time_ms: float | None = None
+    """How long the scorer took, in milliseconds, when it measured itself."""
 
     @field_validator("value")
     @classmethod
     def _value_in_unit_interval(cls, value: float) -> float:
-        if not 0.0 <= value <= 1.0 or value != value:  # NaN fails the second test
-            raise ValueError(f"Score.value must be between 0 and 1, got {value!r}")
+        if not 0.0 <= value <= 1.0:  # NaN fails this comparison too
+            raise ValueError(
+                f"Score value must be between 0.0 and 1.0 (inclusive), got {value!r}; "
+                "scale the scorer's result into that range (the autoevals wrappers do this)"
+            )
         return value
 
 
-class ExampleResult(BaseModel):
+class EvalExample(BaseModel):
     """The outcome of one example: the task's output and every scorer's Score."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    index: int
-    """Position in the dataset."""
     input: Any
     """The example's input."""
-    expected: ExpectedResult | None = None
-    """The example's reference."""
-    output: str | None = None
-    """The task's text output (None when the task failed)."""
-    context: dict[str, Any] | None = None
-    """The task's context (outputs, final_state, usage)."""
+    output: str = ""
+    """The task's text output (``""`` when the task failed)."""
+    expected: str | None = None
+    """The reference text (``ExpectedResult.expected``), None when the example had no reference."""
     scores: dict[str, Score] = Field(default_factory=dict)
-    """Scores keyed by scorer name."""
-    error: str | None = None
-    """Set when the task raised or timed out; its scorers did not run."""
-    duration: float = 0.0
-    """Seconds spent on the task and its scorers."""
+    """Scores keyed by scorer name (empty when the task failed: nothing was scored)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """The example's metadata."""
+    duration: float = 0.0
+    """Seconds spent on the task and its scorers."""
+    error: str | None = None
+    """Set when the task raised or timed out; its scorers did not run."""
     trajectory: list[Any] | None = None
     """The message list (``context["outputs"]``) when the task returned one."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """The assistant turns' ``tool_calls`` entries as given (OpenAI wire dicts), in order.
 
-    @computed_field  # type: ignore[prop-decorator]
-    @cached_property
-    def tool_calls(self) -> list[dict[str, Any]] | None:
-        """Tool calls found in the trajectory, as ``{"name", "args"}`` (None without a readable one).
+    None without a trajectory, ``[]`` when the trajectory has no tool call.
+    """
+    index: int = 0
+    """Position in the dataset."""
+    expected_context: dict[str, Any] | None = None
+    """The reference's structured part (``ExpectedResult.context``)."""
+    context: dict[str, Any] | None = None
+    """The task's context (outputs, final_state, usage)."""
 
-        Worked out on first access, so a run whose tool calls nobody reads does not pay for them.
-        """
-        if self.trajectory is None:
-            return None
-        try:
-            return extract_tool_calls(self.trajectory)
-        except (TypeError, ValueError):
-            return None
+    @property
+    def scorer_errors(self) -> dict[str, str]:
+        """Scorer name -> error message, for the scorers that could not give a verdict."""
+        return {name: s.error for name, s in self.scores.items() if s.error is not None}
+
+    @property
+    def failed(self) -> bool:
+        """True when the task failed or any scorer could not give a verdict (what the counts use)."""
+        return self.error is not None or any(s.error is not None for s in self.scores.values())
 
     @property
     def passed(self) -> bool:
@@ -153,17 +177,19 @@ class ExampleResult(BaseModel):
         return self.error is None and bool(self.scores) and all(s.passed for s in self.scores.values())
 
 
-class EvalSummary(BaseModel):
-    """Counts over the examples of a run."""
+ExampleResult = EvalExample
+"""The earlier name of :class:`EvalExample`."""
 
-    total: int
-    """Examples in the dataset."""
-    successful: int
-    """Examples whose task succeeded and every score passed."""
-    failed: int
-    """Examples that errored or failed a scorer."""
-    errors: int = 0
-    """Examples whose task raised or timed out."""
+
+def wire_tool_calls(trajectory: list[Any] | None) -> list[dict[str, Any]] | None:
+    """The ``tool_calls`` entries of the assistant dict messages in ``trajectory``, flattened in order."""
+    if trajectory is None:
+        return None
+    calls: list[dict[str, Any]] = []
+    for message in trajectory:
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            calls.extend(message.get("tool_calls") or [])
+    return calls
 
 
 class EvalResult(BaseModel):
@@ -175,37 +201,50 @@ class EvalResult(BaseModel):
     """Fraction of examples that passed, per scorer (an errored example counts as failed)."""
     scores: dict[str, float]
     """Mean score value, per scorer."""
-    examples: list[ExampleResult]
+    examples: list[EvalExample]
     """Per-example results, in dataset order."""
-    summary: EvalSummary
-    """Counts of examples."""
-    duration: float
+    summary: dict[str, Any]
+    """Counts: ``total_examples``, ``successful_examples``, ``failed_examples`` and ``errored_examples``.
+
+    An example is failed when its task errored or a scorer could not give a verdict; one that
+    was scored and simply did not pass is still successful. ``errored_examples`` counts task errors.
+    """
+    duration: float = 0.0
     """Wall-clock seconds of the whole run."""
-    started_at: datetime | None = None
-    """When the run started (UTC)."""
     experiment_id: str | None = None
     """The platform's id for this run, if it recorded one."""
     experiment_url: str | None = None
     """Where the platform stored the run (a folder path for the local platform)."""
     platform: str | None = None
     """Name of the platform the results were written to."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Run-level labels."""
+    started_at: datetime | None = None
+    """When the run started (UTC)."""
 
 
 class EvalConfig(BaseModel):
-    """How a run executes."""
+    """How a run executes (unknown fields are refused)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    max_concurrency: int = Field(
-        default=1, ge=1, validation_alias=AliasChoices("max_concurrency", "max_concurrent_tests")
+    max_concurrent_tests: int = Field(
+        default=1, validation_alias=AliasChoices("max_concurrent_tests", "max_concurrency")
     )
-    """Examples in flight at once (``max_concurrent_tests`` is accepted as a synonym)."""
+    """Examples in flight at once (``max_concurrency`` is accepted as a synonym)."""
     timeout_s: float | None = Field(default=None, gt=0)
     """Per-example timeout in seconds for the task, None for no limit."""
     scorer_timeout_s: float | None = Field(default=None, gt=0)
     """Per-scorer timeout in seconds, None for no limit."""
 
+    @field_validator("max_concurrent_tests")
+    @classmethod
+    def _at_least_one(cls, value: int, info: ValidationInfo) -> int:
+        if value < 1:
+            raise ValueError(f"{info.field_name} must be >= 1, got {value}")
+        return value
+
     @property
-    def max_concurrent_tests(self) -> int:
-        """Seed-compatible spelling of ``max_concurrency``."""
-        return self.max_concurrency
+    def max_concurrency(self) -> int:
+        """The other spelling of ``max_concurrent_tests``."""
+        return self.max_concurrent_tests

@@ -51,8 +51,8 @@ def test_state_checker__compiles_to_state_match_with_flattened_expected_state() 
 
 async def test_state_checker__scores_final_state() -> None:
     scenario = _scenario(success={"state": {"lights.kitchen.state": "on"}})
-    good = TaskResult(context={"final_state": {"lights": {"kitchen": {"state": "on"}}}})
-    bad = TaskResult(context={"final_state": {"lights": {"kitchen": {"state": "off"}}}})
+    good = TaskResult(output="", context={"final_state": {"lights": {"kitchen": {"state": "on"}}}})
+    bad = TaskResult(output="", context={"final_state": {"lights": {"kitchen": {"state": "off"}}}})
     assert await _score(scenario, good) == {"StateMatch": True}
     assert await _score(scenario, bad) == {"StateMatch": False}
 

@@ -296,8 +296,9 @@ async def test_platform_local__writes_one_example_per_trial_to_the_output_dir(
     result = await run_benchmark_async(write("bench.yaml", text), LampAgent())
     assert result.experiment_url is not None
     folder = Path(result.experiment_url)
-    assert folder.parent == tmp_path / "exp" / "lamps"
-    lines = (folder / "examples.jsonl").read_text().splitlines()
+    assert folder.parent == tmp_path / "exp" / "experiments"
+    assert folder.name.startswith("lamps-")
+    lines = (folder / "results.jsonl").read_text().splitlines()
     assert len(lines) == 6
     assert '"case_id": "lamp/on"' in lines[0]
 
@@ -306,7 +307,7 @@ def test_to_eval_result__examples_per_trial_and_pass_rates_per_scorer(write: Wri
     result = run_benchmark(_bench(write, k=2), Crashy())
     evals = result.to_eval_result()
     assert len(evals.examples) == 6
-    assert evals.summary.errors == 2
+    assert evals.summary["errored_examples"] == 2
     assert evals.pass_rates["StateMatch"] == 1.0  # the errored trials have no scores
     assert [e.metadata["trial"] for e in evals.examples[:2]] == [0, 1]
 

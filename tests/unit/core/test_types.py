@@ -10,7 +10,7 @@ from agent_evals.core.types import EvalConfig, Score, TaskResult
 
 @pytest.mark.parametrize("value", [-0.01, 1.01, float("nan")])
 def test_score__value_outside_unit_interval__is_rejected(value: float) -> None:
-    with pytest.raises(ValidationError, match="between 0 and 1"):
+    with pytest.raises(ValidationError, match=r"Score value must be between 0\.0 and 1\.0"):
         Score(name="s", value=value, passed=False)
 
 

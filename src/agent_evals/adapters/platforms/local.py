@@ -4,45 +4,45 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
+import uuid
 from collections.abc import Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_evals import __version__
 from agent_evals.core.platform import RecordedRun
-from agent_evals.core.types import EvalResult, ExampleResult
+from agent_evals.core.types import EvalExample, EvalResult
 
-DEFAULT_OUTPUT_DIR = Path(".agent-evals") / "experiments"
-DEFAULT_EXPERIMENT = "default"
-LAYOUT_SCHEMA = "agent-evals/local-experiment@1"
+DEFAULT_OUTPUT_DIR = Path("local_eval_results")
+LAYOUT_SCHEMA = "agent-evals/local-experiment@2"
 
 _FORBIDDEN = set('/\\:*?"<>|\0')
 _MAX_SEGMENT = 128
 
 
 class LocalConfig(BaseModel):
-    """Write each run to ``<output_dir>/<experiment>/<run id>/`` as JSON.
+    """Write each run to ``<output_dir>/experiments/<experiment>-<run id>/`` as readable JSON.
 
-    The run folder holds ``run.json`` (run metadata), ``examples.jsonl`` (one JSON record per
-    example, in dataset order) and ``summary.json`` (pass rates, mean scores, counts).
-    ``EvalResult.experiment_url`` is the folder's absolute path.
+    The run folder holds ``metadata.json`` (the run's id, name, creation time and config),
+    ``results.jsonl`` (one JSON record per example, in dataset order) and ``summary.json`` (pass
+    rates, mean scores, counts). The run id is a UUID; ``EvalResult.experiment_url`` is the
+    folder's absolute path. Nothing is encrypted: the files are plain JSON anyone with access
+    to the folder can read. Unknown keywords are refused (ValidationError).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     platform_name: ClassVar[str] = "local"
 
+    name: Literal["local"] = "local"
+    """The platform's name."""
     experiment: str | None = None
-    """Experiment name, one safe path segment (no separators, not ``.``/``..``); default "default"."""
-    output_dir: Path | None = None
-    """Root folder for all experiments; default ``.agent-evals/experiments`` under the working dir."""
-
-    def __init__(self, experiment: str | None = None, output_dir: str | Path | None = None) -> None:
-        super().__init__(experiment=experiment, output_dir=output_dir)
+    """The run's folder name prefix, one safe path segment; default ``eval-<unix time>``."""
+    output_dir: str | Path | None = None
+    """Root folder, kept as given; None means ``./local_eval_results`` under the working dir."""
 
     @field_validator("experiment")
     @classmethod
@@ -64,52 +64,55 @@ class LocalConfig(BaseModel):
     def write(self, result: EvalResult, *, clock: Callable[[], datetime] | None = None) -> RecordedRun:
         """Write ``result`` into a new run folder (blocking)."""
         now = (clock or _utc_now)()
-        experiment = self.experiment or DEFAULT_EXPERIMENT
-        folder = self._new_run_folder(experiment, now)
-        run_id = folder.name
+        experiment = self.experiment or f"eval-{int(now.timestamp())}"
+        folder, run_id = self._new_run_folder(experiment)
         _write_json(
-            folder / "run.json",
+            folder / "metadata.json",
             {
-                "schema": LAYOUT_SCHEMA,
+                "experiment_id": run_id,
+                "experiment_name": experiment,
+                "created_at": now.timestamp(),
+                "created_at_iso": now.astimezone(timezone.utc).isoformat(),
+                "config": self.model_dump(mode="json"),
                 "platform": self.platform_name,
-                "experiment": experiment,
-                "run_id": run_id,
+                "schema": LAYOUT_SCHEMA,
                 "started_at": result.started_at,
-                "written_at": now,
-                "duration_s": result.duration,
                 "scorers": list(result.pass_rates),
-                "examples": len(result.examples),
                 "tool_version": __version__,
             },
         )
-        tmp = folder / "examples.jsonl.tmp"
+        tmp = folder / "results.jsonl.tmp"
         with tmp.open("w", encoding="utf-8") as handle:
             for example in result.examples:
                 handle.write(json.dumps(_example_record(example), default=_jsonable, ensure_ascii=False))
                 handle.write("\n")
-        tmp.replace(folder / "examples.jsonl")
+        tmp.replace(folder / "results.jsonl")
         _write_json(
             folder / "summary.json",
             {
-                "pass_rates": result.pass_rates,
+                "experiment_id": run_id,
+                "platform": self.platform_name,
                 "scores": result.scores,
-                "summary": result.summary.model_dump(),
-                "duration_s": result.duration,
+                "pass_rates": result.pass_rates,
+                "summary": result.summary,
+                "duration": result.duration,
+                "total_examples": len(result.examples),
             },
         )
         return RecordedRun(platform=self.platform_name, experiment_id=run_id, experiment_url=str(folder))
 
-    def _new_run_folder(self, experiment: str, now: datetime) -> Path:
-        root = (self.output_dir if self.output_dir is not None else DEFAULT_OUTPUT_DIR) / experiment
-        root.mkdir(parents=True, exist_ok=True)
-        stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    def _new_run_folder(self, experiment: str) -> tuple[Path, str]:
+        root = Path(self.output_dir) if self.output_dir is not None else DEFAULT_OUTPUT_DIR
+        parent = root / "experiments"
+        parent.mkdir(parents=True, exist_ok=True)
         while True:
-            folder = root / f"{stamp}-{secrets.token_hex(3)}"
+            run_id = str(uuid.uuid4())
+            folder = parent / f"{experiment}-{run_id}"
             try:
                 folder.mkdir()
             except FileExistsError:
                 continue
-            return folder.resolve()
+            return folder.resolve(), run_id
 
 
 def _segment_problem(value: str) -> str | None:
@@ -127,29 +130,10 @@ def _segment_problem(value: str) -> str | None:
     return None
 
 
-def _example_record(example: ExampleResult) -> dict[str, Any]:
-    return {
-        "index": example.index,
-        "input": example.input,
-        "expected": example.expected,
-        "output": example.output,
-        "error": example.error,
-        "passed": example.passed,
-        "duration_s": example.duration,
-        "scores": {
-            name: {
-                "value": score.value,
-                "passed": score.passed,
-                "error": score.error,
-                "reasoning": score.reasoning,
-                "metadata": score.metadata,
-            }
-            for name, score in example.scores.items()
-        },
-        "metadata": example.metadata,
-        "tool_calls": example.tool_calls,
-        "context": example.context,
-    }
+def _example_record(example: EvalExample) -> dict[str, Any]:
+    record = example.model_dump()
+    record["passed"] = example.passed
+    return record
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from agent_evals.adapters.scorers.equality import values_equal
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
@@ -64,6 +64,8 @@ class StateMatch:
     """
 
     name = "StateMatch"
+    runs_inline: ClassVar[bool] = True
+    """Quick and pure: the runner calls it on the event loop instead of in a worker thread."""
 
     def __init__(self, expected_state: Mapping[str, Any] | None = None) -> None:
         if expected_state is not None and not isinstance(expected_state, Mapping):
@@ -92,7 +94,7 @@ class StateMatch:
         state = (result.context or {}).get("final_state", _MISSING)
         if state is _MISSING:
             return self._fail(
-                "the task result has no final state: return TaskResult(context={'final_state': {...}})",
+                "the task result has no final state: return TaskResult(output=..., context={'final_state': {...}})",
                 len(paths),
             )
         if type(state) is not dict and not isinstance(state, Mapping):

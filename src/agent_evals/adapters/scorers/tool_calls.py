@@ -115,6 +115,8 @@ class _ToolCallScorer(ABC):
     """Shared plumbing: read both call lists, compare, build the Score."""
 
     default_name: ClassVar[str]
+    runs_inline: ClassVar[bool] = True
+    """Quick and pure: the runner calls it on the event loop instead of in a worker thread."""
 
     def __init__(self, tool_args_match_mode: ArgsMatchMode = "exact", *, name: str | None = None) -> None:
         if tool_args_match_mode not in _MODES:
@@ -133,7 +135,7 @@ class _ToolCallScorer(ABC):
         ref_messages = (expected.context or {}).get("reference_outputs") if expected is not None else None
         if ref_messages is None:
             return self._error(
-                "no reference: put the expected calls in ExpectedResult(context={'reference_outputs': [...]})"
+                "no reference: put the expected calls in ExpectedResult(expected=..., context={'reference_outputs': [...]})"
             )
         try:
             reference = tool_call_pairs(ref_messages)
@@ -142,7 +144,7 @@ class _ToolCallScorer(ABC):
         outputs = (result.context or {}).get("outputs")
         if outputs is None:
             return self._error(
-                "the task result has no messages: return TaskResult(context={'outputs': messages})"
+                "the task result has no messages: return TaskResult(output=..., context={'outputs': messages})"
             )
         try:
             actual = tool_call_pairs(outputs)

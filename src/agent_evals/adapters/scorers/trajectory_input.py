@@ -31,7 +31,7 @@ def actual_value(result: TaskResult, scorer: str) -> Any:
     context = result.context or {}
     if context.get("outputs") is None:
         raise TrajectoryInputError(
-            "the agent's trajectory is missing: return TaskResult(context={'outputs': <messages>}) "
+            "the agent's trajectory is missing: return TaskResult(output=..., context={'outputs': <messages>}) "
             f"from the task for {scorer}"
         )
     return context["outputs"]
@@ -44,7 +44,7 @@ def reference_value(expected: ExpectedResult | None, scorer: str, *, required: b
     if reference is None and required:
         raise TrajectoryInputError(
             "the reference trajectory is missing: set "
-            f"ExpectedResult(context={{'reference_outputs': <messages>}}) on the example for {scorer}"
+            f"ExpectedResult(expected=..., context={{'reference_outputs': <messages>}}) on the example for {scorer}"
         )
     return reference
 

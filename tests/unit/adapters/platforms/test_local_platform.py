@@ -1,8 +1,9 @@
-"""LocalConfig: one readable folder per run, safe experiment names, result points at the folder."""
+"""LocalConfig: one readable folder per run under experiments/, UUID run ids, strict keywords."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agent_evals.adapters.platforms.local import DEFAULT_OUTPUT_DIR, LocalConfig
-from agent_evals.core.runner import run_eval_async
-from agent_evals.core.types import ExampleData, ExpectedResult, Score, TaskResult
+from agent_evals.adapters.platforms.local import LocalConfig
+from agent_evals.core.runner import run_eval, run_eval_async
+from agent_evals.core.types import EvalResult, ExampleData, ExpectedResult, Score, TaskResult
 
 
 def check(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
@@ -33,67 +34,79 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-async def test_local__run__writes_run_examples_and_summary_in_one_folder(tmp_path: Path) -> None:
-    result = await run_eval_async(task, DATA, [check], platform=LocalConfig("smoke", output_dir=tmp_path))
+async def test_local__run__writes_metadata_results_and_summary_in_one_folder(tmp_path: Path) -> None:
+    platform = LocalConfig(experiment="smoke", output_dir=str(tmp_path))
+    result = await run_eval_async(task, DATA, [check], platform=platform)
     assert result.platform == "local"
-    assert result.experiment_url is not None
-    folder = Path(result.experiment_url)
-    assert folder.parent == (tmp_path / "smoke").resolve()
-    assert folder.name == result.experiment_id
-    assert sorted(p.name for p in folder.iterdir()) == ["examples.jsonl", "run.json", "summary.json"]
+    assert str(uuid.UUID(result.experiment_id or "")) == result.experiment_id
+    folder = Path(result.experiment_url or "")
+    assert folder == (tmp_path / "experiments" / f"smoke-{result.experiment_id}").resolve()
+    assert sorted(p.name for p in folder.iterdir()) == ["metadata.json", "results.jsonl", "summary.json"]
 
-    run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    assert run["platform"] == "local" and run["experiment"] == "smoke"
-    assert run["run_id"] == result.experiment_id
-    assert run["scorers"] == ["check"] and run["examples"] == 3
+    meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
+    assert (meta["experiment_id"], meta["experiment_name"], meta["platform"]) == (
+        result.experiment_id,
+        "smoke",
+        "local",
+    )
+    assert meta["config"] == {"name": "local", "experiment": "smoke", "output_dir": str(tmp_path)}
+    assert datetime.fromisoformat(meta["created_at_iso"]).timestamp() == pytest.approx(meta["created_at"])
 
-    records = read_jsonl(folder / "examples.jsonl")
+    records = read_jsonl(folder / "results.jsonl")
     assert [r["index"] for r in records] == [0, 1, 2]
-    assert records[0]["scores"]["check"] == {
-        "value": 1.0,
-        "passed": True,
-        "error": None,
-        "reasoning": None,
-        "metadata": {"seen": "0"},
-    }
+    assert records[0]["scores"]["check"]["metadata"] == {"seen": "0"}
+    assert records[0]["scores"]["check"]["passed"] is True
     assert records[0]["context"]["when"] == "2026-01-01T00:00:00"
-    assert records[1]["expected"] == {"expected": "0", "context": None}
-    assert records[2]["error"] == "RuntimeError: agent crashed" and records[2]["passed"] is False
+    assert records[1]["expected"] == "0"
+    assert records[2]["error"] == "RuntimeError: agent crashed"
+    assert (records[2]["output"], records[2]["scores"], records[2]["passed"]) == ("", {}, False)
 
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert summary["experiment_id"] == result.experiment_id and summary["total_examples"] == 3
     assert summary["pass_rates"] == {"check": pytest.approx(1 / 3)}
-    assert summary["summary"] == {"total": 3, "successful": 1, "failed": 2, "errors": 1}
+    assert summary["summary"]["failed_examples"] == 1  # the crash; the scored "no" is not a failure
+    assert summary["summary"]["successful_examples"] == 2
 
 
 async def test_local__two_runs__get_two_folders(tmp_path: Path) -> None:
     platform = LocalConfig(experiment="again", output_dir=tmp_path)
     first = await run_eval_async(task, DATA[:1], [check], platform=platform)
     second = await run_eval_async(task, DATA[:1], [check], platform=platform)
-    assert first.experiment_url != second.experiment_url
-    assert len(list((tmp_path / "again").iterdir())) == 2
+    assert first.experiment_id != second.experiment_id
+    assert len(list((tmp_path / "experiments").iterdir())) == 2
 
 
-def test_local__no_experiment__uses_default_folder_name(tmp_path: Path) -> None:
-    from agent_evals.core.types import EvalResult, EvalSummary
-
-    result = EvalResult(
-        pass_rates={},
-        scores={},
-        examples=[],
-        summary=EvalSummary(total=0, successful=0, failed=0),
-        duration=0.0,
-    )
-    recorded = LocalConfig(output_dir=tmp_path).write(
-        result, clock=lambda: datetime(2026, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
-    )
+def test_local__no_experiment__folder_named_after_the_clock(tmp_path: Path) -> None:
+    result = EvalResult(pass_rates={}, scores={}, examples=[], summary={})
+    when = datetime(2026, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
+    recorded = LocalConfig(output_dir=tmp_path).write(result, clock=lambda: when)
     folder = Path(recorded.experiment_url or "")
-    assert folder.parent.name == "default"
-    assert folder.name.startswith("20260304T050607Z-")
+    assert folder.name == f"eval-{int(when.timestamp())}-{recorded.experiment_id}"
 
 
-def test_local__defaults__output_dir_is_dot_agent_evals_experiments() -> None:
-    assert Path(".agent-evals") / "experiments" == DEFAULT_OUTPUT_DIR
-    assert LocalConfig().output_dir is None
+@pytest.mark.parametrize(("as_given"), ["/tmp/x", Path("/tmp/x"), None])
+def test_local__output_dir__kept_as_given(as_given: str | Path | None) -> None:
+    config = LocalConfig(output_dir=as_given)
+    assert config.output_dir == as_given and type(config.output_dir) is type(as_given)
+    assert config.name == "local" and config.experiment is None
+
+
+@pytest.mark.parametrize("keyword", ["project", "outputdir", "experiment_name"])
+def test_local__unknown_keyword__is_a_validation_error_not_a_silent_drop(keyword: str) -> None:
+    with pytest.raises(ValidationError, match=keyword):
+        LocalConfig(**{keyword: "x"})
+
+
+def test_local__no_platform_given__writes_under_local_eval_results_in_the_working_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for platform in (None, "local"):
+        result = run_eval(task, DATA[:1], [check], platform=platform)
+        assert result.platform == "local" and result.experiment_id
+        folder = Path(result.experiment_url or "")
+        assert folder.parent == (tmp_path / "local_eval_results" / "experiments").resolve()
+        assert folder.name.startswith("eval-")
 
 
 @pytest.mark.parametrize(

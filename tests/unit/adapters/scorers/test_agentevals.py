@@ -132,9 +132,9 @@ async def test_trajectory_match__seed_weather_examples__each_mode(
 
 
 async def test_trajectory_match__messages_mapping_on_both_sides__accepted() -> None:
-    agent = TaskResult(context={"outputs": {"messages": SF_WEATHER_AGENT.context["outputs"]}})  # type: ignore[index]
+    agent = TaskResult(output="", context={"outputs": {"messages": SF_WEATHER_AGENT.context["outputs"]}})  # type: ignore[index]
     reference = ExpectedResult(
-        context={"reference_outputs": {"messages": WEATHER_SF.context["reference_outputs"]}}
+        expected="", context={"reference_outputs": {"messages": WEATHER_SF.context["reference_outputs"]}}
     )  # type: ignore[index]
     assert (await ag.TrajectoryStrictMatch()(agent, reference)).passed is True
 
@@ -203,7 +203,7 @@ def test_trajectory_match__invalid_options__refused_at_construction(
         (SF_WEATHER_AGENT, ExpectedResult(expected="x"), "the reference trajectory is missing"),
         (SF_WEATHER_AGENT, None, "the reference trajectory is missing"),
         (_agent({"content": "no role"}), WEATHER_SF, "context['outputs'][0]: a message needs a 'role'"),
-        (TaskResult(context={"outputs": "text"}), WEATHER_SF, "expected a list of messages"),
+        (TaskResult(output="", context={"outputs": "text"}), WEATHER_SF, "expected a list of messages"),
         (
             _agent({"role": "assistant", "tool_calls": [{"function": "x"}]}),
             WEATHER_SF,
@@ -230,14 +230,18 @@ GRAPH = {"steps": [["__start__", "agent", "tools", "agent"]], "results": [{"answ
 async def test_graph_trajectory_strict_match__same_node_steps__passes(
     steps: list[list[str]], passed: bool
 ) -> None:
-    agent = TaskResult(context={"outputs": {"steps": steps, "results": [{}]}})
-    score = await ag.GraphTrajectoryStrictMatch()(agent, ExpectedResult(context={"reference_outputs": GRAPH}))
+    agent = TaskResult(output="", context={"outputs": {"steps": steps, "results": [{}]}})
+    score = await ag.GraphTrajectoryStrictMatch()(
+        agent, ExpectedResult(expected="", context={"reference_outputs": GRAPH})
+    )
     assert (score.passed, score.error) == (passed, None)
 
 
 async def test_graph_trajectory_strict_match__not_a_graph_trajectory__failing_score() -> None:
-    agent = TaskResult(context={"outputs": [{"role": "user", "content": "hi"}]})
-    score = await ag.GraphTrajectoryStrictMatch()(agent, ExpectedResult(context={"reference_outputs": GRAPH}))
+    agent = TaskResult(output="", context={"outputs": [{"role": "user", "content": "hi"}]})
+    score = await ag.GraphTrajectoryStrictMatch()(
+        agent, ExpectedResult(expected="", context={"reference_outputs": GRAPH})
+    )
     assert score.error is not None and "expected a graph trajectory" in score.error
 
 
@@ -339,8 +343,8 @@ async def test_graph_judge__graph_trajectory__graded_with_reference_thread(
 ) -> None:
     openai_server.script(TextAnswer(_verdict(True)))
     judge = ag.GraphTrajectoryLLMAsJudge(model="openai:judge-1", judge_base_url=openai_server.base_url)
-    agent = TaskResult(context={"outputs": {**GRAPH, "inputs": [{"question": "weather?"}]}})
-    score = await judge(agent, ExpectedResult(context={"reference_outputs": GRAPH}))
+    agent = TaskResult(output="", context={"outputs": {**GRAPH, "inputs": [{"question": "weather?"}]}})
+    score = await judge(agent, ExpectedResult(expected="", context={"reference_outputs": GRAPH}))
     assert (score.name, score.passed) == ("GraphTrajectoryLLMAsJudge", True)
     prompt = openai_server.chat_requests[-1]["messages"][0]["content"]
     assert "<reference_thread>" in prompt and "weather?" in prompt

@@ -23,7 +23,7 @@ def with_state(state: Any) -> TaskResult:
 
 
 def expecting(paths: Any) -> ExpectedResult:
-    return ExpectedResult(context={"expected_state": paths})
+    return ExpectedResult(expected="", context={"expected_state": paths})
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_state_match__wrong_value__failure_has_expected_and_actual_without_reaso
 def test_state_match__per_example_expectation__overrides_factory_default() -> None:
     scorer = StateMatch(expected_state={"lights.hall.state": "on"})
     assert scorer(with_state(STATE), expecting({"lights.hall.state": "off"})).passed
-    assert not scorer(with_state(STATE), ExpectedResult()).passed  # falls back to the default
+    assert not scorer(with_state(STATE), ExpectedResult(expected="")).passed  # falls back to the default
 
 
 def test_state_match__factory_default__used_without_expected() -> None:
@@ -84,7 +84,7 @@ def test_state_match__factory_default__used_without_expected() -> None:
 @pytest.mark.parametrize(
     ("scorer", "expected", "reason_part"),
     [
-        (StateMatch(), ExpectedResult(), "no expected_state to check"),
+        (StateMatch(), ExpectedResult(expected=""), "no expected_state to check"),
         (StateMatch(), None, "no expected_state to check"),
         (StateMatch(), expecting({}), "no paths to check"),
         (StateMatch(expected_state={"a": 1}), expecting({}), "no paths to check"),

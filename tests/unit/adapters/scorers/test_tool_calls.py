@@ -54,7 +54,7 @@ def as_messages(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def score(scorer: Any, actual: list[dict[str, Any]], reference: list[dict[str, Any]]) -> Score:
     result = TaskResult(output="", context={"outputs": as_messages(actual)})
-    expected = ExpectedResult(context={"reference_outputs": as_messages(reference)})
+    expected = ExpectedResult(expected="", context={"reference_outputs": as_messages(reference)})
     out = scorer(result, expected)
     assert isinstance(out, Score)
     return out
@@ -249,7 +249,7 @@ def test_exact_match__either_shape_on_either_side__normalizes_to_same_call(
 ) -> None:
     result = ToolCallExactMatch()(
         TaskResult(output="", context={"outputs": actual_frames}),
-        ExpectedResult(context={"reference_outputs": reference_frames}),
+        ExpectedResult(expected="", context={"reference_outputs": reference_frames}),
     )
     assert result.passed, label
 
@@ -259,7 +259,9 @@ def test_exact_match__two_calls_in_one_frame__keep_their_order() -> None:
     assert score(ToolCallExactMatch(), [A, B], [A, B]).passed
     result = ToolCallExactMatch()(
         TaskResult(output="", context={"outputs": frames}),
-        ExpectedResult(context={"reference_outputs": [{"role": "assistant", "tool_calls": [B, A]}]}),
+        ExpectedResult(
+            expected="", context={"reference_outputs": [{"role": "assistant", "tool_calls": [B, A]}]}
+        ),
     )
     assert not result.passed
 
@@ -331,20 +333,23 @@ def test_any_match__second_alternative__reports_which_pair_matched() -> None:
 
 
 def test_tool_call_scorer__no_reference__is_an_error_score_saying_where_it_goes() -> None:
-    result = ToolCallExactMatch()(TaskResult(output="", context={"outputs": []}), ExpectedResult())
+    result = ToolCallExactMatch()(TaskResult(output="", context={"outputs": []}), ExpectedResult(expected=""))
     assert not result.passed
     assert result.error is not None and "reference_outputs" in result.error
 
 
 def test_tool_call_scorer__no_outputs__is_an_error_score_naming_the_contract() -> None:
-    result = ToolCallExactMatch()(TaskResult(output="x"), ExpectedResult(context={"reference_outputs": [A]}))
+    result = ToolCallExactMatch()(
+        TaskResult(output="x"), ExpectedResult(expected="", context={"reference_outputs": [A]})
+    )
     assert result.error is not None and "context={'outputs': messages}" in result.error
 
 
 def test_tool_call_scorer__agent_sent_invalid_json_arguments__fails_without_error() -> None:
     frames = [{"role": "assistant", "tool_calls": [wire("fly_to", "{lat: 1")]}]
     result = ToolCallExactMatch()(
-        TaskResult(output="", context={"outputs": frames}), ExpectedResult(context={"reference_outputs": [A]})
+        TaskResult(output="", context={"outputs": frames}),
+        ExpectedResult(expected="", context={"reference_outputs": [A]}),
     )
     assert not result.passed and result.error is None
     assert "not valid JSON" in result.metadata["reason"]
@@ -354,7 +359,7 @@ def test_tool_call_scorer__malformed_reference__is_an_error_naming_the_message()
     reference = [{"role": "assistant", "tool_calls": [{"args": {}}]}]
     result = ToolCallExactMatch()(
         TaskResult(output="", context={"outputs": []}),
-        ExpectedResult(context={"reference_outputs": reference}),
+        ExpectedResult(expected="", context={"reference_outputs": reference}),
     )
     assert result.error is not None and "message 0, tool call 0" in result.error
 

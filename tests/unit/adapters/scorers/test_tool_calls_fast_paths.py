@@ -75,12 +75,12 @@ def test_tool_call_scorers__plain_lists__score_exactly_like_the_general_path(
         for mode in MODES:
             scorer = cls(tool_args_match_mode=mode)  # type: ignore[arg-type]
             fast = scorer(
-                TaskResult(context={"outputs": fast_out}),
-                ExpectedResult(context={"reference_outputs": fast_ref}),
+                TaskResult(output="", context={"outputs": fast_out}),
+                ExpectedResult(expected="", context={"reference_outputs": fast_ref}),
             )
             general = scorer(
-                TaskResult(context={"outputs": tuple(fast_out)}),
-                ExpectedResult(context={"reference_outputs": tuple(fast_ref)}),
+                TaskResult(output="", context={"outputs": tuple(fast_out)}),
+                ExpectedResult(expected="", context={"reference_outputs": tuple(fast_ref)}),
             )
             assert _same(fast.model_dump(), general.model_dump()), (cls.__name__, mode)
 
@@ -99,8 +99,8 @@ def test_unordered_match__pairing__is_the_augmenting_path_matching(
         actual = list(reference)
         shuffle.shuffle(actual)
     out = ToolCallUnorderedMatch(tool_args_match_mode=mode)(  # type: ignore[arg-type]
-        TaskResult(context={"outputs": _frames(actual, [])}),
-        ExpectedResult(context={"reference_outputs": _frames(reference, [])}),
+        TaskResult(output="", context={"outputs": _frames(actual, [])}),
+        ExpectedResult(expected="", context={"reference_outputs": _frames(reference, [])}),
     )
     matching = max_bipartite_matching(
         len(actual),
@@ -123,13 +123,17 @@ _shown_values = st.one_of(
 @given(args=st.dictionaries(st.text(max_size=6), _shown_values, max_size=4))
 def test_exact_match__argument_mismatch__reason_shows_arguments_as_sorted_json(args: dict[str, Any]) -> None:
     out = ToolCallExactMatch()(
-        TaskResult(context={"outputs": [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]}),
+        TaskResult(
+            output="",
+            context={"outputs": [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]},
+        ),
         ExpectedResult(
+            expected="",
             context={
                 "reference_outputs": [
                     {"role": "assistant", "tool_calls": [{"name": "f", "args": {"\x00": 0}}]}
                 ]
-            }
+            },
         ),
     )
     assert not out.passed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,12 @@ from agent_evals.adapters.scorers.autoevals import ClosedQA, EmbeddingSimilarity
 from agent_evals.core.types import EvalConfig, ExampleData, ExpectedResult, TaskResult
 from servers.ollama_server import OllamaAnswer, OllamaServer
 from servers.openai_server import Answer, OpenAIServer, TextAnswer, select_choice
+
+
+@pytest.fixture(autouse=True)
+def _fresh_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs without a platform record under ./local_eval_results: keep that out of the checkout."""
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture

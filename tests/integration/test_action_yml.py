@@ -127,13 +127,20 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def _shim(tmp_path: Path) -> Path:
-    """`python` that records `-m pip install ...` instead of changing the shared test venv."""
+    """`python` that records `-m venv DIR` and `-m pip install ...` instead of installing anything.
+
+    The "virtual environment" it makes holds this shim as its python and the test venv's agent-evals.
+    """
     shim = tmp_path / "shim"
     shim.mkdir()
     script = shim / "python"
+    cli = Path(sys.executable).parent / "agent-evals"
     script.write_text(
         "#!/bin/sh\n"
-        'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$@" >> "$PIP_LOG"; exit 0; fi\n'
+        'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then echo "$@" >> "$PIP_LOG"; '
+        'for d; do :; done; mkdir -p "$d/bin"; '
+        f'ln -sf "{script}" "$d/bin/python"; ln -sf "{cli}" "$d/bin/agent-evals"; exit 0; fi\n'
+        'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$0 $@" >> "$PIP_LOG"; exit 0; fi\n'
         f'exec "{sys.executable}" "$@"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
@@ -184,7 +191,7 @@ def test_action__push_to_main__outputs_and_baseline_upload(tmp_path: Path, works
         "path": "bench.yaml",
         "working-directory": "evals",
         "python-version": "",
-        "install": 'echo "installing in $PWD" > "$RUNNER_TEMP/install.txt"',
+        "install": 'echo "installing in $PWD with $(command -v python)" > "$RUNNER_TEMP/install.txt"',
     }
     runner = _runner(
         tmp_path, workspace, inputs, "push", {"repository": {"default_branch": "main"}}, "refs/heads/main"
@@ -192,15 +199,13 @@ def test_action__push_to_main__outputs_and_baseline_upload(tmp_path: Path, works
     outputs = runner.run(ACTION)
     assert not runner.failed, runner.env["LOG"]
     assert "Set up Python" not in runner.ran
-    assert (tmp_path / "pip.log").read_text().split() == [
-        "-m",
-        "pip",
-        "install",
-        "--disable-pip-version-check",
-        "--quiet",
-        str(ROOT),
+    venv = runner.temp / "agent-evals-venv"
+    assert (tmp_path / "pip.log").read_text().splitlines() == [
+        f"-m venv --system-site-packages {venv}",
+        f"{venv}/bin/python -m pip install --disable-pip-version-check --quiet {ROOT}",
     ]
-    assert (runner.temp / "install.txt").read_text().strip() == f"installing in {workspace / 'evals'}"
+    installed = (runner.temp / "install.txt").read_text().strip()
+    assert installed == f"installing in {workspace / 'evals'} with {venv}/bin/python"
     assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
     record = Path(outputs["run-record"])
     assert record.is_file() and record.parent == runner.temp / "agent-evals"

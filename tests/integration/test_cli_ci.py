@@ -486,3 +486,30 @@ def test_ci__five_concurrent_runs_on_one_pr__one_comment(h: Harness) -> None:
         thread.join(timeout=300)
     assert [r.code for r in results] == [0] * 5, [r.stderr for r in results]
     assert len(_comments(h)) == 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "permission"),
+    [
+        (
+            Fault(
+                "GET",
+                "/actions/workflows/gate.yml/runs$",
+                403,
+                {"message": "Resource not accessible by integration"},
+            ),
+            "actions: read",
+        ),
+        (
+            Fault("POST", "/comments$", 403, {"message": "Resource not accessible by integration"}),
+            "pull-requests: write",
+        ),
+    ],
+    ids=["artifacts", "comment"],
+)
+def test_ci__permission_missing__message_names_the_permission(
+    h: Harness, fault: Fault, permission: str
+) -> None:
+    h.github.state.faults.append(fault)
+    result = h.run()
+    assert f"`{permission}`" in result.stdout + result.summary

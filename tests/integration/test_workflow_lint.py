@@ -183,3 +183,29 @@ def test_init_scaffold_workflow__passes_zizmor_and_actionlint(tmp_path: Path) ->
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _actionlint([(path.name, path.read_text())])
+
+
+# `runs.using` of each pinned action, read from its action.yml at the pinned commit. A new pin must be
+# added here after checking that file: Node 20 actions are deprecated on GitHub's runners.
+PINNED_RUNTIMES = {
+    "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1": "node24",  # v7.0.1
+    "actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97": "node24",  # v7.0.0
+    "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f": "node24",  # v7.0.0
+    "actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c": "node24",  # v8.0.1
+}
+SUPPORTED_RUNTIMES = {"node24"}
+PINNED_TEXTS = [
+    ROOT / "action.yml",
+    *WORKFLOWS,
+    DOCS,
+    ROOT / "README.md",
+    ROOT / "src" / "agent_evals" / "scaffold" / "templates" / "workflow.yml.tmpl",
+]
+
+
+@pytest.mark.parametrize("path", PINNED_TEXTS, ids=lambda p: p.name)
+def test_uses__every_pinned_action__runs_on_a_supported_node_runtime(path: Path) -> None:
+    pins = re.findall(r"uses:\s*(actions/[\w.-]+@[0-9a-f]{40})", path.read_text())
+    assert {
+        pin: PINNED_RUNTIMES.get(pin) for pin in pins if PINNED_RUNTIMES.get(pin) not in SUPPORTED_RUNTIMES
+    } == {}

@@ -176,3 +176,39 @@ def test_request__concurrent_writes__serialized(github: GitHubServer, client: Gi
         t.join()
     ends = sorted(end for _, end in spans)
     assert all(b - a >= 0.18 for a, b in itertools.pairwise(ends))  # one at a time, 0.2 s each
+
+
+def test_download__storage_url_expired_403__asks_the_api_for_a_fresh_url(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    run_id = github.state.add_run(head_sha="a" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    artifact_id = github.state.artifacts[run_id][0]["id"]
+    github.state.expire_storage_urls = 2
+    data = client.download(f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=10**6)
+    assert data == github.state.blobs[artifact_id]
+    assert [s.status for s in github.state.zip_seen] == [403, 403, 200]
+    assert len({s.query["sig"][0] for s in github.state.zip_seen}) == 3  # a fresh signed URL each time
+    assert len(github.state.api_requests("GET", "/zip")) == 3
+
+
+def test_download__storage_keeps_refusing__error_names_the_storage_host_not_a_permission(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    run_id = github.state.add_run(head_sha="a" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    artifact_id = github.state.artifacts[run_id][0]["id"]
+    github.state.expire_storage_urls = 10
+    with pytest.raises(GitHubError, match="artifact storage host") as info:
+        client.download(f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=10**6)
+    assert info.value.status == 403 and len(github.state.zip_seen) == 3
+
+
+def test_download__slower_than_the_overall_deadline__error(github: GitHubServer) -> None:
+    run_id = github.state.add_run(head_sha="a" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    artifact_id = github.state.artifacts[run_id][0]["id"]
+    github.state.storage_delay_s = 0.5
+    with requests.Session() as session:
+        slow = GitHubClient(session, api_url=github.api_url, token=TOKEN, sleep=lambda s: None)
+        with pytest.raises(GitHubError, match="did not finish in time"):
+            slow.download(
+                f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=10**6, deadline_s=0.2
+            )

@@ -22,7 +22,14 @@ from agent_evals.gate.model import (
     RunInfoView,
     SuiteComparison,
 )
-from agent_evals.gate.paired import Pairs, delta_stat, pairs_of_counts, rate_summary_of_counts, settle_hint
+from agent_evals.gate.paired import (
+    Pairs,
+    delta_stat,
+    error_rise,
+    pairs_of_counts,
+    rate_summary_of_counts,
+    settle_hint,
+)
 from agent_evals.gate.picks import Pick, attach_details, request_details, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
@@ -157,9 +164,15 @@ def _compare(
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
-    for unit, p_adj in zip(
-        units, holm([1.0 if u.stat.p_value is None else u.stat.p_value for u in units]), strict=True
-    ):
+    rises = [(w.result.error_rise, w.pick.knobs) for w in works if w.result.error_rise is not None]
+    # one Holm family: every drop test that can fail the pull request, and every error-rise test
+    adjusted = holm(
+        [1.0 if u.stat.p_value is None else u.stat.p_value for u in units] + [r.p_value for r, _ in rises]
+    )
+    for (rise, knobs), p_adj in zip(rises, adjusted[len(units) :], strict=True):
+        rise.p_adjusted = p_adj
+        rise.significant = p_adj < knobs.alpha
+    for unit, p_adj in zip(units, adjusted[: len(units)], strict=True):
         unit.stat.p_adjusted = p_adj
         unit.stat.significant = p_adj < unit.knobs.alpha
         delta = unit.stat.delta
@@ -243,6 +256,7 @@ def _prepare(
         paired_baseline=rate_summary_of_counts(pb_keys) if base is not None else None,
         paired_candidate=rate_summary_of_counts(pc_keys) if base is not None else None,
         delta=stat,
+        error_rise=None,
         groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),
@@ -256,6 +270,8 @@ def _prepare(
         counts={},
     )
     unit = _Unit(stat, pairs, knobs) if stat is not None else None
+    if base is not None:
+        result.error_rise = error_rise(sides)
     work = _SuiteWork(pick, result, unit)
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
@@ -287,6 +303,7 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_deta
         report_missing=report_missing,
         fingerprint=result.fingerprint,
         baseline=result.paired_baseline if pick.base_view is not None else None,
+        errors=result.error_rise,
     )
     verdicts, outcomes, reasons = [decision.verdict], [decision.outcome], list(decision.reasons)
     for row in result.groups:

@@ -166,6 +166,19 @@ class DeltaStat(_Model):
     """How much more data would settle an inconclusive drop."""
 
 
+class ErrorRise(_Model):
+    """The paired comparison of error rates: did the candidate error more than the baseline?"""
+
+    delta: float
+    """Candidate error rate - baseline error rate over the paired cases (trials pooled)."""
+    p_value: float
+    """One-sided p-value for a rise (case-stratified exact test on the errored trials)."""
+    p_adjusted: float | None = None
+    """Holm-adjusted with the suites' and groups' drop tests."""
+    significant: bool = False
+    """p_adjusted < alpha."""
+
+
 class UsageTotals(_Model):
     """Usage summed over trials (fields None when nothing recorded them)."""
 
@@ -340,6 +353,8 @@ class SuiteComparison(_Model):
     """Candidate rate over the paired cases only."""
     delta: DeltaStat | None = None
     """Paired comparison (None without a baseline)."""
+    error_rise: ErrorRise | None = None
+    """Paired comparison of the error rates (None without a baseline or paired trials)."""
     groups: list[GroupRow] = Field(default_factory=list)
     """Per group (capability/dataset)."""
     scorers: list[GroupRow] = Field(default_factory=list)

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from agent_evals.gate import conditional, stats
-from agent_evals.gate.model import DeltaStat, Interval, RateSummary, SettleHint, TestName
+from agent_evals.gate.model import DeltaStat, ErrorRise, Interval, RateSummary, SettleHint, TestName
 from agent_evals.gate.policy import TestChoice
 from agent_evals.gate.usage import construct
 
@@ -219,3 +219,45 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
             "re-running it would show whether this one is noise."
         )
     return SettleHint(cases_needed=need, more_cases=more, trials_needed=trials, message=message)
+
+
+ERROR_BOUND_LEVEL = 0.95
+"""Confidence of the one-sided bound the error budget compares with ``max_error_rate``."""
+
+
+def over_error_budget(errored: int, trials: int, budget: float) -> bool:
+    """Whether the exact one-sided lower 95% bound of the error rate is above ``budget``: the chance
+    of ``errored`` or more errors in ``trials`` at a true rate of exactly ``budget`` is under 5%.
+    A budget of 0 tolerates no error at all."""
+    if errored <= 0 or trials <= 0:
+        return False
+    if budget <= 0.0:
+        return True
+    if budget >= 1.0:
+        return False
+    return stats.binom_sf(errored, trials, budget) < 1.0 - ERROR_BOUND_LEVEL
+
+
+def error_rise(sides: Mapping[tuple[Key, Key], int]) -> ErrorRise | None:
+    """Paired error-rate change over cases with trials on both sides, and its one-sided p for a rise
+    (the stratified test on the non-errored trials: a rise in errors is a drop in those); None when
+    no case's error count can move (no errors, or errors in every trial on both sides)."""
+    pairs: Pairs = Counter()
+    trials_b = trials_c = errors_b = errors_c = 0
+    for ((nb, _, eb), (nc, _, ec)), w in sides.items():
+        if nb > 0 and nc > 0:
+            pairs[(nb, nb - eb, nc, nc - ec)] += w
+            trials_b += nb * w
+            trials_c += nc * w
+            errors_b += eb * w
+            errors_c += ec * w
+    if not pairs:
+        return None
+    result = conditional.drop_p(pairs)
+    if result.informative == 0:
+        # No case errored in some trials but not all: nothing to test. Leaving it out of the Holm
+        # family depends only on the cases' error totals, which the test conditions on, so it keeps
+        # the family's false-alarm rate.
+        return None
+    delta = errors_c / trials_c - errors_b / trials_b
+    return ErrorRise(delta=delta, p_value=result.p_value, p_adjusted=result.p_value)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from agent_evals.gate.model import (
     DeltaStat,
+    ErrorRise,
     FingerprintCheck,
     Outcome,
     RateSummary,
@@ -14,7 +15,7 @@ from agent_evals.gate.model import (
     ReasonKind,
     Verdict,
 )
-from agent_evals.gate.paired import EPS
+from agent_evals.gate.paired import EPS, over_error_budget
 from agent_evals.gate.policy import Knobs
 
 VERDICT_RANK: dict[Verdict, int] = {"passed": 0, "no-baseline": 1, "inconclusive": 2, "failed": 3}
@@ -61,6 +62,7 @@ def decide(
     report_missing: bool = True,
     fingerprint: FingerprintCheck | None = None,
     baseline: RateSummary | None = None,
+    errors: ErrorRise | None = None,
 ) -> Decision:
     """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm)."""
     reasons: list[Reason] = []
@@ -83,12 +85,25 @@ def decide(
             blocking=True,
         )
     error_rate = candidate.error_rate if candidate is not None else None
-    if error_rate is not None and error_rate > knobs.max_error_rate + EPS:
+    if (
+        candidate is not None
+        and error_rate is not None
+        and over_error_budget(candidate.errored_trials, candidate.trials, knobs.max_error_rate)
+    ):
         failed = True
         add(
             "error-budget",
-            f"{label}: {candidate.errored_trials if candidate else 0} of {candidate.trials if candidate else 0} trials "
-            f"errored ({pct(error_rate)}), over the error budget of {pct(knobs.max_error_rate)}.",
+            f"{label}: {candidate.errored_trials} of {candidate.trials} trials errored ({pct(error_rate)}), "
+            f"significantly over the error budget of {pct(knobs.max_error_rate)} (its lower 95% bound is above it).",
+            blocking=True,
+        )
+    elif errors is not None and errors.significant and errors.delta >= knobs.max_drop - EPS:
+        failed = True
+        p_adj = errors.p_adjusted if errors.p_adjusted is not None else errors.p_value
+        add(
+            "error-budget",
+            f"{label}: the error rate rose {points(errors.delta)} over the baseline's ({pvalue(p_adj)} "
+            f"adjusted, paired; tolerated rise {points(knobs.max_drop)}).",
             blocking=True,
         )
     if knobs.critical != "ignore":

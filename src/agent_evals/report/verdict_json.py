@@ -74,6 +74,7 @@ def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
         "error_rate": suite.candidate.error_rate,
         "cases": suite.candidate.cases,
         "comparison": _delta(suite.delta),
+        "error_rise": None if suite.error_rise is None else suite.error_rise.model_dump(),
         "counts": dict(suite.counts),
         "fingerprint_matches": suite.fingerprint.matches,
         "reasons": [

@@ -1,0 +1,85 @@
+"""The error budget: a significant excess over max_error_rate, or a paired, Holm-adjusted rise over the baseline."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from agent_evals.gate import stats
+from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.model import Comparison
+from agent_evals.gate.paired import error_rise, over_error_budget
+from agent_evals.gate.policy import resolve_policy
+
+
+def compare(base: dict[str, Any] | None, cand: dict[str, Any], **flags: Any) -> Comparison:
+    return compare_documents(base, cand, resolve_policy(repo_config=None, suite_blocks={}, overrides=flags))
+
+
+@pytest.mark.parametrize(
+    ("errored", "trials", "budget", "over"),
+    [
+        (2, 30, 0.05, False),  # 6.7% observed, but P(X >= 2 | 30, 5%) = 0.45
+        (8, 30, 0.05, True),
+        (5, 30, 0.05, True),  # P(X >= 5) = 0.016
+        (4, 30, 0.05, False),  # P(X >= 4) = 0.061
+        (1, 10, 0.0, True),  # a budget of 0 tolerates nothing
+        (0, 10, 0.0, False),
+        (60, 1000, 0.05, False),  # 6% of 1,000: P(X >= 60) = 0.082
+        (70, 1000, 0.05, True),
+        (5, 5, 1.0, False),
+    ],
+)
+def test_over_error_budget__exact_one_sided_lower_bound(
+    errored: int, trials: int, budget: float, over: bool
+) -> None:
+    assert over_error_budget(errored, trials, budget) is over
+
+
+def test_over_error_budget__agrees_with_the_binomial_tail_by_hand() -> None:
+    # P(X >= 5 | 30, 0.05) = 1 - sum_{i<5} C(30, i) 0.05^i 0.95^(30-i)
+    tail = 1 - sum(stats.math.comb(30, i) * 0.05**i * 0.95 ** (30 - i) for i in range(5))
+    assert stats.binom_sf(5, 30, 0.05) == pytest.approx(tail, rel=1e-9)
+    assert tail < 0.05 < stats.binom_sf(4, 30, 0.05)
+
+
+def test_error_rise__paired_and_stratified_by_case() -> None:
+    sides = Counter({((3, 3, 0), (3, 0, 3)): 4, ((3, 3, 0), (3, 3, 0)): 10})  # 4 cases now error every trial
+    rise = error_rise(sides)
+    assert rise is not None
+    assert rise.delta == pytest.approx(12 / 42)
+    assert rise.p_value == pytest.approx((1 / 20) ** 4)
+
+
+@pytest.mark.parametrize(
+    ("base_codes", "cand_codes", "flags", "kinds"),
+    [
+        # 4 of 20 cases error every trial: 20% errors, significantly over 5%
+        ("PPP", "EEE", {}, {"error-budget"}),
+        # a generous budget, but the rise over the baseline (0 -> 20 points) is significant and > max_drop
+        ("PPP", "EEE", {"max_error_rate": 0.5}, {"error-budget"}),
+        # the same rise tolerated as a drop of 30 points
+        ("PPP", "EEE", {"max_error_rate": 0.5, "max_drop": 0.3}, set()),
+        # errors on both sides: no rise
+        ("EEE", "EEE", {"max_error_rate": 0.5}, set()),
+    ],
+)
+def test_compare__error_budget_reasons(
+    record, base_codes: str, cand_codes: str, flags: dict[str, Any], kinds: set[str]
+) -> None:
+    base = record({"home": {f"g/c{i}": base_codes if i < 4 else "PPP" for i in range(20)}})
+    cand = record({"home": {f"g/c{i}": cand_codes if i < 4 else "PPP" for i in range(20)}})
+    result = compare(base, cand, **flags)
+    assert {r.kind for r in result.reasons} == kinds
+    assert result.exit_code == (1 if kinds else 0)
+
+
+def test_compare__error_rise_joins_the_holm_family(record) -> None:
+    base = record({"home": {f"g/c{i}": "PPP" for i in range(20)}})
+    cand = record({"home": {f"g/c{i}": "EPP" if i < 3 else "PPP" for i in range(20)}})
+    result = compare(base, cand, max_error_rate=0.5, max_drop=0.01)
+    rise = result.suites[0].error_rise
+    assert rise is not None and rise.p_adjusted is not None
+    assert rise.p_adjusted == pytest.approx(min(1.0, 2 * rise.p_value))  # two tests in the family

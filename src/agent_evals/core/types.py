@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
 
 
 class TaskResult(BaseModel):
@@ -221,6 +224,29 @@ class EvalResult(BaseModel):
     """Run-level labels."""
     started_at: datetime | None = None
     """When the run started (UTC)."""
+
+    def to_run_record(
+        self,
+        *,
+        suite_id: str = "library",
+        group: str | None = None,
+        agent_name: str | None = None,
+        agent_version: str | None = None,
+    ) -> RunRecord:
+        """This result as a run record that ``agent-evals compare``, ``report`` and the gate read.
+
+        One ``evals`` suite ``suite_id``; one case per example with one trial. A case's id is
+        ``metadata['id']``, else a hash of its input (``input-1a2b...``); a repeated id gets ``#2``,
+        ``#3``. Its group is ``metadata['dataset']`` (or ``group``), else ``group``, else ``suite_id``.
+        A trial passes only as ``ExampleResult.passed`` does; an example whose task or a scorer
+        errored is an errored trial (never a pass). Secrets from the environment are masked.
+        Write it with ``agent_evals.gate.store.write_record(path, record)``.
+        """
+        from agent_evals.core.eval_record import eval_result_to_run_record
+
+        return eval_result_to_run_record(
+            self, suite_id=suite_id, group=group, agent_name=agent_name, agent_version=agent_version
+        )
 
 
 class EvalConfig(BaseModel):

@@ -136,11 +136,9 @@ def check_document(data: Any, *, source: str = "<run record>", cases: bool = Tru
         raise RunRecordError(f"{source}: expected a JSON object at the top level, found {_kind(data)}")
     schema = data.get("schema")
     if schema not in READABLE_SCHEMAS:
-        known = ", ".join(sorted(READABLE_SCHEMAS))
-        raise RunRecordError(
-            f"{source}: 'schema' is {schema!r}; this version of agent-evals reads {known}. "
-            "Upgrade agent-evals if the record was written by a newer version."
-        )
+        from agent_evals.core.foreign import not_a_run_record
+
+        raise RunRecordError(not_a_run_record(data, source))
     cases_too = cases
     upgrade = _UPGRADERS.get(schema)
     if upgrade is not None:

@@ -22,11 +22,9 @@ def parse_record(data: Any, *, source: str = "<run record>") -> RunRecord:
         )
     schema = data.get("schema")
     if schema not in READABLE_SCHEMAS:
-        known = ", ".join(sorted(READABLE_SCHEMAS))
-        raise RunRecordError(
-            f"{source}: 'schema' is {schema!r}; this version of agent-evals reads {known}. "
-            "Upgrade agent-evals if the record was written by a newer version."
-        )
+        from agent_evals.core.foreign import not_a_run_record
+
+        raise RunRecordError(not_a_run_record(data, source))
     try:
         return RunRecord.model_validate(data)
     except ValidationError as exc:

@@ -21,7 +21,9 @@ class BaseAgent(abc.ABC):
     Subclasses set ``name`` and ``version`` and implement ``run_case``. The runner awaits
     ``setup()`` once before the first scenario and ``teardown()`` once at the end (also when
     setup or a scenario failed). ``run_case`` receives the prompt and, when the benchmark
-    declares a world, ``state=`` (a fresh deep copy per trial); it returns a TaskResult whose
+    declares a world, ``state=`` (a fresh deep copy per trial), and ``preconditions=`` (the
+    seed's form: appliers to ``apply(world)`` to the world the agent keeps, ``[]`` when there are
+    none); only the keywords its signature names (or all, with ``**context``) are passed. It returns a TaskResult whose
     ``context`` carries ``final_state`` (the world it ends with), ``outputs`` (its messages) and
     optionally ``usage`` (``input_tokens``, ``output_tokens``, ``cost_usd``).
     """
@@ -96,12 +98,13 @@ class AgentHandle:
         return self.var_kwargs or keyword in self.params
 
     def require_state(self) -> None:
-        """Fail loudly when the agent cannot receive ``state=`` although the benchmark declares one."""
-        if not self.accepts("state"):
+        """Fail loudly when the agent can receive neither ``state=`` nor ``preconditions=`` but needs one."""
+        if not (self.accepts("state") or self.accepts("preconditions")):
             raise AgentLoadError(
                 f"agent {self.name!r} cannot receive the scenario state: its run_case/function takes no "
-                "`state` argument (nor **context), but the benchmark declares a world or preconditions. "
-                "Add `state` (or **context) to its signature."
+                "`state` argument (nor `preconditions`, nor **context), but the benchmark declares a world "
+                "or preconditions. Add `state` (the merged world), `preconditions` (the seed's appliers: "
+                "call `applier.apply(world)`) or **context to its signature."
             )
 
     async def setup(self) -> None:

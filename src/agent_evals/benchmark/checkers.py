@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_evals.adapters.preconditions.state import StatePreconditionApplier
 from agent_evals.benchmark.json_check import check_schema, validate
 from agent_evals.benchmark.schema import OutputCheck, Scenario, ScorerRef, ToolUseCheck
 from agent_evals.benchmark.yaml_source import KeyPath, format_path
@@ -62,7 +63,9 @@ class ScenarioPlan:
     expected: ExpectedResult
     """Expected context shared by the scorers (``expected_state``, ``reference_outputs``)."""
     state: dict[str, Any] | None
-    """``world`` with the precondition merged in; None when neither is declared."""
+    """``world`` with the precondition merged in (dotted keys expanded); None when neither is declared."""
+    preconditions: list[StatePreconditionApplier] = field(default_factory=list)
+    """What seed-style agents get as ``preconditions=``: ``world`` then the scenario's precondition."""
     scorer_paths: dict[str, KeyPath] = field(default_factory=dict)
     """Scorer name (``X#2`` for a second one of a name) -> where it was declared (relative to the scenario)."""
 
@@ -290,12 +293,19 @@ def compile_scenario(
     paths: dict[str, KeyPath] = {}
     for name, (_, where) in zip(names, compiled, strict=True):
         paths[distinct_key(name, paths)] = where  # a second X is recorded as X#2, never dropped
-    state = None
-    if world or scenario.precondition is not None:
-        state = deep_merge(world, scenario.precondition.state if scenario.precondition else {})
+    state: dict[str, Any] | None = None
+    appliers = [StatePreconditionApplier(world)] if world else []
+    if scenario.precondition is not None:
+        appliers.append(StatePreconditionApplier(scenario.precondition.state))
+    if appliers:
+        merged: dict[str, Any] = {}
+        for applier in appliers:
+            applier.apply(merged)
+        state = merged
     return ScenarioPlan(
         scorers=[s for s, _ in compiled],
         expected=ExpectedResult(expected="", context=context or None),
         state=state,
         scorer_paths=paths,
+        preconditions=appliers,
     )

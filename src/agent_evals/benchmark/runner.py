@@ -235,6 +235,8 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         context["state"] = copy.deepcopy(job.plan.state)
     elif handle.accepts("state"):
         context["state"] = {}
+    # the seed's form: appliers the agent applies to the world it keeps (always passed, [] when none)
+    context["preconditions"] = copy.deepcopy(job.plan.preconditions)
     start = time.perf_counter()
     try:
         # guarded inside wait_for: SystemExit from the agent must not reach wait_for's task boundary

@@ -252,8 +252,10 @@ class Execution(StrictModel):
 class PlatformSpec(StrictModel):
     """Where results are also written (``local`` is the only built-in platform)."""
 
-    type: Literal["local"] = "local"
-    """Platform name."""
+    name: Literal["local"] | None = None
+    """Platform name, the seed's key: ``{name: local, experiment: ...}``."""
+    type: Literal["local"] | None = None
+    """The same as ``name`` (either key may be used; ``local`` when both are left out)."""
     experiment: str | None = None
     """Experiment name (a safe path segment)."""
     output_dir: str | None = None
@@ -266,6 +268,12 @@ class PlatformSpec(StrictModel):
             raise ValueError("an experiment name must be a safe folder name: letters, digits, '.', '-', '_'")
         return value
 
+    @model_validator(mode="after")
+    def _one_name(self) -> PlatformSpec:
+        # both keys end up holding the platform's name, whichever one the file used
+        self.name = self.type = self.name or self.type or "local"
+        return self
+
 
 class Benchmark(StrictModel):
     """A whole benchmark file after composition and validation."""
@@ -277,7 +285,7 @@ class Benchmark(StrictModel):
     agent: str | None = None
     """``module:Class`` or ``module:function``, importable from the file's folder."""
     platform: PlatformSpec | None = None
-    """Where results are also written; ``local`` is shorthand for ``{type: local}``."""
+    """Where results are also written; ``local`` is shorthand for ``{name: local}``."""
     execution: Execution = Field(default_factory=Execution)
     """Trials, parallelism and timeout."""
     world: dict[str, Any] = Field(default_factory=dict)
@@ -306,7 +314,7 @@ class Benchmark(StrictModel):
     @field_validator("platform", mode="before")
     @classmethod
     def _platform_shorthand(cls, value: Any) -> Any:
-        return {"type": value} if isinstance(value, str) else value
+        return {"name": value} if isinstance(value, str) else value
 
     @property
     def path(self) -> str:

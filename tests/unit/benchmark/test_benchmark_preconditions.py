@@ -34,7 +34,7 @@ class SeedAgent(BaseAgent):
         for applier in preconditions:
             applier.apply(world)
         _act(prompt, world)
-        return TaskResult(context={"final_state": copy.deepcopy(world)})
+        return TaskResult(output="", context={"final_state": copy.deepcopy(world)})
 
 
 class SeedDoNothing(BaseAgent):
@@ -44,7 +44,7 @@ class SeedDoNothing(BaseAgent):
         world = _home()
         for applier in preconditions:
             applier.apply(world)
-        return TaskResult(context={"final_state": world})
+        return TaskResult(output="", context={"final_state": world})
 
 
 class OnlyPreconditions(BaseAgent):
@@ -55,7 +55,7 @@ class OnlyPreconditions(BaseAgent):
         for applier in preconditions:
             applier.apply(world)
         _act(prompt, world)
-        return TaskResult(context={"final_state": world})
+        return TaskResult(output="", context={"final_state": world})
 
 
 class StateAgent(BaseAgent):
@@ -64,19 +64,19 @@ class StateAgent(BaseAgent):
     async def run_case(self, prompt: str, state: dict[str, Any] | None = None) -> TaskResult:
         world = state if state is not None else _home()
         _act(prompt, world)
-        return TaskResult(context={"final_state": world})
+        return TaskResult(output="", context={"final_state": world})
 
 
 class StateDoNothing(BaseAgent):
     async def run_case(self, prompt: str, state: dict[str, Any] | None = None) -> TaskResult:
-        return TaskResult(context={"final_state": state})
+        return TaskResult(output="", context={"final_state": state})
 
 
 class PromptOnly(BaseAgent):
     async def run_case(self, prompt: str) -> TaskResult:
         world = _home()
         _act(prompt, world)
-        return TaskResult(context={"final_state": world})
+        return TaskResult(output="", context={"final_state": world})
 
 
 WITH_PRECONDITION = """
@@ -153,7 +153,7 @@ def test_precondition__an_agent_cannot_change_what_the_next_trial_gets(write: Wr
             for applier in preconditions:
                 applier.apply(world)
                 applier.root["lights"]["kitchen"]["state"] = "off"  # tampering with the applier
-            return TaskResult(context={"final_state": world})
+            return TaskResult(output="", context={"final_state": world})
 
     text = WITH_PRECONDITION.replace("'off'\n", "'on'\n").replace("Turn the kitchen light off", "look")
     text = text.replace("benchmark: on-then-off", "benchmark: b\nexecution: {runs_per_scenario: 3}")

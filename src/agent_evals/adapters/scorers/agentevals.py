@@ -121,9 +121,7 @@ class _TrajectoryMatch:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool_args_match_mode={self.tool_args_match_mode!r})"
 
-    async def __call__(
-        self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
-    ) -> Score:
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
         """Compare the trajectories; a missing or malformed one is a failing Score with ``error``."""
         try:
             outputs = message_list(actual_value(result, self.name), "context['outputs']")
@@ -191,9 +189,7 @@ class GraphTrajectoryStrictMatch:
     def __repr__(self) -> str:
         return "GraphTrajectoryStrictMatch()"
 
-    async def __call__(
-        self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
-    ) -> Score:
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
         """Compare node steps; a missing or malformed trajectory is a failing Score with ``error``."""
         try:
             outputs = graph_trajectory(actual_value(result, self.name), "context['outputs']")

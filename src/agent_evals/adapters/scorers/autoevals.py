@@ -124,10 +124,10 @@ class ValidJSON(AutoevalsScorer):
     def _build(self, autoevals: Any) -> Any:
         return autoevals.ValidJSON()
 
-    async def _evaluate(self, arguments: dict[str, Any]) -> Any:
+    def _evaluate(self, arguments: dict[str, Any]) -> Any:
         # autoevals' ValidJSON reads the schema from the second positional argument of eval, not
         # from its constructor; passing it by position is what makes a schema take effect.
-        return await self._scorer.eval_async(arguments["output"], self.schema)
+        return self._scorer.eval(arguments["output"], self.schema)
 
 
 def _json_list(text: str, what: str, scorer: str) -> list[Any]:

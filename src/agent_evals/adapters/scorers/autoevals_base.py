@@ -39,8 +39,8 @@ def prompt_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-class AutoevalsScorer:
-    """Base of the autoevals wrappers: call as ``await scorer(result, expected, **context)``.
+class _AutoevalsWrapper:
+    """What every autoevals wrapper shares: the autoevals object, per-example arguments, the Score.
 
     Subclasses set ``name`` (the autoevals class and the Score name), ``default_threshold``,
     ``needs_expected`` (fail without a reference, before any work) and ``takes_input`` (the judge
@@ -89,10 +89,6 @@ class AutoevalsScorer:
             args["input"] = prompt_text(context["input"])
         return args
 
-    async def _evaluate(self, arguments: dict[str, Any]) -> Any:
-        """Run the autoevals scorer (local scorers run in the event loop: they are pure computation)."""
-        return await self._scorer.eval_async(**arguments)
-
     def _to_score(self, raw: Any, expected: ExpectedResult | None) -> Score:
         metadata = dict(getattr(raw, "metadata", None) or {})
         rationale = metadata.pop("rationale", None)
@@ -104,22 +100,36 @@ class AutoevalsScorer:
             reasoning=None if rationale is None else str(rationale),
         )
 
-    async def __call__(
-        self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
-    ) -> Score:
+    def _failed(self, exc: Exception) -> Score:
+        # a third-party failure must not take the run down
+        return failing_score(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}")
+
+
+class AutoevalsScorer(_AutoevalsWrapper):
+    """Base of the deterministic autoevals wrappers: ``scorer(result, expected)`` returns a Score.
+
+    They are plain computation, so they are called synchronously (inside ``run_eval_async`` they
+    run in a worker thread, never on the event loop).
+    """
+
+    def _evaluate(self, arguments: dict[str, Any]) -> Any:
+        """Run the autoevals scorer."""
+        return self._scorer.eval(**arguments)
+
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
         """Score one example: a Score named ``self.name``; bad examples give a failing Score with ``error``."""
         try:
             arguments = self._arguments(result, expected, context)
         except ScorerInputError as exc:
             return failing_score(self.name, str(exc))
         try:
-            raw = await self._evaluate(arguments)
-        except Exception as exc:  # a third-party failure must not take the run down
-            return failing_score(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}")
+            raw = self._evaluate(arguments)
+        except Exception as exc:
+            return self._failed(exc)
         return self._to_score(raw, expected)
 
 
-class LLMJudgeScorer(AutoevalsScorer):
+class LLMJudgeScorer(_AutoevalsWrapper):
     """Base of the autoevals wrappers that call a model (chat completions or embeddings).
 
     The judge is reached through ``client`` (a ready OpenAI client, sync or async) or through
@@ -174,6 +184,20 @@ class LLMJudgeScorer(AutoevalsScorer):
         if self._async_client:
             return await self._scorer.eval_async(**arguments)
         return await asyncio.to_thread(self._scorer.eval, **arguments)
+
+    async def __call__(
+        self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
+    ) -> Score:
+        """Ask the judge about one example: ``await scorer(result, expected, **context)``."""
+        try:
+            arguments = self._arguments(result, expected, context)
+        except ScorerInputError as exc:
+            return failing_score(self.name, str(exc))
+        try:
+            raw = await self._evaluate(arguments)
+        except Exception as exc:
+            return self._failed(exc)
+        return self._to_score(raw, expected)
 
 
 def _is_async_client(client: Any) -> bool:

@@ -122,7 +122,7 @@ MODE_CASES = [
 async def test_trajectory_match__seed_weather_examples__each_mode(
     factory: Any, agent: TaskResult, reference: ExpectedResult, passed: bool
 ) -> None:
-    score = await factory()(agent, reference)
+    score = factory()(agent, reference)
     assert (score.name, score.passed, score.value, score.error) == (
         factory.__name__,
         passed,
@@ -136,7 +136,7 @@ async def test_trajectory_match__messages_mapping_on_both_sides__accepted() -> N
     reference = ExpectedResult(
         expected="", context={"reference_outputs": {"messages": WEATHER_SF.context["reference_outputs"]}}
     )  # type: ignore[index]
-    assert (await ag.TrajectoryStrictMatch()(agent, reference)).passed is True
+    assert ag.TrajectoryStrictMatch()(agent, reference).passed is True
 
 
 SF_FULL_NAME_AGENT = _agent(
@@ -170,7 +170,7 @@ async def test_trajectory_match__tool_args_mode_and_overrides__decide_argument_e
     mode: Any, overrides: dict[str, Any] | None, passed: bool
 ) -> None:
     scorer = ag.TrajectorySupsetMatch(tool_args_match_mode=mode, tool_args_match_overrides=overrides)
-    assert (await scorer(SF_FULL_NAME_AGENT, EVENTS_AND_WEATHER_SF)).passed is passed
+    assert scorer(SF_FULL_NAME_AGENT, EVENTS_AND_WEATHER_SF).passed is passed
 
 
 @pytest.mark.parametrize(
@@ -214,7 +214,7 @@ def test_trajectory_match__invalid_options__refused_at_construction(
 async def test_trajectory_match__missing_or_malformed_trajectory__failing_score_says_where(
     agent: TaskResult, reference: ExpectedResult | None, error: str
 ) -> None:
-    score = await ag.TrajectoryStrictMatch()(agent, reference)
+    score = ag.TrajectoryStrictMatch()(agent, reference)
     assert (score.value, score.passed) == (0.0, False)
     assert score.error is not None and score.error.startswith("TrajectoryStrictMatch: ")
     assert error in score.error
@@ -231,7 +231,7 @@ async def test_graph_trajectory_strict_match__same_node_steps__passes(
     steps: list[list[str]], passed: bool
 ) -> None:
     agent = TaskResult(output="", context={"outputs": {"steps": steps, "results": [{}]}})
-    score = await ag.GraphTrajectoryStrictMatch()(
+    score = ag.GraphTrajectoryStrictMatch()(
         agent, ExpectedResult(expected="", context={"reference_outputs": GRAPH})
     )
     assert (score.passed, score.error) == (passed, None)
@@ -239,7 +239,7 @@ async def test_graph_trajectory_strict_match__same_node_steps__passes(
 
 async def test_graph_trajectory_strict_match__not_a_graph_trajectory__failing_score() -> None:
     agent = TaskResult(output="", context={"outputs": [{"role": "user", "content": "hi"}]})
-    score = await ag.GraphTrajectoryStrictMatch()(
+    score = ag.GraphTrajectoryStrictMatch()(
         agent, ExpectedResult(expected="", context={"reference_outputs": GRAPH})
     )
     assert score.error is not None and "expected a graph trajectory" in score.error
@@ -401,7 +401,7 @@ async def test_trajectory_match__argument_direction__same_in_every_wrapper(
     factory: Any, mode: Any, passed: bool
 ) -> None:
     # the agent's {"city"} is within the reference's {"city", "units"}: a subset, not a superset
-    score = await factory(tool_args_match_mode=mode)(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE)
+    score = factory(tool_args_match_mode=mode)(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE)
     assert score.passed is passed
 
 
@@ -414,5 +414,5 @@ async def test_trajectory_match__callable_override__called_with_actual_then_refe
         return True
 
     scorer = factory(tool_args_match_overrides={"get_weather": matcher})
-    assert (await scorer(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE)).passed is True
+    assert scorer(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE).passed is True
     assert seen and all(call == ({"city": "SF"}, {"city": "SF", "units": "F"}) for call in seen)

@@ -52,7 +52,7 @@ HEURISTIC_CASES = [
 async def test_heuristic_scorer__value_and_pass_follow_threshold(
     scorer: Any, output: str, expected: str | None, value: float, passed: bool
 ) -> None:
-    score = await scorer(TaskResult(output=output), _expected(expected))
+    score = scorer(TaskResult(output=output), _expected(expected))
     assert score.name == type(scorer).__name__ == scorer_name(scorer)
     assert score.error is None
     assert score.value == pytest.approx(value)
@@ -64,7 +64,7 @@ async def test_heuristic_scorer__value_and_pass_follow_threshold(
 )
 @pytest.mark.parametrize("expected", [None, ""])
 async def test_reference_scorer__empty_expected__fails_clearly(factory: Any, expected: str | None) -> None:
-    score = await factory()(TaskResult(output="1"), _expected(expected))
+    score = factory()(TaskResult(output="1"), _expected(expected))
     assert (score.value, score.passed) == (0.0, False)
     assert score.error == (
         f"{factory.__name__} needs a reference: set ExpectedResult.expected for this example (it is missing or empty)"
@@ -88,7 +88,7 @@ async def test_reference_scorer__empty_expected__fails_clearly(factory: Any, exp
 async def test_heuristic_scorer__unusable_input__failing_score_names_problem(
     scorer: Any, output: str, expected: str, error: str
 ) -> None:
-    score = await scorer(TaskResult(output=output), _expected(expected))
+    score = scorer(TaskResult(output=output), _expected(expected))
     assert score.passed is False
     assert score.error is not None and score.error.startswith(error)
 
@@ -107,7 +107,7 @@ def test_heuristic_scorers__score_without_any_network_access() -> None:
         sys.addaudithook(deny)
         async def main():
             for s in scorers:
-                score = await s(TaskResult(output='["1"]'), ExpectedResult(expected='["1"]'))
+                score = s(TaskResult(output='["1"]'), ExpectedResult(expected='["1"]'))
                 assert score.error is None or "numbers" in score.error, score
                 print(score.name, score.value)
         asyncio.run(main())

@@ -21,9 +21,10 @@ from agent_evals.core.record import (
     fingerprint,
 )
 from agent_evals.core.redact import Redactor
+from agent_evals.core.scorer import distinct_key
 
 if TYPE_CHECKING:
-    from agent_evals.core.types import EvalResult, ExampleResult
+    from agent_evals.core.types import EvalResult, ExampleResult, Score
 
 TEXT_LIMIT = 500
 """Longest input, output or expected text kept in the record."""
@@ -63,7 +64,22 @@ def case_ids(examples: list[ExampleResult]) -> list[str]:
     return out
 
 
+def _all_scores(example: ExampleResult) -> dict[str, Score]:
+    """Every score, a replaced one too: ``Name`` for the first of a name, ``Name#2`` for the next."""
+    out: dict[str, Score] = {}
+    replaced = list(example.replaced_scores)
+    for key, kept in example.scores.items():
+        earlier = [s for s in replaced if s.name == key]
+        replaced = [s for s in replaced if s.name != key]
+        for score in [*earlier, kept]:
+            out[distinct_key(key, out)] = score
+    for score in replaced:  # never dropped, whatever its name
+        out[distinct_key(score.name, out)] = score
+    return out
+
+
 def _trial(example: ExampleResult) -> Trial:
+    every = _all_scores(example)
     scores = {
         key: TrialScore(
             value=score.value,
@@ -71,12 +87,12 @@ def _trial(example: ExampleResult) -> Trial:
             error=score.error,
             notes=score.reasoning,
         )
-        for key, score in example.scores.items()
+        for key, score in every.items()
     }
     error = example.error
-    errored = [key for key, score in example.scores.items() if score.error is not None]
+    errored = [key for key, score in every.items() if score.error is not None]
     if error is None and errored:
-        error = f"scorer {errored[0]!r} errored: {example.scores[errored[0]].error}"
+        error = f"scorer {errored[0]!r} errored: {every[errored[0]].error}"
     usage = (example.context or {}).get("usage")
     parsed_usage = None
     if isinstance(usage, Mapping):

@@ -199,18 +199,31 @@ class _Run:
             lost = " (a failing score was replaced by a passing one)" if hidden else ""
             out.append(
                 f"scorers[{first}] ({a}) and scorers[{second}] ({b}) both returned a Score named {name!r}; "
-                f"EvalResult keeps only the last one{lost}. Give each scorer a distinct name "
+                f"EvalResult.scores keeps only the last one{lost}; the example still fails if either "
+                "failed, and a run record keeps both. Give each scorer a distinct name "
                 "(e.g. its `name=` argument) to see both."
             )
         return out
 
-    def _keep(self, scores: dict[str, Score], owners: dict[str, int], index: int, score: Score) -> None:
-        """Store one scorer's Score under its name; the last of two with one name wins (the seed's rule)."""
+    def _keep(
+        self,
+        scores: dict[str, Score],
+        owners: dict[str, int],
+        index: int,
+        score: Score,
+        replaced: list[Score],
+    ) -> None:
+        """Store one scorer's Score under its name; the last of two with one name wins (the seed's rule).
+
+        The Score it replaces goes to ``replaced``, so the example still fails on it and a run record
+        made from the result keeps both.
+        """
         self.returned_names.setdefault(index, score.name)
         if score.name in owners:
             key = (score.name, owners[score.name], index)
             hidden = not scores[score.name].passed and score.passed
             self.collisions[key] = self.collisions.get(key, False) or hidden
+            replaced.append(scores[score.name])
         owners[score.name] = index
         scores[score.name] = score
 
@@ -313,6 +326,7 @@ class _Run:
                     "(return TaskResult(output=..., context={...}))"
                 )
         scores: dict[str, Score] = {}
+        replaced: list[Score] = []
         if result is not None:  # a failed task is not scored: its example fails every scorer
             context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
             owners: dict[str, int] = {}
@@ -320,11 +334,11 @@ class _Run:
                 self.scorers, result, example.expected, context, self.config.scorer_timeout_s
             )
             for i, out in enumerate(done):
-                self._keep(scores, owners, i, out)
+                self._keep(scores, owners, i, out, replaced)
         outputs = result.context.get("outputs") if result is not None and result.context else None
         trajectory = outputs if isinstance(outputs, list) else None
         expected = example.expected
-        self.results[index] = EvalExample(
+        finished = self.results[index] = EvalExample(
             index=index,
             input=example.input,
             expected=expected.expected if expected is not None else None,
@@ -338,6 +352,7 @@ class _Run:
             trajectory=trajectory,
             tool_calls=wire_tool_calls(trajectory),
         )
+        finished.replaced_scores.extend(replaced)
         self.done += 1
         if self.progress is not None:
             try:

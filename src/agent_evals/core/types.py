@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 if TYPE_CHECKING:
     from agent_evals.core.record import RunRecord
@@ -174,10 +174,26 @@ class EvalExample(BaseModel):
         """True when the task failed or any scorer could not give a verdict (what the counts use)."""
         return self.error is not None or any(s.error is not None for s in self.scores.values())
 
+    _replaced: list[Score] = PrivateAttr(default_factory=list)
+
+    @property
+    def replaced_scores(self) -> list[Score]:
+        """Scores that a later scorer's Score of the same name replaced in ``scores`` (the seed's rule).
+
+        Kept so that a collision never hides a failure: ``passed`` still looks at them, and a run
+        record made from the result stores them as ``Name`` next to the kept one as ``Name#2``.
+        """
+        return self._replaced
+
     @property
     def passed(self) -> bool:
-        """True when the task succeeded and every score passed."""
-        return self.error is None and bool(self.scores) and all(s.passed for s in self.scores.values())
+        """True when the task succeeded and every score passed (also any score a collision replaced)."""
+        return (
+            self.error is None
+            and bool(self.scores)
+            and all(s.passed for s in self.scores.values())
+            and all(s.passed for s in self._replaced)
+        )
 
 
 ExampleResult = EvalExample

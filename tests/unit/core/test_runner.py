@@ -567,3 +567,24 @@ async def test_run__trajectory_without_tool_calls__empty_list_not_none() -> None
 async def test_run__no_messages__no_trajectory_or_tool_calls() -> None:
     result = await run_eval_async(echo, examples(1), [correct])
     assert result.examples[0].trajectory is None and result.examples[0].tool_calls is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "example_passed", "recorded"),
+    [
+        pytest.param(False, True, False, {"same": False, "same#2": True}, id="a-failure-replaced-by-a-pass"),
+        pytest.param(True, False, False, {"same": True, "same#2": False}, id="a-pass-replaced-by-a-failure"),
+        pytest.param(True, True, True, {"same": True, "same#2": True}, id="two-passes"),
+    ],
+)
+async def test_run__name_collision__never_hides_a_failure_from_the_example_or_its_run_record(
+    first: bool, second: bool, example_passed: bool, recorded: dict[str, bool]
+) -> None:
+    with pytest.warns(UserWarning, match="a run record keeps both"):
+        result = await run_eval_async(echo, examples(1), [_named("same", first), _named("same", second)])
+    (example,) = result.examples
+    assert [s.passed for s in example.replaced_scores] == [first]
+    assert example.passed is example_passed
+    (trial,) = result.to_run_record().suites[0].cases[0].trials
+    assert {k: s.passed for k, s in trial.scores.items()} == recorded
+    assert trial.passed is example_passed

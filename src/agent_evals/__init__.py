@@ -25,6 +25,9 @@ _LAZY: dict[str, str] = {
     "run_benchmark_async": "agent_evals.benchmark.runner",
     "run_benchmark": "agent_evals.benchmark.runner",
     "BenchmarkResult": "agent_evals.benchmark.result",
+    "langchain_to_openai": "agent_evals.adapters.converters.langchain",
+    "strands_to_openai": "agent_evals.adapters.converters.strands",
+    "mink_to_openai": "agent_evals.adapters.converters.mink",
 }
 
 __all__ = [
@@ -40,10 +43,13 @@ __all__ = [
     "TaskResult",
     "__version__",
     "eval",
+    "langchain_to_openai",
+    "mink_to_openai",
     "run_benchmark",
     "run_benchmark_async",
     "run_eval",
     "run_eval_async",
+    "strands_to_openai",
 ]
 
 

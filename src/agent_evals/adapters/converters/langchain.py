@@ -122,3 +122,11 @@ def to_openai_messages(messages: Any, *, where: str = "messages") -> list[dict[s
             f"{where}: expected a list of messages or {{'messages': [...]}}, got {type(messages).__name__}"
         )
     return [to_openai_message(m, where=f"{where}[{i}]") for i, m in enumerate(messages)]
+
+
+def langchain_to_openai(messages: Any) -> list[dict[str, Any]]:
+    """LangChain/LangGraph messages (``graph.invoke(...)["messages"]``) as OpenAI-format dicts.
+
+    The same conversion as :func:`to_openai_messages`, under the name the seed project used.
+    """
+    return to_openai_messages(messages)

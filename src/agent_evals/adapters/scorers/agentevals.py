@@ -73,17 +73,26 @@ def _check_overrides(overrides: Mapping[str, Any] | None, scorer: str) -> dict[s
     return checked
 
 
+def _swap(matcher: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Callable[..., bool]:
+    """A matcher called as (reference, actual) that calls ``matcher(actual, reference)``."""
+    return lambda reference, actual: matcher(actual, reference)
+
+
+def _swap_matchers(overrides: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Overrides for a pass that calls matchers as (reference, actual): only the functions are turned round."""
+    if overrides is None:
+        return None
+    return {tool: _swap(o) if callable(o) else o for tool, o in overrides.items()}
+
+
 def _reverse_direction(mode: str, overrides: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
     """The argument rules as agentevals' subset matcher needs them: it calls matchers as (reference, actual)."""
     flipped = {"subset": "superset", "superset": "subset"}
 
-    def swap(matcher: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Callable[..., bool]:
-        return lambda reference, actual: matcher(actual, reference)
-
     def reverse(override: Any) -> Any:
         if isinstance(override, str):
             return flipped.get(override, override)
-        return swap(override) if callable(override) else override  # key lists are symmetric
+        return _swap(override) if callable(override) else override  # key lists are symmetric
 
     reversed_overrides = None if overrides is None else {t: reverse(o) for t, o in overrides.items()}
     return flipped.get(mode, mode), reversed_overrides
@@ -109,14 +118,35 @@ class _TrajectoryMatch:
         self.tool_args_match_overrides = _check_overrides(tool_args_match_overrides, self.name)
         self.threshold = check_threshold(threshold, self.name)
         agentevals = import_agentevals(f"The {self.name} scorer")
+        create = agentevals.trajectory.match.create_trajectory_match_evaluator
         mode, overrides = str(tool_args_match_mode), self.tool_args_match_overrides
+        if self.match_mode == "unordered":
+            # agentevals' unordered mode is "actual covers reference and reference covers actual", its
+            # second pass calling matchers as (reference, actual). Running the two passes as its
+            # superset and subset modes lets a matcher function be called (actual, reference) on both;
+            # modes and key lists are unchanged, so they behave exactly as in its unordered mode.
+            self._evaluators = [
+                create(
+                    trajectory_match_mode="superset",
+                    tool_args_match_mode=mode,
+                    tool_args_match_overrides=overrides,
+                ),
+                create(
+                    trajectory_match_mode="subset",
+                    tool_args_match_mode=mode,
+                    tool_args_match_overrides=_swap_matchers(overrides),
+                ),
+            ]
+            return
         if self.reversed_arguments:
             mode, overrides = _reverse_direction(mode, overrides)
-        self._evaluator = agentevals.trajectory.match.create_trajectory_match_evaluator(
-            trajectory_match_mode=self.match_mode,
-            tool_args_match_mode=mode,
-            tool_args_match_overrides=overrides,
-        )
+        self._evaluators = [
+            create(
+                trajectory_match_mode=self.match_mode,
+                tool_args_match_mode=mode,
+                tool_args_match_overrides=overrides,
+            )
+        ]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool_args_match_mode={self.tool_args_match_mode!r})"
@@ -131,7 +161,10 @@ class _TrajectoryMatch:
         except TrajectoryInputError as exc:
             return failing_score(self.name, f"{self.name}: {exc}")
         try:
-            verdict = self._evaluator(outputs=outputs, reference_outputs=reference)
+            for evaluate in self._evaluators:  # every pass must hold; the first that fails decides
+                verdict = evaluate(outputs=outputs, reference_outputs=reference)
+                if verdict.get("score") is not True:
+                    break
         except Exception as exc:  # a third-party failure must not take the run down
             return failing_score(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}")
         return threshold_score(

@@ -405,7 +405,7 @@ async def test_trajectory_match__argument_direction__same_in_every_wrapper(
     assert score.passed is passed
 
 
-@pytest.mark.parametrize("factory", DIRECTIONAL_WRAPPERS)
+@pytest.mark.parametrize("factory", [*DIRECTIONAL_WRAPPERS, ag.TrajectoryUnorderedMatch])
 async def test_trajectory_match__callable_override__called_with_actual_then_reference(factory: Any) -> None:
     seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
@@ -416,3 +416,42 @@ async def test_trajectory_match__callable_override__called_with_actual_then_refe
     scorer = factory(tool_args_match_overrides={"get_weather": matcher})
     assert scorer(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE).passed is True
     assert seen and all(call == ({"city": "SF"}, {"city": "SF", "units": "F"}) for call in seen)
+
+
+# a matcher that holds only one way round: the agent's arguments must be within the reference's
+def _actual_within_reference(actual: dict[str, Any], reference: dict[str, Any]) -> bool:
+    return all(reference.get(k) == v for k, v in actual.items())
+
+
+@pytest.mark.parametrize(
+    ("agent", "reference", "passed"),
+    [
+        pytest.param(SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE, True, id="actual-within-reference"),
+        pytest.param(
+            _agent(
+                {"role": "user", "content": "Weather?"}, _calls(("get_weather", {"city": "SF", "units": "F"}))
+            ),
+            _reference({"role": "user", "content": "Weather?"}, _calls(("get_weather", {"city": "SF"}))),
+            False,
+            id="reference-within-actual",
+        ),
+    ],
+)
+async def test_trajectory_unordered_match__one_way_matcher__decides_on_both_passes_the_same_way(
+    agent: Any, reference: Any, passed: bool
+) -> None:
+    scorer = ag.TrajectoryUnorderedMatch(tool_args_match_overrides={"get_weather": _actual_within_reference})
+    assert scorer(agent, reference).passed is passed
+
+
+@pytest.mark.parametrize(
+    ("mode", "passed"), [("subset", False), ("superset", False), ("exact", False), ("ignore", True)]
+)
+async def test_trajectory_unordered_match__modes__behave_as_agentevals_unordered(
+    mode: Any, passed: bool
+) -> None:
+    # the rule must hold both ways in the unordered mode, so subset and superset act like exact
+    score = ag.TrajectoryUnorderedMatch(tool_args_match_mode=mode)(
+        SF_CITY_ONLY_AGENT, SF_CITY_AND_UNITS_REFERENCE
+    )
+    assert score.passed is passed

@@ -47,8 +47,15 @@ class Runner:
     uploads: list[dict[str, str]] = field(default_factory=list)
     failed: bool = False
 
+    job_env: dict[str, str] = field(default_factory=dict)
+    """The job-level `env:` (the `env` context)."""
+
     def lookup(self, expr: str) -> str:
+        if "||" in expr:  # the first operand that is not empty, as the expression language does
+            return next((v for v in (self.lookup(e.strip()) for e in expr.split("||")) if v), "")
         parts = expr.split(".")
+        if parts[0] == "env":
+            return self.job_env.get(parts[1], "")
         if parts[0] == "inputs":
             return self.inputs[parts[1]]
         if parts[0] == "steps" and parts[2] == "outputs":
@@ -94,6 +101,7 @@ class Runner:
             out.touch()
             env = {
                 **self.env,
+                **self.job_env,
                 **{k: self.render(str(v)) for k, v in step.get("env", {}).items()},
                 "GITHUB_OUTPUT": str(out),
             }
@@ -210,9 +218,18 @@ def test_action__push_to_main__outputs_and_baseline_upload(tmp_path: Path, works
     record = Path(outputs["run-record"])
     assert record.is_file() and record.parent == runner.temp / "agent-evals"
     assert Path(outputs["report"]).read_text().startswith("<!-- agent-evals:gate:gate-")
+    gate_id = runner.steps["gate"]["gate-id"]
     names = [u["name"] for u in runner.uploads]
-    assert names == [f"agent-evals-run-{runner.steps['gate']['gate-id']}", "agent-evals-baseline"]
-    assert runner.uploads[1]["path"] == str(record)
+    assert names == [
+        f"agent-evals-run-{gate_id}",
+        f"agent-evals-report-{gate_id}",
+        f"agent-evals-baseline-{gate_id}",
+    ]
+    assert runner.uploads[0]["path"] == runner.uploads[2]["path"] == str(record)  # the record, alone
+    reports = runner.uploads[1]["path"].split()
+    assert [Path(r).name for r in reports] == ["report.md", "report.html", "verdict.json", "junit.xml"]
+    assert all(Path(r).is_file() for r in reports)
+    assert {u["retention-days"] for u in runner.uploads} == {""}
     assert all(re.fullmatch(r"actions/upload-artifact@[0-9a-f]{40}", u["uses"]) for u in runner.uploads)
 
 
@@ -244,7 +261,7 @@ def test_action__failing_gate__still_uploads_run_record_not_baseline(
     assert "Set up Python" in runner.ran
     assert outputs["status"] == "failed" and outputs["pass-rate"] == "0.7500"
     assert outputs["comment-url"] == github.state.comments[3][0]["html_url"]
-    assert [u["name"].split("-")[2] for u in runner.uploads] == ["run"]
+    assert [u["name"].split("-")[2] for u in runner.uploads] == ["run", "report"]
     assert "below" in Path(outputs["report"]).read_text()
 
 
@@ -258,13 +275,65 @@ def test_action__every_input_is_documented_in_readme_and_docs() -> None:
         )
 
 
-def test_action__outputs_mirror_the_cli() -> None:
-    assert set(ACTION["outputs"]) == {
-        "status",
-        "pass-rate",
-        "baseline-pass-rate",
-        "regressions",
-        "run-record",
-        "report",
-        "comment-url",
-    }
+def test_action__every_output_the_cli_writes__is_declared(tmp_path: Path, workspace: Path) -> None:
+    runner = _runner(
+        tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals", "python-version": ""},
+        "push", {"repository": {"default_branch": "main"}}, "refs/heads/main",
+    )  # fmt: skip
+    runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    assert set(runner.steps["gate"]) == set(ACTION["outputs"])
+
+
+# `ci` options the action sets itself rather than taking as inputs, and why.
+NOT_INPUTS = {
+    "output": "the run record goes to runner.temp (the run-record output says where)",
+    "output-dir": "runner.temp/agent-evals",
+    "paths": "the `path` input, split on spaces",
+}
+
+
+def _ci_options() -> list[str]:
+    from agent_evals.cli.ci import ci
+
+    return [str(p.name).replace("_", "-") for p in ci.params if p.name not in ("help",)]
+
+
+def test_action__every_ci_option__is_an_input_passed_as_its_variable() -> None:
+    [gate] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "gate"]
+    missing = []
+    for name in _ci_options():
+        if name in NOT_INPUTS:
+            continue
+        var = "AGENT_EVALS_" + name.upper().replace("-", "_")
+        if name == "github-token":
+            var = "GITHUB_TOKEN"
+            expected = "${{ inputs.github-token }}"
+        else:
+            expected = f"${{{{ inputs.{name} || env.{var} }}}}"
+        if name not in ACTION["inputs"] or gate["env"].get(var) != expected:
+            missing.append(name)
+    assert missing == [], f"ci options without an action input wired as `{var}: inputs.x || env.X`"
+
+
+@pytest.mark.parametrize(
+    ("job_env", "inputs", "expected"),
+    [
+        ({"AGENT_EVALS_MIN_PASS_RATE": "0.9"}, {}, "failed"),  # the job-level variable applies
+        ({"AGENT_EVALS_MIN_PASS_RATE": "0.9"}, {"min-pass-rate": "0.5"}, "no-baseline"),  # an input wins
+        ({}, {}, "no-baseline"),
+    ],
+    ids=["job-env-kept", "input-wins", "neither"],
+)
+def test_action__empty_input__never_overrides_a_job_level_variable(
+    tmp_path: Path, workspace: Path, job_env: dict[str, str], inputs: dict[str, str], expected: str
+) -> None:
+    runner = _runner(
+        tmp_path, workspace,
+        {"path": "bench.yaml", "working-directory": "evals", "python-version": "", **inputs},
+        "push", {"repository": {"default_branch": "main"}}, "refs/heads/main",
+    )  # fmt: skip
+    runner.job_env = job_env
+    runner.env["FAIL"] = "c0,c1"
+    outputs = runner.run(ACTION)
+    assert outputs["status"] == expected, runner.env["LOG"]

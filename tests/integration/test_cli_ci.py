@@ -174,7 +174,7 @@ def test_ci__first_run_without_baseline__no_baseline_status_comment_says_why(h: 
     [comment] = _comments(h)
     assert comment["body"].startswith(f"<!-- agent-evals:gate:{result.outputs['gate-id']} -->")
     assert result.outputs["comment-url"] == comment["html_url"]
-    assert "no successful push run" in result.stdout + result.summary
+    assert "no successful push or workflow_dispatch run" in result.stdout + result.summary
 
 
 def test_ci__push_to_default_branch__records_baseline_without_commenting(h: Harness) -> None:
@@ -513,3 +513,41 @@ def test_ci__permission_missing__message_names_the_permission(
     h.github.state.faults.append(fault)
     result = h.run()
     assert f"`{permission}`" in result.stdout + result.summary
+
+
+def test_ci__baseline_named_for_the_gate__preferred_over_an_older_bare_upload(h: Harness) -> None:
+    good, bad = h.baseline_zip(), h.baseline_zip(fail=tuple(CASES[:10]))
+    run_id = h.add_baseline_run(bad)  # the bare `agent-evals-baseline` of an older upload
+    gate_id = h.run().outputs["gate-id"]
+    h.github.state.add_artifact(run_id, good, name=f"agent-evals-baseline-{gate_id}")
+    result = h.run()
+    assert result.outputs["baseline-pass-rate"] == "1.0000" and result.outputs["baseline-run-id"] == str(
+        run_id
+    )
+    assert result.outputs["baseline-url"].endswith(f"/actions/runs/{run_id}")
+
+
+def test_ci__only_a_bare_older_baseline__used_and_the_report_says_so(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run()
+    assert result.outputs["status"] == "passed", result.stderr
+    assert "of an older upload" in result.summary
+
+
+def test_ci__workflow_dispatch_on_the_default_branch__records_a_baseline(h: Harness) -> None:
+    payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+    result = h.run(event="workflow_dispatch", payload=payload, ref="refs/heads/main")
+    assert result.code == 0 and result.outputs["upload-baseline"] == "true"
+
+
+def test_ci__writes_html_json_and_junit_reports_beside_the_markdown(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run(fail=tuple(CASES[:8]))
+    folder = Path(result.outputs["report-dir"])
+    assert sorted(p.name for p in folder.iterdir() if p.name != "run.json") == [
+        "junit.xml", "report.html", "report.md", "verdict.json",
+    ]  # fmt: skip
+    assert json.loads(Path(result.outputs["verdict-json"]).read_text())["verdict"] == "failed"
+    assert "<testsuite" in Path(result.outputs["junit-xml"]).read_text()
+    link = f"(https://github.example/octo/demo/actions/runs/{7000 + h.runs}#artifacts)"  # this run's page
+    assert link in _comments(h)[0]["body"]

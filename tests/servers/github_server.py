@@ -141,6 +141,8 @@ class GitHubState:
     expire_storage_urls: int = 0
     """The zip host answers this many downloads with 403 (the signed URL expired) before serving."""
     storage_delay_s: float = 0.0
+    ignore_run_filters: bool = False
+    """The workflow-runs listing ignores its branch/event/status query (a client must re-check)."""
     """The zip host waits this long before each answer."""
     seen: list[Seen] = field(default_factory=list)
     zip_seen: list[Seen] = field(default_factory=list)
@@ -430,7 +432,7 @@ class _Api:
     def _runs(self, seen: Seen, workflow: str) -> Route:
         if workflow not in self.state.runs:
             raise _NotFound
-        q = {k: v[0] for k, v in seen.query.items()}
+        q = {k: v[0] for k, v in seen.query.items() if not self.state.ignore_run_filters}
         runs = [
             r
             for r in self.state.runs[workflow]

@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 MAX_ARTIFACT_BYTES = 200 * 1024 * 1024
 MAX_RUN_PAGES = 5
+BASELINE_EVENTS = frozenset({"push", "workflow_dispatch"})
+"""The events whose runs on the default branch record a baseline."""
 
 
 @dataclass(frozen=True)
@@ -121,8 +123,14 @@ def find_baseline(
     base_sha: str | None = None,
     head_sha: str | None = None,
     server_url: str = "https://github.com",
+    gate_id: str | None = None,
 ) -> BaselineResult:
     """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception.
+
+    Candidate runs are successful ``push`` or ``workflow_dispatch`` runs of ``workflow`` on ``branch``
+    in ``repo`` itself; each run is re-checked here rather than trusting the server's filters (a
+    fork's pull request from its own ``main`` must never count). The artifact is
+    ``<artifact_name>-<gate_id>``, else the bare ``artifact_name`` of older uploads (the note says so).
 
     Endpoints: workflow runs (``actions: read``), compare (``contents: read``), run artifacts and the
     artifact zip (``actions: read``); the zip is a redirect that is followed without the token.
@@ -137,18 +145,21 @@ def find_baseline(
         runs: list[dict[str, Any]] = []
         for run in client.paginate(
             f"/repos/{repo}/actions/workflows/{quote(workflow, safe='')}/runs",
-            params={"branch": branch, "event": "push", "status": "success"},
+            params={"branch": branch, "status": "success"},
             item_key="workflow_runs",
             permission="actions: read",
             max_pages=MAX_RUN_PAGES,
         ):
+            if not is_baseline_run(run, repo=repo, branch=branch):
+                continue
             runs.append(run)
             if merge_sha and run.get("head_sha") == merge_sha:
                 break
         chosen, how = choose_run(runs, merge_sha, merge_date)
         if chosen is None:
             return missing(
-                f"no successful push run of {where} yet; the first merge to {branch} creates the baseline"
+                f"no successful push or workflow_dispatch run of {where} yet; the first merge to {branch} "
+                "creates the baseline"
             )
         run_id = int(chosen["id"])
         provenance: dict[str, Any] = {
@@ -158,11 +169,17 @@ def find_baseline(
             "url": chosen.get("html_url") or f"{server_url}/{repo}/actions/runs/{run_id}",
             "ref": branch,
         }
-        artifact = _find_artifact(client, repo, run_id, artifact_name)
+        names = [f"{artifact_name}-{gate_id}", artifact_name] if gate_id else [artifact_name]
+        artifact = _find_artifact(client, repo, run_id, names)
         if artifact is None:
-            return _missing_with(
-                provenance, f"run {run_id} of {where} has no artifact named {artifact_name!r}"
+            wanted = " or ".join(repr(n) for n in names)
+            return _missing_with(provenance, f"run {run_id} of {where} has no artifact named {wanted}")
+        if gate_id and artifact.get("name") == artifact_name:
+            how += (
+                f"; its artifact is the bare {artifact_name!r} of an older upload "
+                f"(new uploads are named {names[0]!r})"
             )
+        artifact_name = str(artifact.get("name"))
         if artifact.get("expired"):
             return _missing_with(
                 provenance,
@@ -193,17 +210,29 @@ def _missing_with(provenance: dict[str, Any], reason: str) -> BaselineResult:
     return BaselineResult(record=None, source="none", reason_missing=reason, **provenance)
 
 
-def _find_artifact(client: GitHubClient, repo: str, run_id: int, name: str) -> dict[str, Any] | None:
-    found: dict[str, Any] | None = None
+def is_baseline_run(run: dict[str, Any], *, repo: str, branch: str) -> bool:
+    """A successful push or workflow_dispatch run on ``branch`` of ``repo`` itself (not a fork)."""
+    head_repo = run.get("head_repository")
+    head_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+    return (
+        run.get("event") in BASELINE_EVENTS
+        and run.get("head_branch") == branch
+        and run.get("conclusion") == "success"
+        and head_name == repo
+    )
+
+
+def _find_artifact(client: GitHubClient, repo: str, run_id: int, names: list[str]) -> dict[str, Any] | None:
+    """The first of ``names`` the run has (every page read), preferring a live copy of a name."""
+    found: dict[str, dict[str, Any]] = {}
     for artifact in client.paginate(
-        f"/repos/{repo}/actions/runs/{run_id}/artifacts",
-        params={"name": name},
-        item_key="artifacts",
-        permission="actions: read",
+        f"/repos/{repo}/actions/runs/{run_id}/artifacts", item_key="artifacts", permission="actions: read"
     ):
-        if artifact.get("name") != name:
+        name = artifact.get("name")
+        if name not in names:
             continue
         # Prefer a live copy when a re-run uploaded the same name twice.
-        if found is None or (found.get("expired") and not artifact.get("expired")):
-            found = artifact
-    return found
+        current = found.get(str(name))
+        if current is None or (current.get("expired") and not artifact.get("expired")):
+            found[str(name)] = artifact
+    return next((found[n] for n in names if n in found), None)

@@ -133,7 +133,7 @@ def run_ci(
         suite_blocks={s.id: s.gate for s in record.suites},
         overrides=dict(options.overrides),
     )
-    comparison = _compare(plan, options, settings, client, record, baseline_record, policy)
+    comparison = _compare(plan, options, settings, client, record, baseline_record, policy, gate_id)
     notices: list[str] = []
     accepted = False
     # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)
@@ -153,15 +153,14 @@ def run_ci(
             comparison,
             budget=budget,
             gate_id=gate_id,
-            full_report_url=settings.run_url,
+            full_report_url=f"{settings.run_url}#artifacts" if settings.run_url else None,
             env=secret_env,
             accepted_label=options.accept_label if accepted else None,
         )
 
-    comment_md = render("comment")
+    comment_md = _link_artifacts(render("comment"), settings.run_url, gate_id)
     report_path = out_dir / "report.md"
-    report_path.parent.mkdir(parents=True, exist_ok=True)
-    report_path.write_text(comment_md, encoding="utf-8", errors="replace")
+    reports = _write_reports(out_dir, comparison, comment_md, secret_env)
     summary_md = render("summary")
 
     if accepted:
@@ -201,9 +200,48 @@ def run_ci(
             emit(f"note: {notice}")
 
     outputs = _outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
+    outputs.update(reports)
     if settings.output:
         write_outputs(settings.output, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
+
+
+def _link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
+    """The comment with a closing line that links the run's report artifact, when it still fits."""
+    from agent_evals.report.markdown import fits
+
+    if not run_url:
+        return markdown
+    line = (
+        f"\n<sub>Full report (HTML, JSON, JUnit): the `agent-evals-report-{gate_id}` artifact of "
+        f"[this workflow run]({run_url}#artifacts).</sub>\n"
+    )
+    linked = markdown.rstrip("\n") + "\n" + line
+    return linked if fits(linked, "comment") else markdown
+
+
+def _write_reports(
+    out_dir: Path, comparison: Comparison, comment_md: str, env: Mapping[str, str]
+) -> dict[str, str]:
+    """report.md (the comment), report.html, verdict.json and junit.xml side by side; their outputs."""
+    from agent_evals.report.html import render_html
+    from agent_evals.report.junit import render_junit
+    from agent_evals.report.verdict_json import render_json
+
+    files = {
+        "report": ("report.md", comment_md),
+        "report-html": ("report.html", render_html(comparison, env=env)),
+        "verdict-json": ("verdict.json", render_json(comparison, env=env)),
+        "junit-xml": ("junit.xml", render_junit(comparison, env=env)),
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, str] = {}
+    for output, (name, text) in files.items():
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8", errors="replace")
+        written[output] = str(path)
+    written["report-dir"] = str(out_dir)
+    return written
 
 
 def _client(
@@ -247,6 +285,7 @@ def _compare(
     record: RunRecord,
     baseline_record: RunRecord | None,
     policy: Policy,
+    gate_id: str,
 ) -> Comparison:
     from agent_evals.gate.compare import compare_runs, single_run
     from agent_evals.gate.model import BaselineInfo
@@ -256,7 +295,7 @@ def _compare(
     if options.baseline is not None:
         info = BaselineInfo(source="file", path=str(options.baseline))
         return compare_runs(baseline_record, record, policy, baseline_info=info)
-    found = _lookup(plan, options, settings, client)
+    found = _lookup(plan, options, settings, client, gate_id)
     try:
         return compare_runs(found.record, record, policy, baseline_info=found.to_info())
     except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
@@ -265,7 +304,7 @@ def _compare(
 
 
 def _lookup(
-    plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None
+    plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None, gate_id: str
 ) -> BaselineResult:
     from agent_evals.github.baseline import find_baseline
 
@@ -291,6 +330,7 @@ def _lookup(
         base_sha=settings.event.base_sha,
         head_sha=settings.event.head_sha,
         server_url=settings.server_url,
+        gate_id=gate_id,
     )
 
 
@@ -371,6 +411,7 @@ def _outputs(
         return "" if value is None else f"{value:.4f}"
 
     status = "accepted" if accepted else comparison.verdict
+    baseline = comparison.baseline
     return {
         "status": status,
         "pass-rate": rate(overall_rate(comparison, "candidate")),
@@ -382,4 +423,7 @@ def _outputs(
         "gate-id": gate_id,
         "upload-baseline": "true" if plan.upload_baseline else "false",
         "accepted-regression": "true" if accepted else "false",
+        "baseline-run-id": baseline.run_id or "",
+        "baseline-sha": baseline.sha or "",
+        "baseline-url": baseline.url or "",
     }

@@ -42,8 +42,9 @@ def make_plan(
     update_baseline: bool = False,
     baseline_file: bool = False,
 ) -> CIPlan:
-    """Decide the flow from the event (issue #7): PRs compare and comment, merge queues compare, pushes to
-    the default branch record the baseline, dispatch and schedule run alone, local runs compare with a file."""
+    """Decide the flow from the event: PRs compare and comment, merge queues compare, pushes and manual
+    dispatches on the default branch record the baseline, other dispatches and schedules run alone,
+    local runs compare with a file."""
     event = settings.event_name
     if not settings.in_actions:
         return CIPlan("local", compare=baseline_file, comment=False, upload_baseline=False)
@@ -53,7 +54,8 @@ def make_plan(
     if event == "merge_group":
         base = settings.event.base_ref or default_branch
         return CIPlan("merge_group", compare=True, comment=False, upload_baseline=False, base_branch=base)
-    if event == "push" and (update_baseline or (settings.branch and settings.branch == default_branch)):
+    on_default = bool(settings.branch and settings.branch == default_branch)
+    if event in ("push", "workflow_dispatch") and (update_baseline or on_default):
         return CIPlan("baseline", compare=baseline_file, comment=False, upload_baseline=True)
     if event == "push":
         return CIPlan(

@@ -229,6 +229,7 @@ def _judge(
             artifact_name=options.baseline_artifact,
             base_sha=_str(base.get("sha")),
             head_sha=gate_run.head_sha,
+            gate_id=fork.gate_id,
         )
     # the policy is the trusted one: the default branch's config and the baseline's suite blocks,
     # never the `gate:` blocks the pull request's record carries

@@ -72,7 +72,7 @@ def test_find_baseline__no_runs__says_first_merge_creates_it(
     github.state.runs["baseline.yml"] = []
     result = _lookup(client)
     assert result.record is None
-    assert "no successful push run" in (result.reason_missing or "")
+    assert "no successful push or workflow_dispatch run" in (result.reason_missing or "")
 
 
 def test_find_baseline__workflow_unknown__names_option(github: GitHubServer, client: GitHubClient) -> None:
@@ -145,3 +145,55 @@ def test_choose_run__nothing_known__newest_run() -> None:
     chosen, how = choose_run(runs, None, None)
     assert chosen is not None and chosen["id"] == 2
     assert "newest" in how
+
+
+@pytest.mark.parametrize(
+    ("run", "counts"),
+    [
+        ({"event": "push"}, True),
+        ({"event": "workflow_dispatch"}, True),
+        ({"event": "pull_request", "head_repo": "someone/demo"}, False),  # a fork's PR from its `main`
+        ({"event": "push", "head_repo": "someone/demo"}, False),
+        ({"event": "schedule"}, False),
+        ({"event": "push", "branch": "feature"}, False),
+    ],
+    ids=["push", "dispatch", "fork-pr-from-main", "other-head-repo", "schedule", "other-branch"],
+)
+def test_find_baseline__each_run_rechecked__only_own_push_or_dispatch_on_the_branch(
+    github: GitHubServer, client: GitHubClient, run: dict[str, str], counts: bool
+) -> None:
+    github.state.add_run(head_sha="1" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    newest = github.state.add_run(
+        head_sha="2" * 40, created_at="2026-01-09T00:00:00Z", artifact=record_zip(), **run
+    )
+    github.state.ignore_run_filters = True  # the lookup re-checks each run instead of trusting them
+    result = _lookup(client)
+    assert (result.run_id == newest) is counts
+
+
+def _lookup_gate(client: GitHubClient, gate_id: str) -> BaselineResult:
+    return find_baseline(
+        client, repo=REPO, workflow="baseline.yml", branch="main",
+        artifact_name="agent-evals-baseline", gate_id=gate_id,
+    )  # fmt: skip
+
+
+def test_find_baseline__gate_named_artifact__preferred_over_the_bare_name(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    run_id = github.state.add_run(head_sha="1" * 40, created_at="2026-01-01T00:00:00Z")
+    github.state.add_artifact(run_id, record_zip(record_document((True,))), name="agent-evals-baseline")
+    github.state.add_artifact(run_id, record_zip(), name="agent-evals-baseline-fast")
+    github.state.add_artifact(run_id, record_zip(record_document((False,))), name="agent-evals-baseline-slow")
+    result = _lookup_gate(client, "fast")
+    assert result.record is not None and len(result.record.suites[0].cases) == 3
+    assert "older upload" not in (result.note or "")
+
+
+def test_find_baseline__only_the_bare_name__used_and_the_note_says_so(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.add_run(head_sha="1" * 40, created_at="2026-01-01T00:00:00Z", artifact=record_zip())
+    result = _lookup_gate(client, "fast")
+    assert result.record is not None
+    assert "bare 'agent-evals-baseline' of an older upload" in (result.note or "")

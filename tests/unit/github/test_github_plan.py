@@ -33,8 +33,9 @@ def _settings(event: str | None, ref: str = "refs/heads/main", in_actions: bool 
         ("push", "refs/heads/main", False, ("baseline", False, False, True, None)),
         ("push", "refs/heads/feature", False, ("branch", True, False, False, "main")),
         ("push", "refs/heads/feature", True, ("baseline", False, False, True, None)),
-        ("workflow_dispatch", "refs/heads/main", False, ("run", False, False, False, None)),
-        ("workflow_dispatch", "refs/heads/main", True, ("run", False, False, True, None)),
+        ("workflow_dispatch", "refs/heads/main", False, ("baseline", False, False, True, None)),
+        ("workflow_dispatch", "refs/heads/feature", False, ("run", False, False, False, None)),
+        ("workflow_dispatch", "refs/heads/feature", True, ("baseline", False, False, True, None)),
         ("schedule", "refs/heads/main", False, ("run", False, False, False, None)),
     ],
 )

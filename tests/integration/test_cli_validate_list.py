@@ -212,3 +212,18 @@ def test_list__selection_matching_nothing__exit_2_with_what_there_is() -> None:
     assert done.returncode == 2
     assert "no evals in examples match --label 'no-such-label'" in done.stderr
     assert "labels smoke" in done.stderr
+
+
+def test_validate__override_glob_matching_no_case__warned_not_refused(tmp_path: Path) -> None:
+    _project(
+        tmp_path,
+        {
+            "b.yaml": GOOD_YAML,
+            "my_agent.py": AGENT,
+            "agent-evals.yaml": "gate:\n  overrides:\n    demo/tlak:\n      min_pass_rate: 1.0\n",
+        },
+    )
+    done = _cli("validate", "b.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "warning: agent-evals.yaml: override 'demo/tlak' matches no suite or group" in done.stderr
+    assert "did you mean 'demo/talk'?" in done.stderr

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from agent_evals.errors import EXIT_USAGE, AgentEvalsError
+
+if TYPE_CHECKING:
+    from agent_evals.inventory import Inventory
 
 VALIDATE_EXIT_CODES = (
     "Exit codes: 0 everything `agent-evals run` would load loads; 2 a file, agent, scorer, selection "
@@ -33,7 +37,7 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
     cwd = Path.cwd()
     inventory = inspect_paths(paths, cwd=cwd, agent=agent)
     problems = list(inventory.problems)
-    problems += _policy_problems(cwd)
+    problems += _policy_problems(inventory)
     if not quiet:
         for suite in inventory.suites:
             trials = sum(c.trials for c in suite.cases)
@@ -52,13 +56,19 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
     )
 
 
-def _policy_problems(cwd: Path) -> list[str]:
-    from agent_evals.gate.policy import discover_repo_config, read_config_block
+def _policy_problems(inventory: Inventory) -> list[str]:
+    """A bad ./agent-evals.yaml is a problem; an override matching none of the suites, a warning."""
+    from agent_evals.gate.policy import discover_repo_config, resolve_policy, unmatched_overrides
 
     try:
-        config = discover_repo_config(cwd)
-        if config is not None:
-            read_config_block(config)
+        config = discover_repo_config(Path())  # shown as agent-evals.yaml, relative like other files
+        if config is None:
+            return []
+        policy = resolve_policy(repo_config=config, suite_blocks={}, overrides={})
     except AgentEvalsError as exc:
         return [str(exc)]
+    if inventory.suites and not inventory.problems:
+        groups = {s.id: sorted({c.dataset or "" for c in s.cases}) for s in inventory.suites}
+        for message in unmatched_overrides(policy, groups):
+            click.echo(f"warning: {message}", err=True)
     return []

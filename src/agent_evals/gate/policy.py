@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -218,8 +219,39 @@ def _matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> 
     return scoped and fnmatch.fnmatchcase(group, pattern)
 
 
-def parse_block(data: Any, *, source: str, prefix: str = "gate") -> PolicyBlock:
-    """Validate one ``gate:`` block; any problem is a PolicyError naming the source and key path."""
+FRACTION_KEYS = ("min_pass_rate", "max_drop", "max_error_rate")
+"""Knobs that are fractions of 1 (0.05 is 5 points), where a percentage is a likely slip."""
+
+Locator = Callable[[tuple[str | int, ...]], str]
+"""Key path inside the block -> ``file:line:col`` where it was written."""
+
+
+def _hint(first: Mapping[str, Any], loc: tuple[Any, ...]) -> str:
+    """A did-you-mean for an unknown key, or the fraction a percentage-like rate probably meant."""
+    known = [*KNOB_NAMES, "overrides"] if "overrides" not in loc[:-1] else list(KNOB_NAMES)
+    if first["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+        mean = f"; did you mean '{close[0]}'?" if close else ""
+        return f"{mean} (known keys: {', '.join(known)})"
+    found = first.get("input")
+    if (
+        loc
+        and loc[-1] in FRACTION_KEYS
+        and isinstance(found, (int, float))
+        and not isinstance(found, bool)
+        and 1 < found <= 100
+    ):
+        return f"; rates are fractions of 1: did you mean {found / 100:g} ({found:g} points)?"
+    return ""
+
+
+def parse_block(
+    data: Any, *, source: str, prefix: str = "gate", locate: Locator | None = None
+) -> PolicyBlock:
+    """Validate one ``gate:`` block; any problem is a PolicyError naming the source and key path.
+
+    ``locate`` (given for YAML files) turns a key path into ``file:line:col`` for the message.
+    """
     if data is None:
         return PolicyBlock()
     if not isinstance(data, Mapping):
@@ -230,16 +262,47 @@ def parse_block(data: Any, *, source: str, prefix: str = "gate") -> PolicyBlock:
         return PolicyBlock.model_validate(dict(data))
     except ValidationError as exc:
         first = exc.errors()[0]
+        loc = tuple(first["loc"])
         if prefix == "flag":  # command-line flags are named as typed
-            key = "--" + str(first["loc"][0]).replace("_", "-")
+            key = "--" + str(loc[0]).replace("_", "-")
         else:
-            key = ".".join([prefix, *(str(p) for p in first["loc"])])
+            key = ".".join([prefix, *(str(p) for p in loc)])
+        where = locate(loc) if locate is not None else source
         found = first.get("input")
-        allowed = ", ".join((*KNOB_NAMES, "overrides"))
-        hint = f" (known keys: {allowed})" if first["type"] == "extra_forbidden" else ""
+        shown = "" if first["type"] == "extra_forbidden" else f", found {found!r}"
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise PolicyError(
-            f"{source}: invalid policy value for '{key}': {first['msg']}, found {found!r}{hint}"
+            f"{where}: invalid policy value for '{key}': {message}{shown}{_hint(first, loc)}"
         ) from exc
+
+
+def unmatched_overrides(policy: Policy, groups: Mapping[str, Iterable[str]]) -> list[str]:
+    """A message for each override glob that matches no suite and no ``suite/group`` of a run.
+
+    ``groups``: suite id -> its groups. Such a glob is usually a typo, and its stricter knobs
+    would then silently not apply.
+    """
+    messages = []
+    for layer in policy.layers:
+        for pattern in layer.block.overrides:
+            suites = [layer.suite] if layer.suite is not None else list(groups)
+            hit = any(
+                _matches_suite(pattern, suite)
+                or any(
+                    _matches_group(pattern, suite, group, scoped=layer.suite is not None)
+                    for group in groups.get(suite, ())
+                )
+                for suite in suites
+            )
+            if hit:
+                continue
+            names = [*suites, *(f"{suite}/{group}" for suite in suites for group in groups.get(suite, ()))]
+            close = difflib.get_close_matches(pattern, names, n=1, cutoff=0.5)
+            mean = f"; did you mean '{close[0]}'?" if close else ""
+            messages.append(
+                f"{layer.source}: override '{pattern}' matches no suite or group of this run{mean}"
+            )
+    return messages
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -260,13 +323,23 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise PolicyError(f"cannot read policy from {path}: {exc}") from exc
 
 
-def _load_yaml(path: Path) -> Any:
-    import yaml
+def _load_yaml(path: Path) -> tuple[Any, Locator]:
+    """The document and a locator of its keys (the benchmark loader's safe YAML reader)."""
+    from agent_evals.benchmark.yaml_source import load_yaml_file
+    from agent_evals.errors import BenchmarkFileError
 
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise PolicyError(f"cannot read policy from {path}: {exc}") from exc
+        data, smap = load_yaml_file(path, str(path))
+    except BenchmarkFileError as exc:
+        if exc.reason.startswith("the file is empty"):
+            return None, lambda loc: str(path)
+        raise PolicyError(f"cannot read policy from {exc}") from exc
+
+    def locate(loc: tuple[str | int, ...]) -> str:
+        pos = smap.position(loc, key=True)
+        return f"{path}:{pos[0]}:{pos[1]}" if pos else str(path)
+
+    return data, locate
 
 
 def read_config_block(path: Path) -> PolicyBlock:
@@ -279,14 +352,14 @@ def read_config_block(path: Path) -> PolicyBlock:
     if path.suffix == ".toml":
         tool = _load_toml(path).get("tool", {}).get("agent-evals", {})
         return parse_block(tool.get("gate"), source=str(path), prefix="tool.agent-evals.gate")
-    data = _load_yaml(path)
+    data, locate = _load_yaml(path)
     if data is None:
         return PolicyBlock()
     if not isinstance(data, Mapping):
         raise PolicyError(f"{path}: expected a mapping at the top level, found {type(data).__name__}")
     if "gate" in data or path.name in REPO_CONFIG_NAMES:
-        return parse_block(data.get("gate"), source=str(path))
-    return parse_block(data, source=str(path), prefix="policy")
+        return parse_block(data.get("gate"), source=str(path), locate=lambda loc: locate(("gate", *loc)))
+    return parse_block(data, source=str(path), prefix="policy", locate=locate)
 
 
 def discover_repo_config(directory: Path) -> Path | None:

@@ -119,7 +119,7 @@ def test_invalid_values__policy_error_names_key(blocks: dict, flags: dict, messa
 def test_invalid_repo_config__error_names_file_and_key(tmp_path: Path) -> None:
     path = write(tmp_path / "agent-evals.yaml", "gate:\n  max_error_rate: high\n")
     with pytest.raises(
-        PolicyError, match=r"agent-evals.yaml: invalid policy value for 'gate.max_error_rate'"
+        PolicyError, match=r"agent-evals.yaml:2:3: invalid policy value for 'gate.max_error_rate'"
     ):
         resolve_policy(repo_config=path, suite_blocks={}, overrides={})
 

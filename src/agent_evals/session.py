@@ -134,6 +134,16 @@ class RunBuilder:
         """Follow a benchmark as it runs: the record holds its finished cases even if it is interrupted."""
         self._other_suites.append(result)
 
+    @property
+    def setup_failures(self) -> list[str]:
+        """``benchmark id: why`` for each benchmark whose agent's ``setup()`` raised (an infra fault)."""
+        failures = []
+        for suite in self._other_suites:
+            why = getattr(suite, "setup_error", None)
+            if why:
+                failures.append(f"{getattr(suite, 'benchmark_id', '?')}: {why.splitlines()[0]}")
+        return failures
+
     def _redacted(self, suite: Suite) -> Suite:
         redact = self.writer.redact
         if redact.active:
@@ -290,6 +300,7 @@ async def run_paths_async(
             case_filter=case_filter,
             progress=bench_progress,
             on_start=builder.add_benchmark,
+            on_setup_error="record",  # the other suites still run; the CLI exits 3 afterwards
         )
     return builder.record(complete=True)
 

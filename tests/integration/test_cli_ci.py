@@ -551,3 +551,41 @@ def test_ci__writes_html_json_and_junit_reports_beside_the_markdown(h: Harness) 
     assert "<testsuite" in Path(result.outputs["junit-xml"]).read_text()
     link = f"(https://github.example/octo/demo/actions/runs/{7000 + h.runs}#artifacts)"  # this run's page
     assert link in _comments(h)[0]["body"]
+
+
+BROKEN_AGENT = """
+from agent_evals import BaseAgent, TaskResult
+
+
+class NoSimulator(BaseAgent):
+    async def setup(self):
+        raise ConnectionError("simulator is down")
+
+    async def run_case(self, prompt, **context):
+        return TaskResult(output="ok")
+"""
+
+
+def test_ci__agent_setup_raises__record_keeps_errored_cases_other_suites_ran_exit_3(h: Harness) -> None:
+    work = h.tmp / "ws"
+    work.mkdir()
+    (work / "bench.yaml").write_text(_benchmark())
+    (work / "tiny_agent.py").write_text(AGENT)
+    (work / "broken_agent.py").write_text(BROKEN_AGENT)
+    broken = (
+        _benchmark()
+        .replace("benchmark: tiny", "benchmark: broken")
+        .replace("agent: tiny_agent:answer", "agent: broken_agent:NoSimulator")
+    )
+    (work / "broken.yaml").write_text(broken)
+    result = h.run("broken.yaml")
+    assert result.code == 3, result.stdout + result.stderr
+    assert "Agent setup failed (broken: agent setup failed: ConnectionError: simulator is down)" in (
+        result.stdout + result.summary
+    )
+    suites = {s["id"]: s for s in result.record()["suites"]}
+    broken_trials = [t for c in suites["broken"]["cases"] for t in c["trials"]]
+    assert broken_trials and all(
+        not t["passed"] and "simulator is down" in t["traceback"] for t in broken_trials
+    )
+    assert all(t["passed"] for c in suites["tiny"]["cases"] for t in c["trials"])

@@ -197,3 +197,54 @@ def test_run_mixed_paths__eval_file_and_yaml_benchmark_share_one_valid_record(tm
         ("home", "benchmark"),
     ]
     assert {len(c["trials"]) for s in record["suites"] for c in s["cases"]} == {1}
+
+
+SETUP_AGENTS = """
+from agent_evals import BaseAgent, TaskResult
+
+
+class Broken(BaseAgent):
+    name = "broken"
+
+    async def setup(self):
+        raise ConnectionError("simulator refused the connection")
+
+    async def run_case(self, prompt, **context):
+        return TaskResult(output="hi")
+
+
+class Fine(BaseAgent):
+    name = "fine"
+
+    async def run_case(self, prompt, **context):
+        return TaskResult(output="hi")
+"""
+
+SETUP_BENCH = """
+benchmark: {name}
+agent: agents:{agent}
+capabilities:
+  - name: greet
+    scenarios:
+      - id: hello
+        prompt: "say hi"
+        success: {{output: {{contains: hi}}}}
+"""
+
+
+def test_agent_setup_raises__other_suites_run_record_written_exit_3(tmp_path: Path) -> None:
+    _write(tmp_path, "agents.py", SETUP_AGENTS)
+    _write(tmp_path, "a_broken.yaml", SETUP_BENCH.format(name="broken-suite", agent="Broken"))
+    _write(tmp_path, "b_fine.yaml", SETUP_BENCH.format(name="fine-suite", agent="Fine"))
+    out = tmp_path / "run.json"
+    done = _run("a_broken.yaml", "b_fine.yaml", "--output", str(out), cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "agent setup failed in broken-suite" in done.stderr
+    record = json.loads(out.read_text(encoding="utf-8"))
+    suites = {s["id"]: s for s in record["suites"]}
+    (broken,) = suites["broken-suite"]["cases"][0]["trials"]
+    assert broken["passed"] is False
+    assert broken["error"] == "agent setup failed: ConnectionError: simulator refused the connection"
+    assert "simulator refused the connection" in broken["traceback"]
+    (fine,) = suites["fine-suite"]["cases"][0]["trials"]
+    assert fine["passed"] is True and fine.get("error") is None

@@ -28,10 +28,10 @@ class BaseAgent(abc.ABC):
     optionally ``usage`` (``input_tokens``, ``output_tokens``, ``cost_usd``).
     """
 
-    name: str = "agent"
-    """Agent name, stored in the run record."""
-    version: str = "0"
-    """Agent version, stored in the run record (part of the suite fingerprint)."""
+    name: str = ""
+    """Agent name, stored in the run record (empty: the class name is used)."""
+    version: str | None = None
+    """Agent version, stored in the run record (part of the suite fingerprint); None when unset."""
 
     async def setup(self) -> None:  # noqa: B027 - optional hook, empty by default
         """Prepare shared resources (clients, simulators) before the first scenario."""

@@ -53,6 +53,8 @@ class TrialOutcome:
     """The agent's text output."""
     usage: dict[str, Any] | None = None
     """``context["usage"]`` when the agent reported it."""
+    traceback: str | None = None
+    """The error's traceback, when one was kept (an agent whose setup raised)."""
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -167,6 +169,9 @@ class BenchmarkResult:
     """Wall-clock seconds of the run."""
     experiment_url: str | None = None
     """Where the file's ``platform`` recorded the run, when it declares one."""
+    setup_error: str | None = None
+    """Why the agent's ``setup()`` failed (message and traceback), when it did and the run recorded
+    it instead of raising (``on_setup_error="record"``); every trial is then errored."""
     complete: bool = True
     """False while the run is in progress, and for good when it was interrupted: then only the cases
     with a finished trial are part of :meth:`to_suite` and the run record is marked incomplete."""
@@ -321,6 +326,7 @@ def _trial_record(trial: TrialOutcome) -> Trial:
         duration_s=round(trial.duration_s, 4),
         usage=usage,
         output=short(trial.output, TEXT_LIMIT),
+        traceback=trial.traceback,
     )
 
 

@@ -8,11 +8,12 @@ import logging
 import os
 import re
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
@@ -123,6 +124,7 @@ async def run_benchmark_async(
     case_filter: str | None = None,
     progress: Progress | None = None,
     on_start: OnStart | None = None,
+    on_setup_error: Literal["raise", "record"] = "raise",
 ) -> BenchmarkResult:
     """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
 
@@ -132,6 +134,10 @@ async def run_benchmark_async(
     ``case_filter`` keeps cases whose id matches (a glob with ``*``/``?``, brackets literal; else a substring).
     ``on_start`` receives the result object before the first trial (see :data:`OnStart`).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
+
+    When the agent's ``setup()`` raises, ``teardown()`` still runs and the exception propagates
+    (as in the seed project); with ``on_setup_error="record"`` (what ``run`` and ``ci`` use) every
+    trial is recorded as errored with the traceback and ``result.setup_error`` says why instead.
     """
     for name, value in (("trials", trials), ("concurrency", concurrency)):
         if value is not None and value < 1:
@@ -180,10 +186,16 @@ async def run_benchmark_async(
         try:
             await guarded(handle.setup())
         except Exception as exc:
+            if on_setup_error == "raise":
+                raise
             logger.debug("agent setup failed", exc_info=True)
             message = f"agent setup failed: {describe_fault(exc)}"
+            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            result.setup_error = f"{message}\n{trace}"
             for job in jobs:
-                job.case.trials = [TrialOutcome(passed=False, error=message) for _ in range(k)]
+                job.case.trials = [
+                    TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)
+                ]
         else:
             await asyncio.gather(*(one(i, job, t) for i, job in enumerate(jobs) for t in range(k)))
         result.complete = True

@@ -167,6 +167,10 @@ def run(
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
         sys.exit(130)
+    for failure in builder.setup_failures:
+        click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
+    if builder.setup_failures:
+        sys.exit(EXIT_INTERNAL)
     failures = gate_failures(record, fail_under)
     for message in failures:
         click.echo(message, err=True)

@@ -114,12 +114,13 @@ def run_ci(
     )
     baseline_record = read_record(options.baseline) if options.baseline else None
 
+    builder = RunBuilder(env=secret_env, cwd=cwd)
     record = run_paths(
         list(options.paths),
         agent=options.agent,
         trials=options.trials,
         concurrency=options.concurrency,
-        builder=RunBuilder(env=secret_env, cwd=cwd),
+        builder=builder,
     )
     out_dir = options.output_dir if options.output_dir.is_absolute() else cwd / options.output_dir
     output = (
@@ -178,6 +179,9 @@ def run_ci(
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
             exit_code = code
 
+    for failure in builder.setup_failures:  # an agent that could not start: infra, never a verdict
+        notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
+        exit_code = EXIT_INTERNAL
     if settings.step_summary:
         extra = "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
         append_summary(settings.step_summary, summary_md + extra)

@@ -177,15 +177,27 @@ class FailingSetup(LampAgent):
         raise RuntimeError("no simulator")
 
 
-async def test_lifecycle__failing_setup__every_trial_errored_and_teardown_still_runs(write: Writer) -> None:
+async def test_lifecycle__failing_setup__propagates_from_the_library_after_teardown(write: Writer) -> None:
     agent = FailingSetup()
-    result = await run_benchmark_async(_bench(write, k=2), agent)
+    with pytest.raises(RuntimeError, match="no simulator"):
+        await run_benchmark_async(_bench(write, k=2), agent)
+    assert agent.events == ["setup", "teardown"]
+
+
+async def test_lifecycle__failing_setup_recorded__every_trial_errored_with_the_traceback(
+    write: Writer,
+) -> None:
+    agent = FailingSetup()
+    result = await run_benchmark_async(_bench(write, k=2), agent, on_setup_error="record")
     assert agent.events == ["setup", "teardown"]
     assert result.error_count == 6 and result.failure_count == 0
-    assert all(
-        t.error == "agent setup failed: RuntimeError: no simulator" for c in result.cases for t in c.trials
-    )
+    trials = [t for c in result.cases for t in c.trials]
+    assert all(t.error == "agent setup failed: RuntimeError: no simulator" for t in trials)
+    assert all('raise RuntimeError("no simulator")' in (t.traceback or "") for t in trials)
+    assert result.setup_error is not None and result.setup_error.startswith("agent setup failed")
     assert result.micro_pass_rate is None
+    record_trials = [t for c in result.to_suite().cases for t in c.trials]
+    assert all(t.error and t.traceback and not t.passed for t in record_trials)
 
 
 class Crashy(LampAgent):
@@ -367,3 +379,16 @@ def test_run__two_instances_of_one_scorer_class__both_run_under_distinct_keys(wr
     result = run_benchmark(write("bench.yaml", text), ToolAgent)
     (trial,) = result.cases[0].trials
     assert sorted(trial.scores) == ["ExactMatch", "ExactMatch#2", "output"]
+
+
+class Unnamed(BaseAgent):
+    async def run_case(self, prompt: str, **context: Any) -> TaskResult:
+        return TaskResult(output="hi")
+
+
+def test_base_agent__seed_defaults__empty_name_no_version_and_the_class_name_in_results(
+    write: Writer,
+) -> None:
+    assert (BaseAgent.name, BaseAgent.version) == ("", None)
+    result = run_benchmark(_bench(write), Unnamed())
+    assert (result.agent_name, result.agent_version) == ("Unnamed", None)

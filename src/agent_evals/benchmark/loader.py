@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from agent_evals.benchmark.checkers import CheckerError, compile_scenario
-from agent_evals.benchmark.schema import Benchmark, Capability
+from agent_evals.benchmark.schema import Benchmark, Capability, Scenario
 from agent_evals.benchmark.yaml_source import KeyPath, SourceMap, format_path, load_yaml_file
 from agent_evals.errors import BenchmarkFileError
 
@@ -30,6 +30,8 @@ class _Located:
     smap: SourceMap
     path: KeyPath
     compact: bool
+    rows: dict[int, tuple[SourceMap, KeyPath]] = field(default_factory=dict)
+    """Scenario index -> where a scenario read from the ``cases`` file was written."""
 
 
 def shown_path(path: Path) -> str:
@@ -147,12 +149,50 @@ def _validate_capability(item: _Located) -> Capability:
     if item.compact:
         single = dict(raw)
         raw = {"name": str(single.get("id", "")), "scenarios": [single]}
+    from_rows: list[Scenario] = []
+    if isinstance(raw, dict) and isinstance(raw.get("cases"), str):
+        given = raw.get("scenarios")
+        inline: list[Any] = given if isinstance(given, list) else []
+        from_rows = _scenarios_from_rows(raw["cases"], item, first=len(inline))
+        raw = {**raw, "scenarios": [*inline, *from_rows]}
     cap: Capability = _validate(Capability, raw, item.smap, item.path, compact=item.compact)
     for index, scenario in enumerate(cap.scenarios):
+        if index in item.rows:
+            continue  # located at its row already
         spath = item.path if item.compact else (*item.path, "scenarios", index)
         pos = item.smap.position(spath)
         scenario.locate(item.smap.file, pos[0] if pos else None)
     return cap
+
+
+def _scenarios_from_rows(ref: str, item: _Located, *, first: int) -> list[Scenario]:
+    """The scenarios of a capability's ``cases`` file, each validated and located at its row."""
+    from agent_evals.core.rows import RowError, read_rows
+
+    where = (*item.path, "cases")
+    rel = Path(ref)
+    if not ref.strip() or rel.is_absolute() or ref.startswith(("/", "\\")) or ".." in rel.parts:
+        raise item.smap.error(f"cases {ref!r} must be a relative path inside this file's folder", where)
+    folder = Path(item.smap.file).resolve().parent
+    target = (folder / rel).resolve()
+    if not target.is_relative_to(folder):
+        raise item.smap.error(f"cases {ref!r} resolves outside {shown_path(folder)}/", where)
+    if not target.is_file():
+        raise item.smap.error(f"cases file {shown_path(folder / rel)} does not exist", where)
+    shown = shown_path(folder / rel)
+    try:
+        rows = read_rows(target, shown)
+    except RowError as exc:
+        raise BenchmarkFileError(exc.reason, file=exc.file, line=exc.line) from exc
+    scenarios = []
+    for number, (line, row) in enumerate(rows):
+        path: KeyPath = ("row", number + 1)
+        smap = SourceMap(file=shown, values={path: (line, 1)})
+        scenario: Scenario = _validate(Scenario, row, smap, path)
+        scenario.locate(shown, line)
+        item.rows[first + number] = (smap, path)
+        scenarios.append(scenario)
+    return scenarios
 
 
 def _real_parts(loc: tuple[Any, ...], raw: Any) -> KeyPath:
@@ -233,16 +273,19 @@ def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> 
         seen_caps[cap.name] = ci
         seen: set[str] = set()
         for si, scenario in enumerate(cap.scenarios):
-            spath = item.path if item.compact else (*item.path, "scenarios", si)
+            smap, spath = item.rows.get(si) or (
+                item.smap,
+                item.path if item.compact else (*item.path, "scenarios", si),
+            )
             if scenario.key in seen:
-                raise item.smap.error(
+                raise smap.error(
                     f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}", (*spath, "id")
                 )
             seen.add(scenario.key)
             try:
                 compile_scenario(scenario, bench.world, base_dir)
             except CheckerError as err:
-                raise item.smap.error(str(err), (*spath, *err.path)) from err
+                raise smap.error(str(err), (*spath, *err.path)) from err
 
 
 def _validate_gate(gate: dict[str, Any], smap: SourceMap) -> dict[str, Any]:

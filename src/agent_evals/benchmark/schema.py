@@ -226,7 +226,9 @@ class Capability(StrictModel):
     dimensions: dict[str, DimensionValue] = Field(default_factory=dict)
     """Dimension defaults for every scenario of the capability."""
     scenarios: list[Scenario] = Field(min_length=1)
-    """The scenarios."""
+    """The scenarios (those of ``cases`` appended)."""
+    cases: str | None = None
+    """A ``.csv`` or ``.jsonl`` file of more scenarios, one a row, relative to this file."""
 
     @field_validator("name")
     @classmethod

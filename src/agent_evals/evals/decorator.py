@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
+from agent_evals.evals.case_files import is_case_file, read_case_file
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import CASE_KEYS, EvalCaseSpec, read_file_defaults
 
@@ -189,7 +190,11 @@ class EvalFunction:
         """The function's name."""
         self.options = _validated(options, f"@eval on {name}")
         """Options given on the decorator (only those given, so file defaults can fill the rest)."""
-        self.cases = _expand_cases(options["cases"], name) if "cases" in options else None
+        code = getattr(func, "__code__", None)
+        cases = options.get("cases")
+        if "cases" in options and is_case_file(cases):
+            cases = read_case_file(cases, code.co_filename if code is not None else "")
+        self.cases = _expand_cases(cases, name) if "cases" in options else None
         """Expanded per-case overrides (each with its ``id``), None when ``cases=`` was not given."""
         self.context_param = context_parameter(func, "eval function")
         """Name of the ``EvalContext`` parameter, None when it takes none."""
@@ -317,8 +322,8 @@ def eval(
     """Declare a code-first eval, bare (``@eval``) or with options (``@eval(input=..., ...)``).
 
     The function may take one parameter annotated ``EvalContext``. ``cases=`` (a list of dicts with
-    ``id``, ``input``, ``reference``, ``metadata``, ``labels``, ``dataset``) expands it into several
-    evals; ``trials=k`` runs each case k times under ``agent-evals run``. Options not given here come
+    ``id``, ``input``, ``reference``, ``metadata``, ``labels``, ``dataset``, or the path of a ``.csv``
+    or ``.jsonl`` file of them, relative to the eval file) expands it into several evals; ``trials=k`` runs each case k times under ``agent-evals run``. Options not given here come
     from the file's ``EVAL_DEFAULTS`` mapping; options given here replace those defaults.
     """
     given = {

@@ -589,3 +589,23 @@ def test_ci__agent_setup_raises__record_keeps_errored_cases_other_suites_ran_exi
         not t["passed"] and "simulator is down" in t["traceback"] for t in broken_trials
     )
     assert all(t["passed"] for c in suites["tiny"]["cases"] for t in c["trials"])
+
+
+def test_ci__branch_store__push_records_on_the_data_branch_and_the_pr_gate_reads_it(h: Harness) -> None:
+    h.github.state.branches["agent-evals-data"] = {}
+    payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+    pushed = h.run("--baseline-store", "branch", event="push", payload=payload, ref="refs/heads/main")
+    assert pushed.code == 0, pushed.stdout + pushed.stderr
+    gate_id = pushed.outputs["gate-id"]
+    assert f"{gate_id}/index.json" in h.github.state.branches["agent-evals-data"]
+    assert pushed.outputs["baseline-store"] == "branch"
+    result = h.run("--baseline-store", "branch", fail=tuple(CASES[:8]))
+    assert result.code == 1 and result.outputs["baseline-pass-rate"] == "1.0000"
+    assert h.github.state.api_requests("GET", "/actions/workflows/") == []  # no artifact lookup
+
+
+def test_ci__branch_store_without_the_data_branch__push_exits_3_saying_how_to_create_it(h: Harness) -> None:
+    payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+    result = h.run("--baseline-store", "branch", event="push", payload=payload, ref="refs/heads/main")
+    assert result.code == 3
+    assert "git switch --orphan agent-evals-data" in result.stdout

@@ -27,7 +27,7 @@ def endpoint_of(method: str, path: str) -> str | None:
     """The documented ``METHOD /template`` that a concrete request path matches, if any."""
     for key in facts()["endpoints"]:
         verb, template = key.split(" ", 1)
-        pattern = re.sub(r"\{[^}]+\}", "[^/]+", template)
+        pattern = re.sub(r"\{[^}]+\}", "[^/]+", template.replace("{path}", "(.+)"))
         if verb == method and re.fullmatch(pattern, path):
             return key
     return None
@@ -157,4 +157,40 @@ def artifact(
         "updated_at": NOW,
         "expires_at": "2026-04-10T00:00:00Z",
         "workflow_run": {"id": run_id},
+    }
+
+
+def blob_sha(data: bytes) -> str:
+    """Git's blob id of ``data``."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def content_file(repo: str, path: str, data: bytes) -> dict[str, Any]:
+    """A content-file object (base64 content)."""
+    import base64
+
+    url = f"https://api.github.example/repos/{repo}/contents/{path}"
+    return {
+        "type": "file",
+        "encoding": "base64",
+        "size": len(data),
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "content": base64.b64encode(data).decode(),
+        "sha": blob_sha(data),
+        "url": url,
+        "git_url": None,
+        "html_url": None,
+        "download_url": None,
+        "_links": {"self": url},
+    }
+
+
+def file_commit(repo: str, path: str, data: bytes | None) -> dict[str, Any]:
+    """A file-commit object (the answer to a contents write or delete)."""
+    return {
+        "content": content_file(repo, path, data) if data is not None else None,
+        "commit": {"sha": blob_sha(path.encode()), "message": "agent-evals"},
     }

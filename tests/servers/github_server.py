@@ -11,6 +11,7 @@ delays that widen race windows, and comments by other authors.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import re
@@ -141,6 +142,8 @@ class GitHubState:
     expire_storage_urls: int = 0
     """The zip host answers this many downloads with 403 (the signed URL expired) before serving."""
     storage_delay_s: float = 0.0
+    branches: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    """Files per branch, for the contents API (a data branch)."""
     ignore_run_filters: bool = False
     """The workflow-runs listing ignores its branch/event/status query (a client must re-check)."""
     """The zip host waits this long before each answer."""
@@ -333,7 +336,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send(self, seen: Seen, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = b"" if payload is None else json.dumps(payload).encode()
+        data = (
+            b"" if payload is None else payload if isinstance(payload, _Raw) else json.dumps(payload).encode()
+        )
         merged: dict[str, str] = {
             "Content-Type": "application/json; charset=utf-8",
             "x-github-api-version-selected": "2022-11-28",
@@ -387,6 +392,9 @@ class _Api:
             ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_comment),
             ("PATCH", rf"/repos/{repo}/issues/comments/(\d+)", self._update_comment),
             ("DELETE", rf"/repos/{repo}/issues/comments/(\d+)", self._delete_comment),
+            ("GET", rf"/repos/{repo}/contents/(.+)", self._get_content),
+            ("PUT", rf"/repos/{repo}/contents/(.+)", self._put_content),
+            ("DELETE", rf"/repos/{repo}/contents/(.+)", self._delete_content),
         ]
         for verb, pattern, handler in table:
             match = re.fullmatch(pattern, path)
@@ -529,6 +537,50 @@ class _Api:
             items, comment = self._find_comment(comment_id)
             items.remove(comment)
         return 204, None, {}
+
+    def _branch(self, name: str | None) -> dict[str, bytes]:
+        branch = self.state.branches.get(name or self.state.default_branch)
+        if branch is None:
+            raise _NotFound
+        return branch
+
+    def _get_content(self, seen: Seen, path: str) -> Route:
+        files = self._branch(seen.query.get("ref", [None])[0])
+        if path not in files:
+            raise _NotFound
+        data = files[path]
+        if seen.headers.get("accept") == "application/vnd.github.raw+json":
+            return 200, _Raw(data), {}
+        return 200, objects.content_file(self.state.repo, path, data), {}
+
+    def _put_content(self, seen: Seen, path: str) -> Route:
+        body = seen.body or {}
+        with self.state.lock:
+            files = self.state.branches.get(body.get("branch") or self.state.default_branch)
+            if files is None:
+                return 404, {"message": f"Branch {body.get('branch')} not found"}, {}
+            if path in files and not body.get("sha"):
+                return 422, {"message": 'Invalid request.\n\n"sha" wasn\'t supplied.'}, {}
+            if path in files and body["sha"] != objects.blob_sha(files[path]):
+                return 409, {"message": f"{path} does not match {body['sha']}"}, {}
+            status = 200 if path in files else 201
+            files[path] = base64.b64decode(body["content"])
+        return status, objects.file_commit(self.state.repo, path, files[path]), {}
+
+    def _delete_content(self, seen: Seen, path: str) -> Route:
+        body = seen.body or {}
+        with self.state.lock:
+            files = self.state.branches.get(body.get("branch") or self.state.default_branch)
+            if files is None or path not in files:
+                raise _NotFound
+            if body.get("sha") != objects.blob_sha(files[path]):
+                return 409, {"message": f"{path} does not match {body.get('sha')}"}, {}
+            del files[path]
+        return 200, objects.file_commit(self.state.repo, path, None), {}
+
+
+class _Raw(bytes):
+    """A body sent as is (``application/vnd.github.raw+json``), not as JSON."""
 
 
 class _Server(ThreadingHTTPServer):

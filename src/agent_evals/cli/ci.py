@@ -38,6 +38,29 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     envvar=_env("baseline-workflow"),
     help="Workflow file whose push runs upload the baseline [default: the current workflow].",
 )
+@click.option(
+    "--baseline-store",
+    type=click.Choice(["artifact", "branch"]),
+    default="artifact",
+    show_default=True,
+    envvar=_env("baseline-store"),
+    help="Where baselines live: workflow artifacts (they expire), or a data branch (kept until dropped).",
+)
+@click.option(
+    "--baseline-branch",
+    default="agent-evals-data",
+    show_default=True,
+    envvar=_env("baseline-branch"),
+    help="The data branch, with --baseline-store branch.",
+)
+@click.option(
+    "--keep-baselines",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    envvar=_env("keep-baselines"),
+    help="Baselines kept per gate on the data branch (older ones are dropped).",
+)
 @click.option("--output", type=FILE, metavar="RUN.json", envvar=_env("output"), help="Run record path.")
 @click.option(
     "--output-dir",
@@ -85,6 +108,9 @@ def ci(
     baseline: Path | None,
     baseline_artifact: str,
     baseline_workflow: str | None,
+    baseline_store: str,
+    baseline_branch: str,
+    keep_baselines: int,
     output: Path | None,
     output_dir: Path,
     agent: str | None,
@@ -113,6 +139,9 @@ def ci(
         baseline=baseline,
         baseline_artifact=baseline_artifact,
         baseline_workflow=baseline_workflow,
+        baseline_store=baseline_store,  # type: ignore[arg-type]  # click.Choice guarantees the Literal
+        baseline_branch=baseline_branch,
+        keep_baselines=keep_baselines,
         output_dir=output_dir,
         output=output,
         agent=agent,

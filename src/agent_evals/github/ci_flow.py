@@ -43,6 +43,12 @@ class CIOptions:
     """Name of the baseline artifact."""
     baseline_workflow: str | None = None
     """Workflow file whose push runs upload the baseline (default: the current workflow)."""
+    baseline_store: Literal["artifact", "branch"] = "artifact"
+    """Where baselines live: workflow artifacts, or a data branch."""
+    baseline_branch: str = "agent-evals-data"
+    """The data branch (``baseline_store="branch"``)."""
+    keep_baselines: int = 10
+    """Baselines kept per gate on the data branch."""
     output_dir: Path = Path(".agent-evals/ci")
     """Where the run record and report go."""
     output: Path | None = None
@@ -203,11 +209,53 @@ def run_ci(
         for notice in notices:
             emit(f"note: {notice}")
 
+    if plan.upload_baseline and options.baseline_store == "branch" and exit_code == 0:
+        code = _store_on_branch(options, settings, client, gate_id, record_path, notices, emit)
+        exit_code = code or exit_code
     outputs = _outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
     outputs.update(reports)
+    outputs["baseline-store"] = options.baseline_store
     if settings.output:
         write_outputs(settings.output, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
+
+
+def _store_on_branch(
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    gate_id: str,
+    record_path: Path,
+    notices: list[str],
+    emit: Callable[[str], None],
+) -> int:
+    """Write the baseline to the data branch; 3 (with the reason on stdout) when that fails."""
+    from datetime import datetime, timezone
+
+    from agent_evals.github.branch_store import store_baseline
+
+    if client is None or not settings.repository or not settings.sha:
+        emit(
+            "error: --baseline-store branch needs GitHub Actions (GITHUB_REPOSITORY, GITHUB_SHA) and a token"
+        )
+        return EXIT_INTERNAL
+    try:
+        stored = store_baseline(
+            client,
+            settings.repository,
+            branch=options.baseline_branch,
+            gate_id=gate_id,
+            record=record_path.read_bytes(),
+            sha=settings.sha,
+            date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            run_id=settings.run_id,
+            keep=options.keep_baselines,
+        )
+    except GitHubError as exc:
+        emit(f"error: the baseline was not stored: {exc}")
+        return EXIT_INTERNAL
+    emit(f"baseline stored on branch {options.baseline_branch!r} as {stored.path}")
+    return 0
 
 
 def _link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
@@ -311,6 +359,7 @@ def _lookup(
     plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None, gate_id: str
 ) -> BaselineResult:
     from agent_evals.github.baseline import find_baseline
+    from agent_evals.github.branch_store import find_branch_baseline
 
     workflow = options.baseline_workflow or settings.workflow_file
     if client is None or not settings.repository:
@@ -318,6 +367,16 @@ def _lookup(
     if not settings.token:
         return missing(
             "no GitHub token (pass --github-token or set GITHUB_TOKEN) to read the baseline artifact"
+        )
+    if options.baseline_store == "branch":
+        return find_branch_baseline(
+            client,
+            settings.repository,
+            branch=options.baseline_branch,
+            gate_id=gate_id,
+            base_sha=settings.event.base_sha,
+            head_sha=settings.event.head_sha,
+            server_url=settings.server_url,
         )
     if not workflow:
         return missing(

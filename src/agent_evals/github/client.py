@@ -75,14 +75,16 @@ class GitHubClient:
         json_body: Any = None,
         permission: str | None = None,
         allow_redirects: bool = True,
+        accept: str = "application/vnd.github+json",
     ) -> requests.Response:
         """Call ``path`` (relative to the API root, or an absolute URL on it); raise GitHubError on failure.
 
         Reads follow redirects when ``allow_redirects``; writes never do (a 3xx is a GitHubError).
+        ``accept`` picks a media type (``application/vnd.github.raw+json`` for a file's bytes).
         """
         url = self._api_url_for(path)
         headers = {
-            "Accept": "application/vnd.github+json",
+            "Accept": accept,
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": self._user_agent,
         }

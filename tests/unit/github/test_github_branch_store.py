@@ -1,0 +1,88 @@
+"""Baselines on a data branch: written per gate, the last N kept, read back at the merge base."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_evals.errors import GitHubError
+from agent_evals.github.branch_store import find_branch_baseline, store_baseline
+from agent_evals.github.client import GitHubClient
+from servers.github_server import GitHubServer, record_document
+
+REPO = "octo/demo"
+BRANCH = "agent-evals-data"
+
+
+def _store(
+    client: GitHubClient, sha: str, day: int, outcomes: tuple[bool, ...] = (True,), keep: int = 10
+) -> None:
+    store_baseline(
+        client, REPO, branch=BRANCH, gate_id="g", record=json.dumps(record_document(outcomes)).encode(),
+        sha=sha, date=f"2026-01-{day:02d}T00:00:00Z", run_id=str(100 + day), keep=keep,
+    )  # fmt: skip
+
+
+def _index(github: GitHubServer) -> list[dict[str, str]]:
+    return list(json.loads(github.state.branches[BRANCH]["g/index.json"]))
+
+
+def test_store_baseline__last_n_kept_newest_first__older_files_deleted(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    for day in range(1, 6):
+        _store(client, f"{day}" * 40, day, keep=3)
+    assert [e["sha"][0] for e in _index(github)] == ["5", "4", "3"]
+    assert sorted(github.state.branches[BRANCH]) == ["g/" + f"{d}" * 40 + ".json" for d in (3, 4, 5)] + [
+        "g/index.json"
+    ]
+
+
+def test_store_baseline__same_commit_twice__replaced_not_duplicated(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    _store(client, "1" * 40, 1, (True,))
+    _store(client, "1" * 40, 2, (False,))
+    assert len(_index(github)) == 1
+    assert json.loads(github.state.branches[BRANCH]["g/" + "1" * 40 + ".json"])["suites"][0]["cases"][0][
+        "trials"
+    ] == [{"passed": False}]
+
+
+def test_store_baseline__no_data_branch__error_says_how_to_create_it(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    with pytest.raises(GitHubError, match="git switch --orphan agent-evals-data"):
+        _store(client, "1" * 40, 1)
+
+
+def test_find_branch_baseline__merge_base_entry_preferred_and_read_raw(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    _store(client, "m" * 40, 2, (True, True))
+    _store(client, "n" * 40, 5, (False,))
+    github.state.merge_bases[f"{'b' * 40}...{'h' * 40}"] = ("m" * 40, "2026-01-02T00:00:00Z")
+    result = find_branch_baseline(
+        client, REPO, branch=BRANCH, gate_id="g", base_sha="b" * 40, head_sha="h" * 40
+    )
+    assert result.record is not None and result.sha == "m" * 40 and result.run_id == 102
+    assert "kept on branch 'agent-evals-data'" in (result.note or "")
+    raw = [s for s in github.state.api_requests("GET", "/contents/g/m") if s.status == 200]
+    assert raw and raw[0].headers["accept"] == "application/vnd.github.raw+json"
+
+
+@pytest.mark.parametrize(
+    ("branches", "reason"),
+    [({}, "no baseline of gate 'g'"), ({BRANCH: {}}, "no baseline of gate 'g'")],
+    ids=["no-branch", "empty-branch"],
+)
+def test_find_branch_baseline__nothing_there__missing_with_reason(
+    github: GitHubServer, client: GitHubClient, branches: dict[str, dict[str, bytes]], reason: str
+) -> None:
+    github.state.branches.update(branches)
+    result = find_branch_baseline(client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None)
+    assert result.record is None and reason in (result.reason_missing or "")

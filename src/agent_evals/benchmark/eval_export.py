@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agent_evals.core.aggregate import summarise
+from agent_evals.core.aggregate import aggregate
 from agent_evals.core.types import EvalExample, EvalResult
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
 
 
-def to_eval_result(result: BenchmarkResult) -> EvalResult:
-    """One EvalExample per trial (metadata carries case id, trial, capability and dimensions)."""
+NO_SCORES = "__no_scores__"
+"""The pass-rate key of a run in which nothing was scored (every trial errored): 0.0, never an empty dict."""
+
+
+def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> EvalResult:
+    """One EvalExample per trial (metadata carries case id, trial, capability and dimensions).
+
+    With ``capability``, only that capability's cases. An errored trial counts as failed, value 0,
+    for every scorer; when no trial was scored at all the pass rates are ``{"__no_scores__": 0.0}``.
+    """
     examples: list[EvalExample] = []
     for case in result.cases:
+        if capability is not None and case.capability != capability:
+            continue
         for number, trial in enumerate(case.trials):
             examples.append(
                 EvalExample(
                     index=len(examples),
                     input=case.prompt,
                     output=(trial.output or "") if trial.error is None else "",
+                    expected=case.expected,
                     scores=dict(trial.scores),
                     error=trial.error,
                     duration=trial.duration_s,
@@ -34,20 +44,18 @@ def to_eval_result(result: BenchmarkResult) -> EvalResult:
                     },
                 )
             )
-    passed: dict[str, list[bool]] = defaultdict(list)
-    values: dict[str, list[float]] = defaultdict(list)
-    for example in examples:
-        for name, score in example.scores.items():
-            passed[name].append(score.passed and example.error is None)
-            values[name].append(score.value)
+    names = list(dict.fromkeys(name for example in examples for name in example.scores))
+    pass_rates, means, summary = aggregate(examples, names or [NO_SCORES])
     started = None
     if result.started_at:
         started = datetime.fromisoformat(result.started_at)
     return EvalResult(
-        pass_rates={name: sum(flags) / len(flags) for name, flags in passed.items()},
-        scores={name: sum(vals) / len(vals) for name, vals in values.items()},
+        pass_rates=pass_rates,
+        scores=means,
         examples=examples,
-        summary=summarise(examples),
+        summary=summary,
         duration=result.duration_s,
         started_at=started,
+        platform="local" if result.experiment_url else None,
+        experiment_url=result.experiment_url,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_evals.benchmark.result import BenchmarkResult
+    from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome
 
 MAX_FAILING_LISTED = 25
 """Failing cases listed before the rest are summarised as a count."""
@@ -21,11 +21,33 @@ def _cell(text: object, limit: int = 120) -> str:
     return raw.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@\u200b")
 
 
+def _count(passed: int, total: int) -> str:
+    return f"{passed}/{total} ({passed / total:.0%})" if total else "0/0"
+
+
+def _run_info(result: BenchmarkResult) -> list[str]:
+    rows = [("benchmark", result.benchmark_id)]
+    if result.agent_name:
+        rows.append(("agent", " ".join(x for x in (result.agent_name, result.agent_version) if x)))
+    if result.description:
+        rows.append(("description", result.description))
+    rows.append(("config", result.source))
+    if result.started_at:
+        rows.append(("started", result.started_at))
+    rows.append(("duration", f"{result.duration_s:.2f} s"))
+    return ["## Run info", "", "| | |", "|---|---|", *(f"| {k} | {_cell(v)} |" for k, v in rows)]
+
+
+def _trial_counts(cases: list[CaseOutcome]) -> tuple[int, int]:
+    return sum(c.passes for c in cases), sum(len(c.trials) for c in cases)
+
+
 def render_result(result: BenchmarkResult) -> str:
-    """Overall micro/macro rates, per-capability, per-dimension and per-scorer tables, failing cases."""
-    agent = " ".join(x for x in (result.agent_name, result.agent_version and f"v{result.agent_version}") if x)
-    lines = [
-        f"## Benchmark `{_cell(result.benchmark_id)}`" + (f" with {_cell(agent)}" if agent else ""),
+    """Run info, the score (passed/total trials, micro/macro rates), breakdowns and the failures."""
+    passed, total = _trial_counts(result.cases)
+    lines = [f"# Benchmark `{_cell(result.benchmark_id)}`", "", *_run_info(result), "", "## Score", ""]
+    lines += [
+        f"**{_count(passed, total)}** trials passed (no error, every scorer passed)",
         "",
         f"- Pass rate, micro (mean over {len(result.cases)} cases): **{_pct(result.micro_pass_rate)}**",
         f"- Pass rate, macro (mean over {len(result.pass_rates_by_capability)} capabilities): "
@@ -36,33 +58,47 @@ def render_result(result: BenchmarkResult) -> str:
     if result.runs_per_scenario > 1:
         k = result.runs_per_scenario
         lines.append(f"- pass@{k}: {_pct(result.pass_at_k)}, pass^{k}: {_pct(result.pass_hat_k)}")
-    lines.append(f"- Duration: {result.duration_s:.2f} s")
-    lines += ["", "| Capability | Cases | Pass rate |", "|---|---:|---:|"]
-    counts: dict[str, int] = {}
+    if result.setup_error:
+        lines.append(f"- Agent setup failed: {_cell(result.setup_error.splitlines()[0], 200)}")
+    by_capability: dict[str, list[CaseOutcome]] = {}
     for case in result.cases:
-        counts[case.capability] = counts.get(case.capability, 0) + 1
-    for name, rate in result.pass_rates_by_capability.items():
-        lines.append(f"| {_cell(name)} | {counts[name]} | {_pct(rate)} |")
+        by_capability.setdefault(case.capability, []).append(case)
+    lines += ["", "## Breakdown", "", "### By capability", ""]
+    lines += ["| Capability | Cases | Trials passed | Pass rate |", "|---|---:|---:|---:|"]
+    for name in sorted(by_capability):
+        cases = by_capability[name]
+        lines.append(
+            f"| {_cell(name)} | {len(cases)} | {_count(*_trial_counts(cases))} | "
+            f"{_pct(result.pass_rates_by_capability.get(name))} |"
+        )
     for key, values in result.pass_rates_by_dimension.items():
-        lines += ["", f"| By {_cell(key)} | Pass rate |", "|---|---:|"]
-        lines += [f"| {_cell(value)} | {_pct(rate)} |" for value, rate in values.items()]
-    lines += ["", "| Scorer | Pass rate |", "|---|---:|"]
+        lines += [
+            "",
+            f"### By {_cell(key)}",
+            "",
+            f"| {_cell(key)} | Trials passed | Pass rate |",
+            "|---|---:|---:|",
+        ]
+        for value, rate in values.items():
+            cases = [c for c in result.cases if c.dimensions.get(key) == value]
+            lines.append(f"| {_cell(value)} | {_count(*_trial_counts(cases))} | {_pct(rate)} |")
+    lines += ["", "### By scorer", "", "| Scorer | Pass rate |", "|---|---:|"]
     lines += [f"| {_cell(name)} | {_pct(rate)} |" for name, rate in result.pass_rates_by_scorer.items()]
     failing = [c for c in result.cases if c.passes < len(c.trials)]
-    if failing:
-        lines += ["", "<details><summary>Failing or errored cases</summary>", ""]
-        for case in failing[:MAX_FAILING_LISTED]:
-            why = ""
-            for trial in case.trials:
-                if trial.error:
-                    why = f"error: {trial.error}"
-                    break
-                bad = [s for s in trial.scores.values() if not s.passed]
-                if bad:
-                    why = f"{bad[0].name}: {bad[0].reasoning or bad[0].error or 'failed'}"
-                    break
-            lines.append(f"- `{_cell(case.id)}` {case.passes}/{len(case.trials)} passed; {_cell(why, 200)}")
-        if len(failing) > MAX_FAILING_LISTED:
-            lines.append(f"- … and {len(failing) - MAX_FAILING_LISTED} more")
-        lines += ["", "</details>"]
+    lines += ["", "## Failures", ""]
+    if not failing:
+        lines.append("None: every trial passed.")
+    for case in failing[:MAX_FAILING_LISTED]:
+        why = ""
+        for trial in case.trials:
+            if trial.error:
+                why = f"error: {trial.error}"
+                break
+            bad = [s for s in trial.scores.values() if not s.passed]
+            if bad:
+                why = f"{bad[0].name}: {bad[0].reasoning or bad[0].error or 'failed'}"
+                break
+        lines.append(f"- `{_cell(case.id)}` {case.passes}/{len(case.trials)} passed; {_cell(why, 200)}")
+    if len(failing) > MAX_FAILING_LISTED:
+        lines.append(f"- … and {len(failing) - MAX_FAILING_LISTED} more")
     return "\n".join(lines) + "\n"

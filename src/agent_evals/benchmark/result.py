@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from agent_evals.core.record import (
@@ -134,6 +135,12 @@ class CaseOutcome:
         return pass_hat_k(self.valid, self.passes, k) if self.valid >= k else None
 
 
+def _macro(per_capability: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Average each key over the capabilities that have it (a capability without a scorer is skipped)."""
+    keys = dict.fromkeys(key for rates in per_capability.values() for key in rates)
+    return {key: statistics.fmean(r[key] for r in per_capability.values() if key in r) for key in keys}
+
+
 def _mean(values: Iterable[float | None]) -> float | None:
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
@@ -218,10 +225,60 @@ class BenchmarkResult:
                 groups[name].append(sum(flags) / len(flags))
         return {name: _mean(values) for name, values in sorted(groups.items())}
 
+    # -- the seed project's view: one EvalResult per capability, macro-averaged ----------------
     @property
-    def aggregate_pass_rates(self) -> dict[str, float | None]:
-        """Pass rate keyed by scorer name, like ``EvalResult.pass_rates`` (see pass_rates_by_scorer)."""
-        return self.pass_rates_by_scorer
+    def benchmark(self) -> str:
+        """The benchmark's name (``benchmark_id``)."""
+        return self.benchmark_id
+
+    @property
+    def config_path(self) -> str:
+        """The benchmark file (``source``)."""
+        return self.source
+
+    @property
+    def eval_results(self) -> dict[str, EvalResult]:
+        """One EvalResult per capability (one example per trial), in file order.
+
+        Errored trials count as failed for every scorer, as in ``run_eval``.
+        """
+        from agent_evals.benchmark.eval_export import to_eval_result
+
+        capabilities = dict.fromkeys(case.capability for case in self.cases)
+        return {name: to_eval_result(self, capability=name) for name in capabilities}
+
+    @property
+    def aggregate_scores(self) -> dict[str, float]:
+        """Mean score per scorer, macro-averaged over the capabilities that use the scorer."""
+        return _macro({cap: r.scores for cap, r in self.eval_results.items()})
+
+    @property
+    def aggregate_pass_rates(self) -> dict[str, float]:
+        """Pass rate per scorer, macro-averaged over the capabilities that use the scorer.
+
+        Each capability's rate counts errored trials as failed (``eval_results``); compare
+        ``pass_rates_by_scorer``, which leaves errored trials out like the gate does.
+        """
+        return _macro({cap: r.pass_rates for cap, r in self.eval_results.items()})
+
+    @property
+    def passed_trials(self) -> int:
+        """Trials that ran without error and passed every scorer."""
+        return sum(c.passes for c in self.cases)
+
+    def write_report(
+        self, results_dir: str | Path = "benchmarks/results", filename: str | None = None
+    ) -> Path:
+        """Write :meth:`to_markdown` to ``results_dir`` (created if missing) and return the file's path.
+
+        The default name is ``<YYYY-MM-DD_HH-MM-SS>_<benchmark>.md`` (local time of writing).
+        """
+        folder = Path(results_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = filename or f"{datetime.now().strftime('%Y-%m-%d_%H-%M-%S')}_{self.benchmark_id}.md"
+        path = folder / name
+        path.write_text(self.to_markdown(), encoding="utf-8")
+        return path
 
     @property
     def trial_count(self) -> int:

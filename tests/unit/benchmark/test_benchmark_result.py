@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -66,7 +67,39 @@ def test_rates__by_dimension_and_by_scorer() -> None:
     result = _result()
     assert result.pass_rates_by_dimension == {"difficulty": {"easy": 1.0, "hard": pytest.approx(0.25)}}
     assert result.pass_rates_by_scorer == {"StateMatch": pytest.approx(0.625)}
-    assert result.aggregate_pass_rates == result.pass_rates_by_scorer
+
+
+def test_seed_view__eval_results_per_capability_macro_averaged_errors_count_as_failed() -> None:
+    result = _result()
+    assert (result.benchmark, result.config_path) == ("home", "b.yaml")
+    per = result.eval_results
+    assert list(per) == ["lights", "doors"]
+    # lights: 9 trials, 4 passed (the errored one counts as failed); doors: 3 of 3
+    assert per["lights"].pass_rates == {"StateMatch": pytest.approx(4 / 9)}
+    assert per["lights"].summary["errored_examples"] == 1
+    assert per["doors"].pass_rates == {"StateMatch": 1.0}
+    assert result.aggregate_pass_rates == {"StateMatch": pytest.approx((4 / 9 + 1) / 2)}
+    assert result.aggregate_scores == {"StateMatch": pytest.approx((4 / 9 + 1) / 2)}
+
+
+def test_seed_view__nothing_scored__a_zero_key_never_an_empty_dict() -> None:
+    result = BenchmarkResult(
+        benchmark_id="b",
+        source="b.yaml",
+        agent_name=None,
+        agent_version=None,
+        runs_per_scenario=1,
+        cases=[_case("c", "1", [None, None])],
+    )
+    assert result.aggregate_pass_rates == {"__no_scores__": 0.0}
+    assert not all(v >= 0.9 for v in result.aggregate_pass_rates.values())
+
+
+def test_write_report__markdown_file_named_after_the_benchmark(tmp_path: Path) -> None:
+    path = _result().write_report(tmp_path / "results")
+    assert path.parent == tmp_path / "results" and path.name.endswith("_home.md")
+    assert path.read_text(encoding="utf-8") == _result().to_markdown()
+    assert _result().write_report(tmp_path, filename="r.md") == tmp_path / "r.md"
 
 
 def test_counts__errors_apart_from_failures() -> None:
@@ -171,7 +204,34 @@ def test_to_markdown__names_micro_and_macro_and_lists_failing_cases() -> None:
     assert "Pass rate, micro (mean over 4 cases): **62.5%**" in text
     assert "Pass rate, macro (mean over 2 capabilities): **75.0%**" in text
     assert "pass@3" in text and "pass^3" in text
-    assert "| By difficulty | Pass rate |" in text
+    assert "### By difficulty" in text
     assert "`lights/3` 0/3 passed" in text
     assert "`lights/2` 1/3 passed" in text
     assert "`doors/1`" not in text
+
+
+def test_to_markdown__seed_sections_and_passed_over_total_counts() -> None:
+    text = _result().to_markdown()
+    sections = [line for line in text.splitlines() if line.startswith("#")]
+    assert sections[1:] == [
+        "## Run info",
+        "## Score",
+        "## Breakdown",
+        "### By capability",
+        "### By difficulty",
+        "### By scorer",
+        "## Failures",
+    ]
+    assert "| agent | a 1 |" in text and "| config | b.yaml |" in text
+    assert "**7/12 (58%)** trials passed" in text  # the errored trial is not a pass
+    rest = text.split("## Score")[1]
+    breakdown = rest.split("### By capability")[1].split("###")[0]
+    assert breakdown.index("doors") < breakdown.index("lights")  # alphabetical
+    assert "| lights | 3 | 4/9 (44%) |" in breakdown and "| doors | 1 | 3/3 (100%) |" in breakdown
+    assert "| hard | 1/6 (17%) |" in text
+
+
+def test_to_markdown__agent_without_name__no_agent_row() -> None:
+    result = _result()
+    result.agent_name, result.agent_version = "", None
+    assert "| agent |" not in result.to_markdown().split("## Score")[0]

@@ -135,6 +135,7 @@ def case_diff(
         "output": None,
         "baseline_output": None,
         "usage": None,
+        "duration_s": None,
     }
     if detailed and facts is not None:
         values["failing_scorers"], values["error"], values["output"] = facts[3], facts[4], facts[5]
@@ -146,6 +147,7 @@ def case_diff(
             values["baseline_output"] = base.first_output()
         if cand_usage.recorded or (base_usage is not None and base_usage.recorded):
             values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
+        values["duration_s"] = cand_usage.duration_s if cand is not None else None
     return construct_from(CaseDiff, values)
 
 

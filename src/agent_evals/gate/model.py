@@ -311,6 +311,8 @@ class CaseDiff(_Model):
     """Baseline output snippet (untrusted)."""
     usage: UsageDiff | None = None
     """Usage delta for the case, when recorded."""
+    duration_s: float | None = None
+    """Seconds the candidate's trials of the case took in all (detailed reports only)."""
 
 
 class FingerprintCheck(_Model):

@@ -63,20 +63,42 @@ def _evidence(case: CaseDiff, clean: _Clean) -> str:
     return "\n".join(lines)
 
 
+def case_seconds(case: CaseDiff) -> float:
+    """Seconds the candidate's trials of ``case`` took (0 when the record has no durations)."""
+    if case.duration_s is not None:
+        return case.duration_s
+    side = case.candidate
+    return side.usage.duration_s if side is not None and side.usage and side.usage.duration_s else 0.0
+
+
+def _file_line(location: str | None) -> tuple[str | None, int | None]:
+    """``"evals/x.py:12"`` -> ``("evals/x.py", 12)``; a location without a line keeps only the file."""
+    if not location:
+        return None, None
+    file, sep, line = location.rpartition(":")
+    if sep and line.isdigit():
+        return file, int(line)
+    return location, None
+
+
 def _property(parent: ET.Element, name: str, value: object) -> None:
     ET.SubElement(parent, "property", name=name, value=str(value))
 
 
 def _testcase(parent: ET.Element, case: CaseDiff, single_run: bool, clean: _Clean) -> dict[str, int]:
     side = case.candidate
-    duration = side.usage.duration_s if side is not None and side.usage and side.usage.duration_s else 0.0
     element = ET.SubElement(
         parent,
         "testcase",
         classname=clean(f"{case.suite_id}.{case.group}", 300),
         name=clean(case.case_id, 300),
-        time=f"{duration:.3f}",
+        time=f"{case_seconds(case):.3f}",
     )
+    file, line = _file_line(case.location)
+    if file:
+        element.set("file", clean(file, 300))
+    if line is not None:
+        element.set("line", str(line))
     props = ET.SubElement(element, "properties")
     _property(props, "classification", case.classification)
     _property(props, "baseline", _frac(case.baseline))
@@ -149,9 +171,7 @@ def _suite(root: ET.Element, suite: SuiteComparison, single_run: bool, clean: _C
         totals["tests"] += 1
         for key, value in counts.items():
             totals[key] += value
-        side = case.candidate
-        if side is not None and side.usage and side.usage.duration_s:
-            time += side.usage.duration_s
+        time += case_seconds(case)
     for key, value in totals.items():
         element.set(key, str(value))
     element.set("time", f"{time:.3f}")

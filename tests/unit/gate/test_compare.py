@@ -361,11 +361,13 @@ def test_compare__listed_case_detail__leaves_out_only_quiet_stable_cases(record,
     assert listed.model_dump(exclude={"suites": {0: {"cases"}}}) == every.model_dump(
         exclude={"suites": {0: {"cases"}}}
     )
-    # a listed diff is the full one minus the usage delta and the baseline's output
+    # a listed diff is the full one minus the usage delta, the baseline's output and the duration
     full = {d.case_id: d for d in every.suites[0].cases}
     for diff in listed.suites[0].cases:
-        assert diff.usage is None and diff.baseline_output is None
-        assert diff == full[diff.case_id].model_copy(update={"usage": None, "baseline_output": None})
+        assert diff.usage is None and diff.baseline_output is None and diff.duration_s is None
+        assert diff == full[diff.case_id].model_copy(
+            update={"usage": None, "baseline_output": None, "duration_s": None}
+        )
     assert full["doors/drop"].usage is not None  # recorded: every trial carries usage
 
 

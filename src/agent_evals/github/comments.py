@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import GitHubError, GitHubPermissionError, UsageError
+from agent_evals.core.gate_id import GATE_ID_PATTERN, check_gate_id, gate_marker
+from agent_evals.errors import GitHubError, GitHubPermissionError
+
+__all__ = ["GATE_ID_PATTERN", "check_gate_id", "marker", "upsert_comment"]
 
 if TYPE_CHECKING:
     from agent_evals.github.client import GitHubClient
@@ -18,24 +20,12 @@ CommentAction = Literal["created", "updated", "skipped", "forbidden"]
 FORBIDDEN_HINT = "Resource not accessible by integration"
 BOT_LOGIN = "github-actions[bot]"
 """The author of comments written with an Actions ``GITHUB_TOKEN`` (``GET /user`` answers 403 for it)."""
-GATE_ID_PATTERN = r"[A-Za-z0-9._-]{1,64}"
-"""What a gate id may be: it goes into the comment marker and into artifact names."""
 WRITE_PERMISSION = "pull-requests: write"
-
-
-def check_gate_id(gate_id: str) -> str:
-    """``gate_id`` when it fits :data:`GATE_ID_PATTERN`, else a UsageError saying the rule."""
-    if not re.fullmatch(GATE_ID_PATTERN, gate_id):
-        raise UsageError(
-            f"gate id {gate_id!r} must be 1-64 letters, digits, '.', '_' or '-' "
-            "(it names the comment marker and the artifacts); set --gate-id / the gate-id input"
-        )
-    return gate_id
 
 
 def marker(gate_id: str) -> str:
     """The hidden HTML comment, first line of the body, that identifies one gate's comment."""
-    return f"<!-- agent-evals:gate:{check_gate_id(gate_id)} -->"
+    return gate_marker(gate_id)
 
 
 @dataclass(frozen=True)

@@ -74,5 +74,5 @@ def default_gate_id(settings: ActionsSettings, paths: Sequence[str], env: Mappin
 
 def slug(text: str) -> str:
     """Lower-case letters, digits, ``.``, ``_`` and ``-`` only (safe in markers and artifact names)."""
-    cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-.")
+    cleaned = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9._-]+", "-", text.lower())).strip("-._")
     return cleaned or "gate"

@@ -34,7 +34,6 @@ TEMPLATE_NAME = "comment.md.j2"
 DEFAULT_FULL_REPORT = "in the HTML and JSON reports of this workflow run's artifacts"
 """Where the full report is said to be when no URL is given."""
 
-_GATE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$")
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"'()\[\]`]+$")
 # Rough lower bound of the characters one listed case or table row costs, to skip hopeless levels.
 _MIN_ROW_CHARS = 40
@@ -44,13 +43,11 @@ _ID_LIMIT, _NAME_LIMIT = 120, 80  # as the template's case_cell macro truncates 
 
 
 def gate_marker(gate_id: str = "default") -> str:
-    """The hidden HTML comment that identifies a gate's comment, so it is updated in place."""
-    if not _GATE_ID.match(gate_id) or "--" in gate_id:
-        raise UsageError(
-            f"gate id {gate_id!r} is not valid: use 1-64 letters, digits, '.', '_', '/' or single '-' "
-            "(it is written into an HTML comment)"
-        )
-    return f"<!-- agent-evals:gate:{gate_id} -->"
+    """The hidden HTML comment that identifies a gate's comment, so it is updated in place (the rule
+    for gate ids lives in ``core.gate_id``, shared with the GitHub flows)."""
+    from agent_evals.core.gate_id import gate_marker as marker
+
+    return marker(gate_id)
 
 
 def fits(text: str, budget: Budget) -> bool:

@@ -64,3 +64,23 @@ def test_default_gate_id__workflow_job_paths__stable_slug_and_order_free() -> No
 def test_check_gate_id__unsafe__usage_error(bad: str) -> None:
     with pytest.raises(UsageError, match="--gate-id"):
         check_gate_id(bad)
+
+
+@pytest.mark.parametrize("workflow", ["my--gate.yml", "-x.yml", "..hidden.yml", "x" * 200 + ".yml"])
+def test_default_gate_id__any_workflow_name__passes_the_one_gate_id_rule(workflow: str) -> None:
+    from agent_evals.core.gate_id import check_gate_id
+
+    settings = ActionsSettings(
+        in_actions=True, workflow_ref=f"octo/demo/.github/workflows/{workflow}@refs/heads/main"
+    )
+    assert check_gate_id(default_gate_id(settings, ["evals"], {"GITHUB_JOB": "gate"}))
+
+
+@pytest.mark.parametrize("gate_id", ["a--b", "-a", "a/b", "", "x" * 65])
+def test_gate_id__marker_and_renderer__refuse_the_same_ids(gate_id: str) -> None:
+    from agent_evals.github.comments import marker
+    from agent_evals.report.markdown import gate_marker
+
+    for build in (marker, gate_marker):
+        with pytest.raises(UsageError, match="gate id"):
+            build(gate_id)

@@ -1,59 +1,67 @@
-"""The `make demo` main job: run the home benchmark with agent v1 (baseline) and v2 (candidate), then gate."""
+"""The `make demo` main job: the CLI commands a newcomer would type, run for real, with their output."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARK = HERE / "home.yaml"
-OUT = Path.cwd() / "out"
+OUT = Path("out")
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it (as a newcomer would type it)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _agent_evals(*args: str) -> int:
+    """Print ``$ agent-evals ARGS`` then run it (this interpreter's agent-evals), passing its output through."""
+    print(f"$ agent-evals {shlex.join(args)}", flush=True)
+    done = subprocess.run([sys.executable, "-m", "agent_evals", *args], check=False)
+    print(flush=True)
+    return done.returncode
 
 
 def main() -> int:
-    """Write out/baseline.json and out/candidate.json, gate them, print the Markdown and write the reports."""
-    from agent_evals.benchmark.runner import run_benchmark
-    from agent_evals.gate.compare import compare_runs
-    from agent_evals.gate.model import BaselineInfo
-    from agent_evals.gate.policy import resolve_policy
-    from agent_evals.gate.store import write_record
-    from agent_evals.report.html import render_html
-    from agent_evals.report.markdown import render_markdown
-
+    """Run v1 (baseline) and v2 (candidate) of the home agent, compare them, say where the reports went."""
     start = time.perf_counter()
-    records = {}
+    OUT.mkdir(exist_ok=True)
+    bench = _shown(BENCHMARK)
     for label, agent in (("baseline", "home_agent:HomeAgent"), ("candidate", "home_agent:HomeAgentV2")):
-        result = run_benchmark(BENCHMARK, agent)
-        record = result.to_run_record()
-        path = write_record(OUT / f"{label}.json", record)
-        records[label] = (result, record)
-        sys.stderr.write(
-            f"{label}: {result.agent_name} v{result.agent_version}, micro pass rate "
-            f"{result.micro_pass_rate:.1%} over {len(result.cases)} cases -> {path}\n"
-        )
-    baseline, candidate = records["baseline"][1], records["candidate"][1]
-    policy = resolve_policy(
-        repo_config=None, suite_blocks={s.id: s.gate for s in candidate.suites}, overrides={}
+        code = _agent_evals("run", bench, "--agent", agent, "--quiet", "-o", str(OUT / f"{label}.json"))
+        if code != 0:
+            print(f"agent-evals run failed (exit {code})", file=sys.stderr)
+            return code
+    report_md, report_html = OUT / "report.md", OUT / "report.html"
+    code = _agent_evals(
+        "compare",
+        str(OUT / "baseline.json"),
+        str(OUT / "candidate.json"),
+        "--markdown",
+        str(report_md),
+        "--html",
+        str(report_html),
     )
-    info = BaselineInfo(
-        source="file",
-        path=str(OUT / "baseline.json"),
-        sha=baseline.run.git.sha,
-        ref=baseline.run.git.ref,
-        date=baseline.run.started_at,
+    meaning = {0: "passed", 1: "failed: the gate found a regression", 2: "usage error", 3: "internal error"}
+    print(
+        f"Verdict: {meaning.get(code, 'unknown')} (agent-evals compare exited {code}; version 2 is meant to fail)"
     )
-    comparison = compare_runs(baseline, candidate, policy, baseline_info=info)
-    markdown = render_markdown(comparison, budget="summary")
-    (OUT / "report.md").write_text(markdown, encoding="utf-8")
-    (OUT / "report.html").write_text(render_html(comparison), encoding="utf-8")
-    print(markdown)
-    print(f"Verdict: {comparison.verdict} (agent-evals compare would exit {comparison.exit_code})")
-    sys.stderr.write(
-        f"demo finished in {time.perf_counter() - start:.1f}s; reports in {OUT / 'report.md'} and "
-        f"{OUT / 'report.html'} (open it in a browser)\n"
+    print(f"The pull-request comment (Markdown): {report_md}")
+    print(f"The full report (HTML, open it in a browser): {report_html}")
+    print(
+        "Next: `agent-evals init` scaffolds a project of your own; "
+        "`agent-evals ci` runs, compares and comments in GitHub Actions.",
+        flush=True,
     )
-    return 0
+    sys.stderr.write(f"demo finished in {time.perf_counter() - start:.1f}s\n")
+    return 0 if code in (0, 1) else code
 
 
 if __name__ == "__main__":

@@ -79,8 +79,18 @@ def test_make_demo_script__writes_both_records_and_prints_a_failed_verdict_quick
     assert baseline["suites"][0]["agent"] == {"name": "home-agent", "version": "1"}
     assert candidate["suites"][0]["agent"] == {"name": "home-agent", "version": "2"}
     assert candidate["suites"][0]["gate"]["max_drop"] == 0.05
-    assert "Verdict: failed" in done.stdout
-    assert "<!-- agent-evals:gate:default -->" in done.stdout
+    out = done.stdout
+    # what a newcomer types, in order, then the terminal rendering (not raw GitHub Markdown)
+    commands = [line for line in out.splitlines() if line.startswith("$ agent-evals ")]
+    assert [c.split()[2] for c in commands] == ["run", "run", "compare"]
+    assert "--agent home_agent:HomeAgentV2" in commands[1] and "out/candidate.json" in commands[2]
+    assert "<!--" not in out and "| Suite" not in out
+    assert "6 regressions in 1 suite" in out and "Regressed cases (6):" in out
+    assert "Verdict: failed" in out
+    assert "The pull-request comment (Markdown): out/report.md" in out
+    assert "The full report (HTML, open it in a browser): out/report.html" in out
+    assert "<!-- agent-evals:gate:default -->" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert (tmp_path / "out" / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
 async def test_home_agent__runs_a_genuine_openai_format_tool_loop() -> None:

@@ -85,20 +85,30 @@ class StateMatch:
         if type(paths) is not dict and not isinstance(paths, Mapping):
             what = "none given" if paths is None else f"got {type(paths).__name__}"
             return self._fail(
+                "no expected_state provided",
                 "no expected_state to check: pass StateMatch(expected_state={...}) or set "
                 f"ExpectedResult.context['expected_state'] to a mapping of dotted paths ({what})",
                 0,
             )
         if not paths:
-            return self._fail("expected_state is empty: there are no paths to check", 0)
+            return self._fail(
+                "expected_state is empty", "expected_state is empty: there are no paths to check", 0
+            )
         state = (result.context or {}).get("final_state", _MISSING)
         if state is _MISSING:
             return self._fail(
+                "'final_state' missing or not a dict",
                 "the task result has no final state: return TaskResult(output=..., context={'final_state': {...}})",
                 len(paths),
+                got_type="NoneType",
             )
         if type(state) is not dict and not isinstance(state, Mapping):
-            return self._fail(f"final_state must be a dict, got {type(state).__name__}", len(paths))
+            return self._fail(
+                "'final_state' missing or not a dict",
+                f"final_state must be a dict, got {type(state).__name__}",
+                len(paths),
+                got_type=type(state).__name__,
+            )
         failures: dict[str, dict[str, Any]] = {}
         for path, want in paths.items():
             got = _walk(state, str(path))
@@ -112,14 +122,25 @@ class StateMatch:
             value=matched / len(paths),
             passed=not failures,
             metadata={"failures": failures, "paths_checked": len(paths)},
-            reasoning=None if not failures else f"{len(failures)} of {len(paths)} path(s) did not match",
+            reasoning=(
+                f"All {len(paths)} paths matched"
+                if not failures
+                else f"{len(failures)}/{len(paths)} path(s) failed: {sorted(failures)}"
+            ),
         )
 
-    def _fail(self, reason: str, paths_checked: int) -> Score:
+    def _fail(self, error: str, reason: str, paths_checked: int, **extra: str) -> Score:
+        # unscorable, not errored: a failing verdict whose metadata says why (the seed's keys)
         return Score(
             name=self.name,
             value=0.0,
             passed=False,
-            metadata={"failures": {}, "paths_checked": paths_checked, "reason": reason},
+            metadata={
+                "error": error,
+                **extra,
+                "failures": {},
+                "paths_checked": paths_checked,
+                "reason": reason,
+            },
             reasoning=reason,
         )

@@ -68,7 +68,7 @@ def test_state_match__missing_path__reports_path_missing(path: str) -> None:
 def test_state_match__wrong_value__failure_has_expected_and_actual_without_reason() -> None:
     result = StateMatch()(with_state(STATE), expecting({"lights.hall.state": "on"}))
     assert result.metadata["failures"] == {"lights.hall.state": {"expected": "on", "actual": "off"}}
-    assert result.reasoning == "1 of 1 path(s) did not match"
+    assert result.reasoning == "1/1 path(s) failed: ['lights.hall.state']"
 
 
 def test_state_match__per_example_expectation__overrides_factory_default() -> None:
@@ -138,3 +138,36 @@ def test_state_match__name__is_state_match() -> None:
 )
 def test_resolve_path__dicts_and_list_indices(path: str, found: bool, value: Any) -> None:
     assert resolve_path(STATE, path) == (found, value)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "result", "error", "got_type"),
+    [
+        (StateMatch(), with_state(STATE), "no expected_state provided", None),
+        (
+            StateMatch(expected_state={"x.y": 1}),
+            TaskResult(output=""),
+            "'final_state' missing or not a dict",
+            "NoneType",
+        ),
+        (
+            StateMatch(expected_state={"x.y": 1}),
+            with_state("on"),
+            "'final_state' missing or not a dict",
+            "str",
+        ),
+    ],
+)
+def test_state_match__unscorable__seed_metadata_error_and_got_type(
+    scorer: StateMatch, result: TaskResult, error: str, got_type: str | None
+) -> None:
+    score = scorer(result, None)
+    assert (score.passed, score.value) == (False, 0.0)
+    assert score.metadata["error"] == error
+    assert score.metadata.get("got_type") == got_type
+
+
+def test_state_match__all_paths_match__seed_reasoning_and_metadata() -> None:
+    score = StateMatch(expected_state={"door.locked": True})(with_state(STATE), None)
+    assert score.passed and score.reasoning == "All 1 paths matched"
+    assert score.metadata == {"failures": {}, "paths_checked": 1}

@@ -171,7 +171,7 @@ class _ToolCallScorer(ABC):
             value=0.0,
             passed=False,
             error=message,
-            metadata={"tool_args_match_mode": self.tool_args_match_mode},
+            metadata={"error": message, "tool_args_match_mode": self.tool_args_match_mode},
         )
 
     def _score(self, ok: bool, details: Details, actual: list[Call] | None, reference: list[Call]) -> Score:
@@ -181,13 +181,24 @@ class _ToolCallScorer(ABC):
             "reference_count": len(reference),
             **details,
         }
+        reasoning = details.get("reason")
+        if ok and reasoning is None and actual is not None:
+            if isinstance(self, ToolCallExactMatch):
+                metadata["call_count"] = len(actual)
+            reasoning = _PASSED.get(self.default_name, "All tool calls matched").format(
+                actual=len(actual), reference=len(reference)
+            )
         return Score(
-            name=self.name,
-            value=1.0 if ok else 0.0,
-            passed=ok,
-            metadata=metadata,
-            reasoning=details.get("reason"),
+            name=self.name, value=1.0 if ok else 0.0, passed=ok, metadata=metadata, reasoning=reasoning
         )
+
+
+_PASSED = {  # the reasoning of a passing Score, as the seed project words it
+    "ToolCallExactMatch": "All {actual} tool call(s) matched",
+    "ToolCallSupersetMatch": "All {reference} reference call(s) matched",
+    "ToolCallSubsetMatch": "All {actual} actual call(s) matched against reference",
+    "ToolCallUnorderedMatch": "All {reference} call(s) matched (any order)",
+}
 
 
 class ToolCallExactMatch(_ToolCallScorer):

@@ -427,3 +427,32 @@ def test_superset_and_subset__any_lists__agree_with_trying_every_subsequence(
     )
     assert score(ToolCallSupersetMatch(tool_args_match_mode=mode), actual, reference).passed is superset  # type: ignore[arg-type]
     assert score(ToolCallSubsetMatch(tool_args_match_mode=mode), actual, reference).passed is subset  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("scorer", "reasoning"),
+    [
+        (ToolCallExactMatch(), "All 2 tool call(s) matched"),
+        (ToolCallSupersetMatch(), "All 2 reference call(s) matched"),
+        (ToolCallSubsetMatch(), "All 2 actual call(s) matched against reference"),
+        (ToolCallUnorderedMatch(), "All 2 call(s) matched (any order)"),
+    ],
+    ids=lambda v: getattr(v, "name", ""),
+)
+def test_passing_tool_call_score__seed_reasoning_counts_and_mode(scorer: Any, reasoning: str) -> None:
+    calls = [{"name": "a", "args": {}}, {"name": "b", "args": {"x": 1}}]
+    frames = [{"role": "assistant", "tool_calls": calls}]
+    score = scorer(
+        TaskResult(output="", context={"outputs": frames}),
+        ExpectedResult(expected="", context={"reference_outputs": frames}),
+    )
+    assert score.passed and score.reasoning == reasoning
+    assert (score.metadata["actual_count"], score.metadata["reference_count"]) == (2, 2)
+    assert score.metadata["tool_args_match_mode"] == "exact"
+
+
+def test_tool_call_score__missing_messages__error_also_under_metadata_error() -> None:
+    score = ToolCallExactMatch()(
+        TaskResult(output=""), ExpectedResult(expected="", context={"reference_outputs": []})
+    )
+    assert not score.passed and score.error and score.metadata["error"] == score.error

@@ -588,3 +588,24 @@ async def test_run__name_collision__never_hides_a_failure_from_the_example_or_it
     (trial,) = result.to_run_record().suites[0].cases[0].trials
     assert {k: s.passed for k, s in trial.scores.items()} == recorded
     assert trial.passed is example_passed
+
+
+async def test_run__two_levenshtein_instances__both_run_and_a_strict_failure_still_fails_the_example() -> (
+    None
+):
+    pytest.importorskip("autoevals")
+    from agent_evals.adapters.scorers.autoevals import Levenshtein
+
+    data = [ExampleData(input="x", expected=ExpectedResult(expected="hello world"))]
+
+    def task(x: Any) -> TaskResult:
+        return TaskResult(output="hello there")
+
+    with pytest.warns(UserWarning, match="'Levenshtein'"):
+        result = await run_eval_async(task, data, [Levenshtein(threshold=1.0), Levenshtein(threshold=0.5)])
+    (example,) = result.examples
+    assert example.scores["Levenshtein"].passed is True  # the last one, as in the seed
+    assert [s.passed for s in example.replaced_scores] == [False]  # the strict one ran too
+    assert example.passed is False
+    (trial,) = result.to_run_record().suites[0].cases[0].trials
+    assert {k: s.passed for k, s in trial.scores.items()} == {"Levenshtein": False, "Levenshtein#2": True}

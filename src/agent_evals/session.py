@@ -134,6 +134,31 @@ class RunBuilder:
         """Follow a benchmark as it runs: the record holds its finished cases even if it is interrupted."""
         self._other_suites.append(result)
 
+    def tally(self) -> tuple[int, int, int]:
+        """Finished trials so far as (passed, failed, errored), for a live progress line."""
+        passed = failed = errored = 0
+        with self._lock:
+            eval_results = [r for trials in self._results.values() for r in trials.values()]
+        for result in eval_results:
+            if result.error is not None:
+                errored += 1
+            elif result.passed:
+                passed += 1
+            else:
+                failed += 1
+        for item in list(self._other_suites):
+            if isinstance(item, Suite):
+                continue
+            for case in list(item.cases):
+                for trial in list(case.trials):
+                    if trial.error is not None:
+                        errored += 1
+                    elif trial.passed:
+                        passed += 1
+                    else:
+                        failed += 1
+        return passed, failed, errored
+
     @property
     def setup_failures(self) -> list[str]:
         """``benchmark id: why`` for each benchmark whose agent's ``setup()`` raised (an infra fault)."""

@@ -257,7 +257,10 @@ def compare(
             if reader is not None:
                 reader.close()
         write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
-        click.echo(render_terminal(comparison, color=sys.stdout.isatty()))
+        from agent_evals.report.colour import use_colour
+
+        colour = use_colour(sys.stdout)
+        click.echo(render_terminal(comparison, color=colour), color=colour)
         return end_command(comparison.exit_code)
 
     run_command(body)

@@ -66,8 +66,11 @@ def regrade(run_record: str, output: str | None, keep_benchmarks: bool, quiet: b
     except OSError as exc:
         click.echo(f"error: cannot write the run record to {target}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    text = render_run_summary(record, verbose=verbose)
-    click.echo(text.splitlines()[-1] if quiet else text.rstrip("\n"))
+    from agent_evals.report.colour import use_colour
+
+    colour = use_colour(sys.stdout)
+    text = render_run_summary(record, verbose=verbose, color=colour)
+    click.echo(text.splitlines()[-1] if quiet else text.rstrip("\n"), color=colour)
     if not quiet:
         click.echo(
             f"Regraded {summary.trials} trial(s); kept {summary.kept} as they were; written to {target}"

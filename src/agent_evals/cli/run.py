@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -26,14 +27,31 @@ RUN_EXIT_CODES = (
 )
 
 
-class ProgressLine:
-    """A one-line progress display on a terminal, shown once a run has lasted a second."""
+Tally = Callable[[], tuple[int, int, int]]
+"""Finished trials so far as (passed, failed, errored)."""
 
-    def __init__(self, stream: IO[str], *, delay: float = 1.0, interval: float = 0.1) -> None:
+
+class ProgressLine:
+    """A one-line progress display on a terminal, shown once a run has lasted a second.
+
+    ``running: 40/120 33% | 35 passed, 3 failed, 2 errored | 12s, about 24s left``
+    """
+
+    def __init__(
+        self,
+        stream: IO[str],
+        *,
+        delay: float = 1.0,
+        interval: float = 0.1,
+        tally: Tally | None = None,
+        color: bool = False,
+    ) -> None:
         """Draw on ``stream`` (a TTY), starting ``delay`` seconds after creation."""
         self.stream = stream
         self.delay = delay
         self.interval = interval
+        self.tally = tally
+        self.color = color
         self.started = time.monotonic()
         self._last = 0.0
         self._drawn = False
@@ -46,10 +64,26 @@ class ProgressLine:
             return
         with self._lock:
             self._last = now
-            pct = f" {done * 100 // total}%" if total else ""
-            self.stream.write(f"\r\x1b[Krunning: {done}/{total}{pct} ({now - self.started:.0f}s)")
+            self.stream.write("\r\x1b[K" + self.line(done, total, now - self.started))
             self.stream.flush()
             self._drawn = True
+
+    def line(self, done: int, total: int, elapsed: float) -> str:
+        """The progress text (trials done of total, outcomes so far, elapsed time and an estimate left)."""
+        from agent_evals.report.colour import paint
+
+        pct = f" {done * 100 // total}%" if total else ""
+        parts = [f"running: {done}/{total} trials{pct}"]
+        if self.tally is not None:
+            passed, failed, errored = self.tally()
+            failed_text = paint(f"{failed} failed", "fail", self.color and failed > 0)
+            errored_text = paint(f"{errored} errored", "error", self.color and errored > 0)
+            parts.append(f"{passed} passed, {failed_text}, {errored_text}")
+        timing = f"{elapsed:.0f}s"
+        if 0 < done < total:
+            timing += f", about {elapsed / done * (total - done):.0f}s left"
+        parts.append(timing)
+        return " | ".join(parts)
 
     def clear(self) -> None:
         """Erase the line, if it was drawn."""
@@ -123,8 +157,12 @@ def run(
     # A run allocates many small long-lived objects; frequent full collections find nothing to free.
     gc.freeze()
     gc.set_threshold(50_000, 50, 50)
-    progress = ProgressLine(sys.stderr) if not quiet and sys.stderr.isatty() else None
+    from agent_evals.report.colour import use_colour
+
     builder = RunBuilder()
+    progress = None
+    if not quiet and sys.stderr.isatty():
+        progress = ProgressLine(sys.stderr, tally=builder.tally, color=use_colour(sys.stderr))
     interrupted = False
     try:
         record = run_paths(
@@ -160,8 +198,9 @@ def run(
         except OSError as exc:
             click.echo(f"error: cannot write the run record to {output}: {exc}", err=True)
             sys.exit(EXIT_USAGE)
-    summary = render_run_summary(record, verbose=verbose)
-    click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"))
+    colour = use_colour(sys.stdout)
+    summary = render_run_summary(record, verbose=verbose, color=colour)
+    click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"), color=colour)
     if output and not quiet:
         click.echo(f"Run record written to {output}")
     if interrupted:

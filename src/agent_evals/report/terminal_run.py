@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from agent_evals.core.record import RunRecord, Suite
 from agent_evals.evals.stats import CaseStats, GroupStats, case_stats, group_stats
+from agent_evals.report.colour import paint
 
 NOTE_LIMIT = 200
 """Longest note or error shown per failure line."""
@@ -20,11 +21,19 @@ def _short(text: str | None, limit: int = NOTE_LIMIT) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+WIDTH = 80
+"""Terminal width the tables fit in (long group names are cut with an ellipsis)."""
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    overflow = 2 + sum(widths) + 2 * (len(widths) - 1) - WIDTH
+    if overflow > 0:
+        widths[0] = max(12, widths[0] - overflow)
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(widths[i]) for i, cell in enumerate(row) if i]
+        name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
+        cells = [name.ljust(widths[0])] + [cell.rjust(widths[i]) for i, cell in enumerate(row) if i]
         lines.append("  " + "  ".join(cells).rstrip())
     return lines
 
@@ -66,10 +75,11 @@ def _suite_lines(suite: Suite, stats: dict[int, CaseStats]) -> list[str]:
 
 
 def _failure_lines(
-    suites: Iterable[Suite], stats: dict[int, CaseStats], verbose: bool, limit: int
+    suites: Iterable[Suite], stats: dict[int, CaseStats], verbose: bool, limit: int, color: bool = False
 ) -> list[str]:
     lines: list[str] = []
     count = 0
+    hidden_tracebacks = False
     for suite in suites:
         for case in suite.cases:
             counts = stats[id(case)]
@@ -80,7 +90,8 @@ def _failure_lines(
             if count > limit:
                 continue
             where = f" ({counts.passes}/{counts.valid} trials passed)" if counts.trials > 1 else ""
-            lines.append(f"  {'ERROR' if outcome == 'errored' else 'FAIL'} {case.id}{where}")
+            label = paint("ERROR", "error", color) if outcome == "errored" else paint("FAIL", "fail", color)
+            lines.append(f"  {label} {case.id}{where}")
             shown: set[str] = set()
             for trial in case.trials:
                 if trial.error is not None:
@@ -90,6 +101,7 @@ def _failure_lines(
                         lines.append(f"      {detail}")
                         if verbose and trial.traceback:
                             lines += [f"        {line}" for line in trial.traceback.splitlines()]
+                        hidden_tracebacks = hidden_tracebacks or (not verbose and bool(trial.traceback))
                     continue
                 for key, score in trial.scores.items():
                     if score.passed is False:
@@ -101,24 +113,29 @@ def _failure_lines(
     if not count:
         return []
     more = f" (showing {limit})" if count > limit else ""
-    return [f"Failures: {count}{more}", *lines]
+    hint = " (use -v for tracebacks)" if hidden_tracebacks else ""
+    return [f"Failures: {count}{more}{hint}", *lines]
 
 
-def render_run_summary(record: RunRecord, *, verbose: bool = False, max_failures: int = 50) -> str:
+def render_run_summary(
+    record: RunRecord, *, verbose: bool = False, max_failures: int = 50, color: bool = False
+) -> str:
     """Render the summary: per suite a table by group (dataset or capability), the failures with
-    their notes (tracebacks too when ``verbose``), and one closing line with the run's totals."""
+    their notes (tracebacks too when ``verbose``), and one closing line with the run's totals.
+
+    ``color`` marks FAIL and ERROR (and the closing counts) with ANSI colours."""
     stats = {id(case): case_stats(case) for suite in record.suites for case in suite.cases}
     lines: list[str] = []
     for suite in record.suites:
         lines += _suite_lines(suite, stats)
         lines.append("")
-    lines += _failure_lines(record.suites, stats, verbose, max_failures)
+    lines += _failure_lines(record.suites, stats, verbose, max_failures, color)
     total = group_stats(stats.values())
     parts = [
         f"{total.cases} cases",
         f"{total.passed} passed",
-        f"{total.failed} failed",
-        f"{total.errored} errored",
+        paint(f"{total.failed} failed", "fail", color and total.failed > 0),
+        paint(f"{total.errored} errored", "error", color and total.errored > 0),
     ]
     if total.numeric:
         parts.append(f"{total.numeric} numeric-only (not in the pass rate)")

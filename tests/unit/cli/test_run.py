@@ -22,5 +22,5 @@ def test_progress_line__draws_in_place_then_clears() -> None:
     progress(10, 10)
     progress.clear()
     out = stream.getvalue()
-    assert "\r\x1b[Krunning: 3/10 30%" in out and "running: 10/10 100%" in out
+    assert "\r\x1b[Krunning: 3/10 trials 30%" in out and "running: 10/10 trials 100%" in out
     assert out.endswith("\r\x1b[K")

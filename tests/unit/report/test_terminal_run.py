@@ -112,3 +112,12 @@ def test_summary__mixed_trial_counts__header_gives_the_range_and_says_what_pass_
     lines = render_run_summary(record).splitlines()
     assert lines[0] == "evals/eval_a.py (evals, 1-3 trials per case)"
     assert "  pass@3 and pass^3 cover only the cases with 3 valid trials" in lines
+
+
+def test_summary__long_group_names_are_cut_so_tables_fit_80_columns() -> None:
+    long = "a-very-long-dataset-name-that-someone-generated-from-a-path-" * 2
+    case = Case(id=f"{long}/c", group=long, trials=[_trial(True, notes=None)] * 3)
+    text = render_run_summary(_record(_suite(case)))
+    table = [line for line in text.splitlines() if line.startswith("  ")]
+    assert table and all(len(line) <= 80 for line in table)
+    assert any(line.startswith("  a-very-long") and "…" in line for line in table)

@@ -104,7 +104,11 @@ def _build(spec: Mapping[str, Any], path: KeyPath, base_dir: Path | None = None)
 
 
 class ToolUseScorer:
-    """Runs a ToolCall* native on the listed calls; calls listed without ``args`` match any arguments."""
+    """Runs a ToolCall* native on the listed calls; a call listed without ``args`` has ``args: {}``.
+
+    As in the seed, the omitted ``args`` are compared under ``match_args`` like any others: with
+    ``exact`` (the default) the call must have no arguments, with ``superset`` any arguments do.
+    """
 
     def __init__(self, check: ToolUseCheck, path: KeyPath) -> None:
         if not check.calls and check.match_calls in VACUOUS_WHEN_EMPTY:
@@ -119,22 +123,11 @@ class ToolUseScorer:
             {"type": MATCH_CALLS_SCORERS[check.match_calls], "tool_args_match_mode": check.match_args}, path
         )
         self.name = scorer_name(self.native)
-        by_name: dict[str, set[bool]] = {}
-        for call in check.calls:
-            by_name.setdefault(call.name, set()).add(call.args is None)
-        for i, call in enumerate(check.calls):
-            if by_name[call.name] == {True, False}:
-                raise CheckerError(
-                    f"tool {call.name!r} is listed both with and without args; give args for every "
-                    f"call of {call.name!r} or for none",
-                    (*path, "calls", i),
-                )
-        self.any_args = {name for name, omitted in by_name.items() if omitted == {True}}
         self.reference = [self._message(c.name, c.args or {}) for c in check.calls]
 
-    def _message(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        kept = {} if name in self.any_args else args
-        return {"role": "assistant", "content": "", "tool_calls": [{"name": name, "args": kept}]}
+    @staticmethod
+    def _message(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": "", "tool_calls": [{"name": name, "args": args}]}
 
     async def __call__(self, result: TaskResult, expected: ExpectedResult | None = None) -> Score:
         """Score the agent's tool calls against the listed ones."""

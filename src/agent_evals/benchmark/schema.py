@@ -94,7 +94,7 @@ class CallSpec(StrictModel):
     name: str = Field(min_length=1)
     """Tool name."""
     args: dict[str, Any] | None = None
-    """Expected arguments; omit to leave this call's arguments unchecked."""
+    """Expected arguments; omitted means ``{}``, compared under ``match_args`` (as in the seed)."""
 
 
 class ToolUseCheck(StrictModel):

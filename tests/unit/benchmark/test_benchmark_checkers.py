@@ -187,13 +187,31 @@ async def test_tool_use_checker__argument_modes(
     assert list((await _score(scenario, _calls(("set_light", actual_args)))).values()) == [passed]
 
 
-async def test_tool_use_checker__call_without_args__leaves_that_calls_args_unchecked() -> None:
-    calls = [{"name": "get_status"}, {"name": "set_thermostat", "args": {"target_c": 21}}]
-    scenario = _scenario(success={"tool_use": {"calls": calls, "match_calls": "exact"}})
-    ok = _calls(("get_status", {"device_type": "thermostat"}), ("set_thermostat", {"target_c": 21}))
-    wrong_checked_arg = _calls(("get_status", {"device_type": "all"}), ("set_thermostat", {"target_c": 22}))
-    assert await _score(scenario, ok) == {"ToolCallExactMatch": True}
-    assert await _score(scenario, wrong_checked_arg) == {"ToolCallExactMatch": False}
+@pytest.mark.parametrize(
+    ("match_args", "actual_args", "passed"),
+    [
+        pytest.param("exact", {}, True, id="exact-no-arguments"),
+        pytest.param("exact", {"device_type": "all"}, False, id="exact-any-argument-fails"),
+        pytest.param("subset", {}, True, id="subset-no-arguments"),
+        pytest.param("subset", {"device_type": "all"}, False, id="subset-an-argument-fails"),
+        pytest.param("superset", {"device_type": "all"}, True, id="superset-any-arguments"),
+        pytest.param("ignore", {"device_type": "all"}, True, id="ignore-any-arguments"),
+    ],
+)
+async def test_tool_use_checker__call_without_args__means_empty_args_under_match_args_as_in_the_seed(
+    match_args: str, actual_args: dict[str, Any], passed: bool
+) -> None:
+    scenario = _scenario(success={"tool_use": {"calls": [{"name": "get_status"}], "match_args": match_args}})
+    assert await _score(scenario, _calls(("get_status", actual_args))) == {"ToolCallExactMatch": passed}
+
+
+async def test_tool_use_checker__same_tool_with_and_without_args__each_call_compared_as_listed() -> None:
+    calls = [{"name": "get_status"}, {"name": "get_status", "args": {"device_type": "all"}}]
+    scenario = _scenario(success={"tool_use": {"calls": calls}})
+    good = _calls(("get_status", {}), ("get_status", {"device_type": "all"}))
+    bad = _calls(("get_status", {"device_type": "all"}), ("get_status", {"device_type": "all"}))
+    assert await _score(scenario, good) == {"ToolCallExactMatch": True}
+    assert await _score(scenario, bad) == {"ToolCallExactMatch": False}
 
 
 async def test_tool_use_checker__no_messages__fails_with_a_reason() -> None:

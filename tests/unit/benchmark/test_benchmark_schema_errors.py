@@ -158,11 +158,6 @@ CASES = [
         id="call-typo",
     ),
     pytest.param(
-        _scenario("prompt: hi\nsuccess:\n  tool_use:\n    calls: [{name: a}, {name: a, args: {x: 1}}]"),
-        (9, 21, "capabilities[0].scenarios[0].success.tool_use.calls[0]", "both with and without args"),
-        id="call-with-and-without-args",
-    ),
-    pytest.param(
         _scenario("prompt: hi\nsuccess:\n  output: {regex: '('}"),
         (8, 27, "capabilities[0].scenarios[0].success.output.regex", "not a valid regular expression"),
         id="output-regex-compiles",

@@ -9,6 +9,7 @@
     │   ├── AgentLoadError          an agent `module:attr` that cannot be imported or used
     │   ├── RunRecordError          an unreadable or schema-invalid run record
     │   └── MissingDependency       an optional extra is not installed (names the pip command)
+    ├── OutputWriteError            a file that must be written cannot be (full disk, no permission)
     ├── GitHubError                 the GitHub API answered with an error we cannot work around
     │   └── GitHubPermissionError   a 403/404 that means a token permission is missing
     └── UnsafeArchiveError          a downloaded artifact that is not safe to extract
@@ -119,3 +120,7 @@ class GitHubPermissionError(GitHubError):
 
 class UnsafeArchiveError(AgentEvalsError):
     """A downloaded archive that would escape its folder, hold links, or expand too far."""
+
+
+class OutputWriteError(AgentEvalsError):
+    """A file agent-evals must write (record, report, job summary, step outputs) cannot be; exit 3."""

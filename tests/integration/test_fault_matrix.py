@@ -130,8 +130,11 @@ def workspace(tmp: Path, fault: Fault, kind: str) -> Path:
     return work
 
 
-def run_cli(tmp: Path, work: Path, command: str, fault: Fault) -> Outcome:
-    """``agent-evals run`` or ``agent-evals ci`` (a push to main in an Actions-like environment)."""
+def run_cli(tmp: Path, work: Path, command: str, fault: Fault, *, signal_when_started: int = 0) -> Outcome:
+    """``agent-evals run`` or ``agent-evals ci`` (a push to main in an Actions-like environment).
+
+    With ``signal_when_started``, that signal is sent once the agent has written ``started``.
+    """
     target = "faults.yaml" if (work / "faults.yaml").exists() else "eval_faults.py"
     meta = tmp / "meta"
     meta.mkdir()
@@ -158,16 +161,28 @@ def run_cli(tmp: Path, work: Path, command: str, fault: Fault) -> Outcome:
             "GITHUB_STEP_SUMMARY": str(meta / "summary.md"),
             "GITHUB_OUTPUT": str(meta / "output.txt"),
         }
-        if fault.timeout_s:
-            env["AGENT_EVALS_TIMEOUT"] = f"{fault.timeout_s:g}"
         args = [CLI, "ci", target, "--output", str(record), "--output-dir", str(meta / "out")]
     started = time.monotonic()
-    proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=LIMIT_S)
+    proc = subprocess.Popen(
+        args, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        if signal_when_started:
+            while not (work / "started").exists() and proc.poll() is None:
+                assert time.monotonic() - started < LIMIT_S, "the agent never started"
+                time.sleep(0.05)
+            time.sleep(0.3)
+            proc.send_signal(signal_when_started)
+        stdout, stderr = proc.communicate(timeout=LIMIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     seconds = time.monotonic() - started
     out_file, summary_file = meta / "output.txt", meta / "summary.md"
     outputs = parse_outputs(out_file.read_text()) if out_file.exists() else {}
     summary = summary_file.read_text() if summary_file.exists() else ""
-    return Outcome(proc.returncode, proc.stdout, proc.stderr, seconds, record, outputs, summary)
+    return Outcome(proc.returncode, stdout, stderr, seconds, record, outputs, summary)
 
 
 @pytest.mark.parametrize("command", ["run", "ci"])
@@ -189,3 +204,87 @@ def test_fault_in_one_trial__that_trial_errored_neighbours_run_record_written_ga
         assert "error budget" in outcome.summary
     else:
         assert "max_error_rate" in outcome.stderr
+
+
+PROCESS: dict[str, Fault] = {
+    "os-exit-0": Fault("os._exit(0)", ""),
+    "os-exit-1": Fault("os._exit(1)", ""),
+    "killed-like-oom": Fault("os.kill(os.getpid(), 9)", ""),
+    "native-crash": Fault("import ctypes\nctypes.string_at(0)", ""),
+}
+
+
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+@pytest.mark.parametrize("fault", list(PROCESS.values()), ids=list(PROCESS))
+def test_process_dies_under_ci__exit_3_with_what_it_saw_summary_and_outputs_written(
+    tmp_path: Path, fault: Fault, kind: str
+) -> None:
+    work = workspace(tmp_path, Fault("print('last words', flush=True)\n" + fault.code, ""), kind)
+    outcome = run_cli(tmp_path, work, "ci", fault)
+    assert outcome.code == 3, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
+    assert not outcome.record_path.exists()
+    assert outcome.outputs["status"] == "error" and outcome.outputs["upload-baseline"] == "false"
+    assert "no verdict" in outcome.summary and "last words" in outcome.summary
+    assert "::error::agent-evals: no verdict" in outcome.stdout
+    assert "Traceback" not in outcome.stderr
+
+
+WORKFLOW_COMMANDS = ("::add-mask::c0", "::error::pwned", "::stop-commands::agent", "::agent::")
+
+
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+def test_child_output_under_ci__inside_a_stop_commands_block_with_an_unguessable_token(
+    tmp_path: Path, kind: str
+) -> None:
+    code = "\n".join(f"print({line!r}, file=sys.stderr)" for line in WORKFLOW_COMMANDS) + "\nreturn 'ok'"
+    outcome = run_cli(tmp_path, workspace(tmp_path, Fault(code, ""), kind), "ci", Fault(code, ""))
+    assert outcome.code == 0, outcome.stdout + outcome.stderr
+    lines = outcome.stdout.splitlines()
+    inside: set[int] = set()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("::stop-commands::"):
+            token = lines[i].removeprefix("::stop-commands::")
+            assert len(token) >= 32 and token not in "".join(WORKFLOW_COMMANDS)
+            end = lines.index(f"::{token}::", i + 1)
+            inside.update(range(i + 1, end))
+            i = end
+        i += 1
+    for command in WORKFLOW_COMMANDS:
+        where = [n for n, line in enumerate(lines) if line == command]
+        assert where and set(where) <= inside, f"{command!r} outside a stop-commands block"
+
+
+SLOW_AGENT = """
+import asyncio
+import sys
+from pathlib import Path
+
+
+async def answer(prompt):
+    if prompt == 'c1':
+        Path('started').write_text('x')
+        await asyncio.sleep(60)
+    return 'ok'
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize(("signum", "code"), [(2, 130), (15, 143)], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", ["run", "ci"])
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+def test_cancelled_mid_run__partial_record_complete_false_exit_130_or_143(
+    tmp_path: Path, kind: str, command: str, signum: int, code: int
+) -> None:
+    work = workspace(tmp_path, Fault("pass", ""), kind)
+    (work / "faulty.py").write_text(SLOW_AGENT, encoding="utf-8")
+    if kind == "eval":
+        (work / "eval_faults.py").write_text(_eval_file(Fault("", "", is_async=True)), encoding="utf-8")
+    outcome = run_cli(tmp_path, work, command, Fault("", ""), signal_when_started=signum)
+    assert outcome.code == code, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
+    record = outcome.record()
+    assert record["run"]["complete"] is False
+    trials = outcome.trials()
+    assert trials["c0"]["passed"] is True and "c1" not in trials
+    if command == "ci":
+        assert outcome.outputs["status"] == "incomplete" and outcome.outputs["upload-baseline"] == "false"

@@ -163,7 +163,13 @@ def ci(
             if value is not None and context.get_parameter_source(name) is ParameterSource.ENVIRONMENT:
                 parse_block({name: value}, source=f"environment variable {_env(name)}", prefix="flag")
         resolve_policy(repo_config=None, suite_blocks={}, overrides=knobs)
-        result = run_ci(options, env=os.environ, cwd=Path.cwd(), emit=click.echo)
+        result = run_ci(
+            options,
+            env=os.environ,
+            cwd=Path.cwd(),
+            emit=click.echo,
+            emit_err=lambda line: click.echo(line, err=True),
+        )
     except AgentEvalsError as exc:
         click.echo(f"error: {_scrub(str(exc), github_token)}", err=True)
         sys.exit(exc.exit_code)

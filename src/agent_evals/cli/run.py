@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 import threading
 import time
@@ -29,6 +30,14 @@ RUN_EXIT_CODES = (
 
 Tally = Callable[[], tuple[int, int, int]]
 """Finished trials so far as (passed, failed, errored)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: the results so far are kept, marked incomplete (exit 143)."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise Terminated
 
 
 class ProgressLine:
@@ -163,7 +172,8 @@ def run(
     progress = None
     if not quiet and sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, tally=builder.tally, color=use_colour(sys.stderr))
-    interrupted = False
+    interrupted = 0  # the exit code of an interrupted run
+    signal.signal(signal.SIGTERM, _terminate)  # Actions cancels with SIGINT, then SIGTERM
     try:
         record = run_paths(
             paths,
@@ -177,8 +187,9 @@ def run(
             progress=progress,
             builder=builder,
         )
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as exc:
+        interrupted = 143 if isinstance(exc, Terminated) else 130
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
         record = builder.record(complete=False)
     except AgentEvalsError as exc:
         if progress:
@@ -205,7 +216,7 @@ def run(
         click.echo(f"Run record written to {output}")
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
-        sys.exit(130)
+        sys.exit(interrupted)
     for failure in builder.setup_failures:
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import uuid
@@ -10,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import EXIT_INTERNAL, GitHubError, RunRecordError
+from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, GitHubError, RunRecordError, UsageError
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
 from agent_evals.github.baseline import BaselineResult, missing
+from agent_evals.github.child_run import ChildRun, make_dirs, writing
 from agent_evals.github.comments import check_gate_id
 from agent_evals.github.plan import CIPlan, default_gate_id, make_plan
 from agent_evals.github.settings import ActionsSettings
@@ -99,11 +101,14 @@ def run_ci(
     emit: Callable[[str], None],
     session: requests.Session | None = None,
     sleep: Callable[[float], None] | None = None,
+    emit_err: Callable[[str], None] | None = None,
 ) -> CIResult:
-    """Run the whole flow for the Actions event in ``env`` (or locally); ``emit`` prints one stdout line."""
+    """Run the whole flow for the Actions event in ``env`` (or locally); ``emit`` prints one stdout line
+    (``emit_err`` one stderr line of the child run; default ``emit``)."""
+    from agent_evals.core.redact import Redactor
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
     from agent_evals.gate.store import read_record, write_record
-    from agent_evals.session import RunBuilder, run_paths
+    from agent_evals.github.child_run import run_child, run_command
 
     settings = ActionsSettings.from_env(env, token=options.github_token)
     secret_env = {**env, "AGENT_EVALS_GITHUB_TOKEN": settings.token_value() or ""}
@@ -120,19 +125,45 @@ def run_ci(
     )
     baseline_record = read_record(options.baseline) if options.baseline else None
 
-    builder = RunBuilder(env=secret_env, cwd=cwd)
-    record = run_paths(
-        list(options.paths),
-        agent=options.agent,
-        trials=options.trials,
-        concurrency=options.concurrency,
-        builder=builder,
-    )
     out_dir = options.output_dir if options.output_dir.is_absolute() else cwd / options.output_dir
     output = (
         options.output if options.output is None or options.output.is_absolute() else cwd / options.output
     )
-    record_path = write_record(output or out_dir / "run.json", record)
+    record_path = output or out_dir / "run.json"
+    make_dirs(record_path.parent, "the run record's folder")
+    # The suites run in a child process (the same `agent-evals run`): an agent that calls os._exit,
+    # crashes the interpreter or is killed for memory takes only the child down, and ci still reports.
+    relay = emit if settings.in_actions or emit_err is None else emit_err
+    child = run_child(
+        run_command(
+            options.paths,
+            record_path,
+            agent=options.agent,
+            trials=options.trials,
+            concurrency=options.concurrency,
+        ),
+        record_path,
+        env=env,
+        cwd=cwd,
+        # In Actions one stream keeps the child's lines inside the stop-commands block, in order;
+        # locally they go to stderr, and stdout stays the report.
+        emit=relay,
+        emit_err=relay,
+        in_actions=settings.in_actions,
+        scrub=Redactor.from_env(secret_env),
+    )
+    if child.record is None and child.code == EXIT_USAGE and child.interrupted is None:
+        raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
+    if child.record is None:
+        return _lost_run(child, settings, out_dir, gate_id, plan, emit)
+    record = child.record
+    if child.died or child.interrupted or not record.run.complete:
+        # whatever it wrote, a run that did not end on its own is partial: never a complete baseline
+        record.run.complete = False
+        writing("the run record", record_path, lambda: write_record(record_path, record))
+        plan = dataclasses.replace(plan, upload_baseline=False)
+    if child.interrupted is not None:  # cancelled: report what ran, quickly, without the network
+        plan = dataclasses.replace(plan, compare=False, comment=False)
 
     config = options.config or discover_repo_config(cwd)
     policy = resolve_policy(
@@ -151,6 +182,8 @@ def run_ci(
         accepted = acceptance.accepted
         notices += [acceptance.notice] if acceptance.notice else []
     exit_code = 0 if accepted else comparison.exit_code
+    if child.interrupted is not None:
+        exit_code = 128 + child.interrupted  # 130 (SIGINT) or 143 (SIGTERM), never "gate failed"
 
     from agent_evals.report.markdown import render_markdown
 
@@ -185,12 +218,13 @@ def run_ci(
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
             exit_code = code
 
-    for failure in builder.setup_failures:  # an agent that could not start: infra, never a verdict
+    for failure in _setup_failures(record):  # an agent that could not start: infra, never a verdict
         notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
         exit_code = EXIT_INTERNAL
     if settings.step_summary:
         extra = "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
-        append_summary(settings.step_summary, summary_md + extra)
+        step_summary = settings.step_summary
+        writing("the job summary", step_summary, lambda: append_summary(step_summary, summary_md + extra))
     if settings.in_actions:
         from agent_evals.report.terminal import render_terminal
 
@@ -215,8 +249,7 @@ def run_ci(
     outputs = _outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
     outputs.update(reports)
     outputs["baseline-store"] = options.baseline_store
-    if settings.output:
-        write_outputs(settings.output, outputs)
+    _write_outputs(settings, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
 
 
@@ -258,6 +291,38 @@ def _store_on_branch(
     return 0
 
 
+def _setup_failures(record: RunRecord) -> list[str]:
+    """``suite id: why`` for each benchmark whose agent's ``setup()`` raised (its trials say so)."""
+    failures = []
+    for suite in record.suites:
+        errors = [t.error for c in suite.cases for t in c.trials]
+        if errors and all(e and e.startswith("agent setup failed") for e in errors):
+            failures.append(f"{suite.id}: {str(errors[0]).splitlines()[0]}")
+    return failures
+
+
+def _write_outputs(settings: ActionsSettings, outputs: dict[str, str]) -> None:
+    step_output = settings.output
+    if step_output:
+        writing("the step outputs (GITHUB_OUTPUT)", step_output, lambda: write_outputs(step_output, outputs))
+
+
+def _lost_run(
+    child: ChildRun,
+    settings: ActionsSettings,
+    out_dir: Path,
+    gate_id: str,
+    plan: CIPlan,
+    emit: Callable[[str], None],
+) -> CIResult:
+    """The child left no usable record: exit 3 (130/143 when cancelled), with what it saw, in every output."""
+    from agent_evals.github.child_run import report_lost_run
+
+    code, outputs, markdown = report_lost_run(child, settings, out_dir, gate_id, emit)
+    _write_outputs(settings, outputs)
+    return CIResult(code, outputs, markdown, dataclasses.replace(plan, upload_baseline=False), None)
+
+
 def _link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
     """The comment with a closing line that links the run's report artifact, when it still fits."""
     from agent_evals.report.markdown import fits
@@ -286,11 +351,11 @@ def _write_reports(
         "verdict-json": ("verdict.json", render_json(comparison, env=env)),
         "junit-xml": ("junit.xml", render_junit(comparison, env=env)),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir, "the report folder")
     written: dict[str, str] = {}
     for output, (name, text) in files.items():
         path = out_dir / name
-        path.write_text(text, encoding="utf-8", errors="replace")
+        writing(f"the report {name}", path, lambda: path.write_text(text, "utf-8", "replace"))  # noqa: B023
         written[output] = str(path)
     written["report-dir"] = str(out_dir)
     return written
@@ -473,7 +538,9 @@ def _outputs(
     def rate(value: float | None) -> str:
         return "" if value is None else f"{value:.4f}"
 
-    status = "accepted" if accepted else comparison.verdict
+    status: str = "accepted" if accepted else comparison.verdict
+    if comparison.outcome == "incomplete":
+        status = "incomplete"
     baseline = comparison.baseline
     return {
         "status": status,

@@ -119,9 +119,13 @@ class Outcome:
 
 
 def workspace(tmp: Path, fault: Fault, kind: str) -> Path:
-    """A folder with the faulty agent and either a benchmark YAML or an eval file using it."""
+    """A folder with the faulty agent and either a benchmark YAML or an eval file using it.
+
+    Its policy tolerates no errored trial (``max_error_rate: 0``), so one fault must fail the gate.
+    """
     work = tmp / "ws"
     work.mkdir()
+    (work / "agent-evals.yaml").write_text("gate:\n  max_error_rate: 0\n", encoding="utf-8")
     (work / "faulty.py").write_text(_agent_module(fault), encoding="utf-8")
     if kind == "benchmark":
         (work / "faults.yaml").write_text(_benchmark(), encoding="utf-8")

@@ -237,6 +237,9 @@ def report_lost_run(
         "gate-id": gate_id,
         "upload-baseline": "false",
         "accepted-regression": "false",
+        "baseline-run-id": "",
+        "baseline-sha": "",
+        "baseline-url": "",
     }
     code = 128 + child.interrupted if child.interrupted is not None else EXIT_INTERNAL
     return code, outputs, markdown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,6 +58,24 @@ def _suite_charts(suite: SuiteComparison) -> dict[str, Any]:
     return charts
 
 
+def report_title(comparison: Comparison) -> str:
+    """``agent-evals: home, support · PR #17 · 1a2b3c4`` (what the candidate ran, where), as plain text."""
+    from agent_evals.report.filters import short_sha
+
+    suites = [s.suite_id for s in comparison.suites]
+    shown = ", ".join(suites[:3]) + (f" +{len(suites) - 3} more" if len(suites) > 3 else "")
+    parts = [f"agent-evals: {shown or 'no suites'}"]
+    candidate = comparison.candidate
+    match = re.match(r"refs/pull/(\d+)/", candidate.ref or "")
+    if match:
+        parts.append(f"PR #{match.group(1)}")
+    elif candidate.ref:
+        parts.append(candidate.ref.removeprefix("refs/heads/"))
+    if candidate.sha:
+        parts.append(short_sha(candidate.sha))
+    return " · ".join(parts)
+
+
 def render_html(
     comparison: Comparison,
     *,
@@ -81,6 +100,7 @@ def render_html(
         text = template.render(
             c=comparison,
             headline=headline(comparison, icon=False),
+            title=report_title(comparison),
             cases=cases,
             limit=SECTION_LIMIT,
             text_limit=TEXT_LIMIT,

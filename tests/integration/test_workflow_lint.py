@@ -209,3 +209,30 @@ def test_uses__every_pinned_action__runs_on_a_supported_node_runtime(path: Path)
     assert {
         pin: PINNED_RUNTIMES.get(pin) for pin in pins if PINNED_RUNTIMES.get(pin) not in SUPPORTED_RUNTIMES
     } == {}
+
+
+def test_publisher_workflow__trusted_inputs_guard_and_concurrency() -> None:
+    doc = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text())
+    [job] = doc["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
+    assert job["concurrency"]["cancel-in-progress"] is False and "workflow_run" in job["concurrency"]["group"]
+    guard = " ".join(job["if"].split())
+    for part in (
+        "conclusion != 'cancelled'",
+        "conclusion != 'skipped'",
+        "'dependabot[bot]'",
+        "head_repository",
+    ):
+        assert part in guard
+    [publish] = [
+        s
+        for s in job["steps"]
+        if "agent-evals publish" in s.get("run", "") or 'publish "$dir"' in s.get("run", "")
+    ]
+    assert publish["env"]["AGENT_EVALS_COMMENT"] in (
+        "always",
+        "on-failure",
+        "never",
+    )  # the publisher's own choice
+    text = (ROOT / ".github" / "workflows" / "publish.yml").read_text()
+    assert "report.md" not in text and "ref: ${{ github.event.workflow_run.head" not in text

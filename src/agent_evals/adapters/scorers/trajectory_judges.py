@@ -69,10 +69,10 @@ class _TrajectoryJudge:
 
     def __init__(
         self,
+        prompt: str | None = None,
         *,
         model: str = "openai:gpt-4o-mini",
         judge_base_url: str | None = None,
-        prompt: str | None = None,
         api_key: str | None = None,
         continuous: bool = False,
         choices: Sequence[float] | None = None,
@@ -89,9 +89,17 @@ class _TrajectoryJudge:
         self.continuous = continuous
         self.threshold = check_threshold(threshold, self.name)
         self._agentevals = import_agentevals(f"The {self.name} scorer")
-        self._judge = _chat_model(
-            model, base_url=judge_base_url, api_key=api_key, timeout_s=timeout_s, scorer=self.name
-        )
+        self.setup_error: str | None = None
+        """Why the judge model could not be built (an unknown provider); every call then errors."""
+        try:
+            self._judge = _chat_model(
+                model, base_url=judge_base_url, api_key=api_key, timeout_s=timeout_s, scorer=self.name
+            )
+        except MissingDependency:
+            raise
+        except ValueError as exc:  # init_chat_model: a provider LangChain does not know
+            self.setup_error = f"{self.name}: cannot use the judge model {model!r}: {exc}"
+            return
         self._judge_options: dict[str, Any] = {
             "judge": self._judge,
             "continuous": continuous,
@@ -99,6 +107,12 @@ class _TrajectoryJudge:
             "use_reasoning": use_reasoning,
         }
         self._prepare()
+
+    def _unusable(self) -> Score | None:
+        """The errored Score every call gets when the judge model could not be built."""
+        if self.setup_error is None:
+            return None
+        return failing_score(self.name, self.setup_error, metadata={"error": self.setup_error})
 
     def _prepare(self) -> None:
         """Build what the subclass's calls need once the judge is configured (nothing by default)."""
@@ -141,6 +155,9 @@ class TrajectoryLLMAsJudge(_TrajectoryJudge):
         self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
     ) -> Score:
         """Ask the judge; a missing trajectory or a judge failure is a failing Score with ``error``."""
+        unusable = self._unusable()
+        if unusable is not None:
+            return unusable
         try:
             outputs = message_list(actual_value(result, self.name), "context['outputs']")
             raw_reference = reference_value(expected, self.name, required=False)
@@ -179,6 +196,9 @@ class GraphTrajectoryLLMAsJudge(_TrajectoryJudge):
         self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
     ) -> Score:
         """Ask the judge; a missing trajectory or a judge failure is a failing Score with ``error``."""
+        unusable = self._unusable()
+        if unusable is not None:
+            return unusable
         try:
             outputs = graph_trajectory(actual_value(result, self.name), "context['outputs']")
             raw_reference = reference_value(expected, self.name, required=False)

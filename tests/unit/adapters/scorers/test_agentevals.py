@@ -262,6 +262,24 @@ def test_judge__model_without_provider_prefix__refused(model: Any) -> None:
         ag.TrajectoryLLMAsJudge(model=model, judge_base_url="http://localhost:1/v1")
 
 
+@pytest.mark.parametrize("factory", [ag.TrajectoryLLMAsJudge, ag.GraphTrajectoryLLMAsJudge])
+async def test_judge__unknown_model_provider__an_errored_score_per_call_not_a_raise(factory: Any) -> None:
+    judge = factory(model="nosuchprovider:m1", judge_base_url="http://localhost:1/v1")
+    score = await judge(SF_WEATHER_AGENT)
+    assert (score.value, score.passed) == (0.0, False)
+    assert score.error is not None and "nosuchprovider:m1" in score.error
+    assert score.metadata["error"] == score.error
+
+
+async def test_trajectory_judge__prompt_positional__reaches_the_judge(openai_server: OpenAIServer) -> None:
+    openai_server.script(TextAnswer(_verdict(True)))
+    judge = ag.TrajectoryLLMAsJudge(
+        "Positional prompt.\n{outputs}", model="openai:judge-1", judge_base_url=openai_server.base_url
+    )
+    assert (await judge(SF_WEATHER_AGENT)).passed is True
+    assert openai_server.chat_requests[-1]["messages"][0]["content"].startswith("Positional prompt.")
+
+
 def _verdict(score: Any, reasoning: str = "Scripted. Thus, the score should be: x.") -> str:
     return json.dumps({"reasoning": reasoning, "score": score})
 

@@ -9,6 +9,10 @@ from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import EvalConfig, ExampleData
 
 
+class DatasetItemError(TypeError, ValueError):
+    """A dataset item that is not an ExampleData: a TypeError here, the seed project's ValueError too."""
+
+
 def check_config(config: EvalConfig | Mapping[str, Any] | None) -> EvalConfig:
     """The run's EvalConfig: the default for None, validated fields for a dict."""
     if config is None:
@@ -33,7 +37,7 @@ def check_dataset(dataset: Iterable[ExampleData] | None) -> list[ExampleData]:
         raise ValueError("Dataset cannot be empty: pass at least one ExampleData(input=..., expected=...)")
     for index, example in enumerate(examples):
         if not isinstance(example, ExampleData):
-            raise TypeError(
+            raise DatasetItemError(
                 f"dataset[{index}] is a {type(example).__name__}, expected ExampleData(input=..., "
                 "expected=ExpectedResult(...))"
             )

@@ -179,3 +179,9 @@ async def test_slow_sync_scorer__runs_off_the_event_loop() -> None:
     assert seen and seen[0] != loop_thread
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert max(gaps) < 0.3, f"the loop stalled for {max(gaps):.2f} s"
+
+
+@pytest.mark.parametrize("error", [TypeError, ValueError])
+def test_dataset_item_not_example_data__both_type_and_value_error_naming_it(error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"dataset\[1\] is a dict, expected ExampleData"):
+        run_eval(fine, [ExampleData(input=1), {"input": 2}], [always])

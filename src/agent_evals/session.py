@@ -35,6 +35,7 @@ from agent_evals.plan import plan_run
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
+    from agent_evals.shard import Slicer
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``; may be called from a worker thread."""
@@ -263,6 +264,7 @@ async def run_paths_async(
     labels: Sequence[str] = (),
     progress: Progress | None = None,
     builder: RunBuilder | None = None,
+    shard: Slicer | None = None,
 ) -> RunRecord:
     """Run eval files and YAML benchmarks and return the run record.
 
@@ -270,7 +272,8 @@ async def run_paths_async(
     and ``evals/`` folders that exist.
     ``trials``, ``timeout_s`` and ``concurrency`` override what the files declare. ``datasets``,
     ``labels`` select evals; ``case_filter`` selects case ids. Pass a ``RunBuilder`` to keep the
-    partial results of an interrupted run. Raises ``UsageError`` (incl. ``EvalFileError``).
+    partial results of an interrupted run. With ``shard`` only that shard's cases run and the record
+    is stamped as the shard (``shard.stamp``). Raises ``UsageError`` (incl. ``EvalFileError``).
     """
     if trials is not None and trials < 1:
         raise UsageError(f"--trials must be at least 1, got {trials}")
@@ -290,7 +293,12 @@ async def run_paths_async(
     if plan.benchmark_files:
         _benchmark_runner()  # fail before running anything when benchmarks cannot run
     for suite in plan.eval_suites:
-        builder.add_eval_suite(suite.label, suite.specs)
+        specs = suite.specs
+        if shard is not None:
+            population = [(f"{suite.label}::{s.function_id}", s.trials) for s in specs]
+            evaluators = sorted({evaluator_name(e) for s in specs for e in s.evaluators})
+            specs = [specs[i] for i in shard.take(suite.label, population, {"evaluators": evaluators})]
+        builder.add_eval_suite(suite.label, specs)
 
     jobs = [Job(i, t) for i, spec in enumerate(builder.specs) for t in range(spec.trials)]
     total = len(jobs)
@@ -326,8 +334,10 @@ async def run_paths_async(
             progress=bench_progress,
             on_start=builder.add_benchmark,
             on_setup_error="record",  # the other suites still run; the CLI exits 3 afterwards
+            shard=shard,
         )
-    return builder.record(complete=True)
+    record = builder.record(complete=True)
+    return shard.stamp(record) if shard is not None else record
 
 
 def run_paths(
@@ -342,6 +352,7 @@ def run_paths(
     labels: Sequence[str] = (),
     progress: Progress | None = None,
     builder: RunBuilder | None = None,
+    shard: Slicer | None = None,
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
     holder: list[RunRecord] = []
@@ -361,6 +372,7 @@ def run_paths(
                 labels=labels,
                 progress=progress,
                 builder=builder,
+                shard=shard,
             )
         )
 

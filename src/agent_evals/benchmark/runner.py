@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
@@ -24,6 +24,9 @@ from agent_evals.core.faults import describe_fault, guarded
 from agent_evals.core.scorer import PreparedScorer, distinct_key
 from agent_evals.core.types import Score
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
+
+if TYPE_CHECKING:
+    from agent_evals.shard import Slicer
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +128,7 @@ async def run_benchmark_async(
     progress: Progress | None = None,
     on_start: OnStart | None = None,
     on_setup_error: Literal["raise", "record"] = "raise",
+    shard: Slicer | None = None,
 ) -> BenchmarkResult:
     """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
 
@@ -138,6 +142,7 @@ async def run_benchmark_async(
     When the agent's ``setup()`` raises, ``teardown()`` still runs and the exception propagates
     (as in the seed project); with ``on_setup_error="record"`` (what ``run`` and ``ci`` use) every
     trial is recorded as errored with the traceback and ``result.setup_error`` says why instead.
+    With ``shard`` (``run --shard``) only the scenarios dealt to that shard run.
     """
     for name, value in (("trials", trials), ("concurrency", concurrency)):
         if value is not None and value < 1:
@@ -147,6 +152,10 @@ async def run_benchmark_async(
     bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
     k = trials or bench.execution.runs_per_scenario
     limit = timeout_s or bench.execution.timeout_s
+    if shard is not None:
+        population = [(job.case.id, k) for job in jobs]
+        config = {"runs_per_scenario": k, "timeout_s": limit}
+        jobs = [jobs[i] for i in shard.take(bench.benchmark, population, config)]
 
     result = BenchmarkResult(
         benchmark_id=bench.benchmark,

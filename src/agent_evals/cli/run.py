@@ -138,6 +138,13 @@ class ProgressLine:
     metavar="RATE",
     help="Exit 1 when the pass rate is below RATE (0..1).",
 )
+@click.option(
+    "--shard",
+    "shard_text",
+    metavar="INDEX/COUNT",
+    help="Run only shard INDEX of COUNT (1/4 .. 4/4), a deterministic balanced slice; merge the shard "
+    "records with `agent-evals merge`.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
 def run(
@@ -151,6 +158,7 @@ def run(
     output: str | None,
     agent: str | None,
     fail_under: float | None,
+    shard_text: str | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -162,7 +170,13 @@ def run(
     from agent_evals.gate.store import write_record
     from agent_evals.report.terminal_run import render_run_summary
     from agent_evals.session import RunBuilder, run_paths
+    from agent_evals.shard import Shard, Slicer
 
+    try:
+        slicer = Slicer(Shard.parse(shard_text)) if shard_text is not None else None
+    except AgentEvalsError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
     # A run allocates many small long-lived objects; frequent full collections find nothing to free.
     gc.freeze()
     gc.set_threshold(50_000, 50, 50)
@@ -186,11 +200,14 @@ def run(
             labels=labels,
             progress=progress,
             builder=builder,
+            shard=slicer,
         )
     except KeyboardInterrupt as exc:
         interrupted = 143 if isinstance(exc, Terminated) else 130
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
         record = builder.record(complete=False)
+        if slicer is not None:
+            slicer.stamp(record)
     except AgentEvalsError as exc:
         if progress:
             progress.clear()

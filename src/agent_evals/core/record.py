@@ -135,6 +135,8 @@ class Suite(_Model):
     """The suite's own ``gate:`` policy block, when its file declares one."""
     cases: list[Case] = Field(default_factory=list)
     """Every case of the suite."""
+    case_positions: list[int] | None = None
+    """Shard records only: each case's position in the whole suite, so ``merge`` restores the order."""
 
 
 class GitInfo(_Model):
@@ -157,6 +159,15 @@ class CIInfo(_Model):
     """Pull request number, when any."""
 
 
+class ShardInfo(_Model):
+    """Which slice of a sharded run (``run --shard INDEX/COUNT``) a record holds."""
+
+    index: int
+    """1-based shard index."""
+    count: int
+    """How many shards the run was split into."""
+
+
 class RunInfo(_Model):
     """Facts about the run as a whole."""
 
@@ -172,6 +183,8 @@ class RunInfo(_Model):
     """Commit information."""
     ci: CIInfo = Field(default_factory=CIInfo)
     """CI information."""
+    shard: ShardInfo | None = None
+    """Set on a shard record: the record holds one slice of the run, not the whole run (merge the shards)."""
 
 
 class RunRecord(_Model):
@@ -195,11 +208,23 @@ class RunRecord(_Model):
 
 def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:
     """Hash what makes two runs of a suite comparable: case ids, config, agent and trial counts."""
+    return fingerprint_of(
+        [c.id for c in suite.cases],
+        [len(c.trials) for c in suite.cases],
+        config or {},
+        [suite.agent.name, suite.agent.version],
+    )
+
+
+def fingerprint_of(
+    case_ids: list[str], trial_counts: list[int], config: dict[str, Any], agent: list[str | None]
+) -> str:
+    """:func:`fingerprint` from its parts (a shard stamps the whole suite's, not its slice's)."""
     payload = {
-        "cases": sorted(c.id for c in suite.cases),
-        "config": config or {},
-        "agent": [suite.agent.name, suite.agent.version],
-        "trials": sorted({len(c.trials) for c in suite.cases}),
+        "cases": sorted(case_ids),
+        "config": config,
+        "agent": agent,
+        "trials": sorted(set(trial_counts)),
     }
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     return digest[:16]

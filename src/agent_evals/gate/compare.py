@@ -186,7 +186,8 @@ def _compare(
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
-    incomplete = not cand.run.get("complete", True)
+    # a shard record holds one slice of a run: like an interrupted run, it can never pass
+    incomplete = not cand.run.get("complete", True) or bool(cand.run.get("shard"))
     not_run_suites: list[str] = []
     if incomplete:  # what an interrupted run never reached was not removed: it was not run
         not_run_suites, removed = removed, []
@@ -202,7 +203,9 @@ def _compare(
         for sid in removed
     ]
     notes = _run_notes(base, cand)
-    if incomplete:  # notes[0] is the candidate's: it blocks, and names what did not run
+    if incomplete and not cand.run.get(
+        "shard"
+    ):  # notes[0] is the candidate's: it blocks, names what did not run
         notes[0] = _not_run_message(suites, not_run_suites, base is not None)
     reasons += [
         Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
@@ -438,10 +441,22 @@ def _not_run_message(suites: list[SuiteComparison], not_run_suites: list[str], h
     return f"{head}. Not run ({len(ids)}): {shown}{more}."
 
 
+def _shard_note(side: str, shard: Any) -> str:
+    where = f"{shard.get('index')}/{shard.get('count')}" if isinstance(shard, dict) else "?"
+    return (
+        f"The {side} record is shard {where} of a run, not the whole run: merge the shard records "
+        "with `agent-evals merge` and compare the merged record."
+    )
+
+
 def _run_notes(baseline: RunSummary | None, candidate: RunSummary) -> list[str]:
     notes = []
+    if candidate.run.get("shard"):
+        notes.append(_shard_note("candidate", candidate.run["shard"]))
     if not candidate.run.get("complete", True):
         notes.append("The candidate run is incomplete (interrupted): missing cases are not regressions.")
     if baseline is not None and not baseline.run.get("complete", True):
         notes.append("The baseline run is incomplete (interrupted): some cases may show as new.")
+    if baseline is not None and baseline.run.get("shard"):
+        notes.append(_shard_note("baseline", baseline.run["shard"]))
     return notes

@@ -26,6 +26,7 @@ register(
     "init", "agent_evals.cli.init", "init", "Scaffold a runnable benchmark, eval file, policy and workflow."
 )
 register("run", "agent_evals.cli.run", "run", "Run eval files and YAML benchmarks; write a run record.")
+register("merge", "agent_evals.cli.merge", "merge", "Join shard records (run --shard) into one run record.")
 register("compare", "agent_evals.cli.compare", "compare", "Compare a candidate run record with a baseline.")
 register(
     "report", "agent_evals.cli.report", "report", "Render one run record as Markdown, JUnit, HTML or JSON."

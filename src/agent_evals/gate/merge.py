@@ -1,0 +1,162 @@
+"""Join the shard records of one run (``run --shard i/n``) into the run record of the whole run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_evals.core.record import Case, RunRecord, Suite
+from agent_evals.errors import UsageError
+
+
+class MergeError(UsageError):
+    """Shard records that cannot be one run (exit 2); the message names the files."""
+
+
+@dataclass
+class Merged:
+    """The merged record and what, if anything, it lacks."""
+
+    record: RunRecord
+    missing: list[int]
+    """Shard indices not given (only with ``allow_partial``)."""
+    incomplete: list[str]
+    """Shard records that were themselves interrupted (only with ``allow_partial``)."""
+
+
+def _header(suite: Suite) -> dict[str, object]:
+    return suite.model_dump(exclude={"cases", "case_positions", "fingerprint"}, by_alias=True)
+
+
+def _check_runs(shards: Sequence[tuple[str, RunRecord]]) -> int:
+    """Every record is a shard of the same split, version and commit; returns the shard count."""
+    for source, record in shards:
+        if record.run.shard is None:
+            raise MergeError(
+                f"{source}: not a shard record (it has no run.shard); write shard records with "
+                "`agent-evals run --shard INDEX/COUNT -o FILE`"
+            )
+    first_source, first = shards[0]
+    assert first.run.shard is not None
+    count = first.run.shard.count
+    seen: dict[int, str] = {}
+    for source, record in shards:
+        shard = record.run.shard
+        assert shard is not None
+        if shard.count != count:
+            raise MergeError(
+                f"{source}: shard {shard.index}/{shard.count}, but {first_source} is a shard of "
+                f"{count}: the records come from different splits"
+            )
+        if shard.index in seen:
+            raise MergeError(
+                f"{source}: shard {shard.index}/{count} was already given as {seen[shard.index]}"
+            )
+        seen[shard.index] = source
+        if record.run.tool_version != first.run.tool_version:
+            raise MergeError(
+                f"{source}: written by agent-evals {record.run.tool_version}, but {first_source} by "
+                f"{first.run.tool_version}: run every shard with the same version"
+            )
+        sha, first_sha = record.run.git.sha, first.run.git.sha
+        if sha and first_sha and sha != first_sha:
+            raise MergeError(
+                f"{source}: run on commit {sha}, but {first_source} on {first_sha}: the shards "
+                "must come from the same commit"
+            )
+    return count
+
+
+def _merge_suite(suite_id: str, parts: list[tuple[str, Suite]]) -> Suite:
+    first_source, first = parts[0]
+    for source, suite in parts[1:]:
+        if suite.fingerprint != first.fingerprint:
+            raise MergeError(
+                f"{source}: suite {suite_id!r} has fingerprint {suite.fingerprint}, but {first_source} "
+                f"has {first.fingerprint}: the shards ran different cases or settings (files, --filter, "
+                "--trials, --timeout, agent)"
+            )
+        if _header(suite) != _header(first):
+            raise MergeError(
+                f"{source}: suite {suite_id!r} is declared differently than in {first_source} "
+                "(source, agent or gate block)"
+            )
+    placed: list[tuple[int, int, Case]] = []
+    owner: dict[str, str] = {}
+    for order, (source, suite) in enumerate(parts):
+        positions = suite.case_positions
+        if positions is not None and len(positions) != len(suite.cases):
+            raise MergeError(
+                f"{source}: suite {suite_id!r} lists {len(positions)} case_positions for "
+                f"{len(suite.cases)} cases"
+            )
+        for i, case in enumerate(suite.cases):
+            if case.id in owner:
+                raise MergeError(
+                    f"{source}: case {case.id!r} of suite {suite_id!r} is also in {owner[case.id]}: "
+                    "shards must not overlap (were they run with different --shard counts or files?)"
+                )
+            owner[case.id] = source
+            position = positions[i] if positions is not None else -1
+            placed.append((position, order, case))
+    placed.sort(key=lambda p: (p[0], p[1]))
+    merged = first.model_copy(deep=False)
+    merged.cases = [case for _, _, case in placed]
+    merged.case_positions = None
+    return merged
+
+
+def merge_shards(shards: Sequence[tuple[str, RunRecord]], *, allow_partial: bool = False) -> Merged:
+    """Merge ``(source, record)`` shard records; MergeError (exit 2) when they are not one run.
+
+    Refused: a record that is not a shard, shards of different splits, a shard given twice, different
+    tool versions or commits, suites that differ (fingerprint, declaration, or present in only some
+    shards), a case in two shards. Missing or interrupted shards are refused too unless
+    ``allow_partial``: then the merged record is marked ``complete: false``, which the gate never passes.
+    """
+    if not shards:
+        raise MergeError("no shard records given")
+    count = _check_runs(shards)
+    given = {r.run.shard.index for _, r in shards if r.run.shard is not None}
+    missing = [i for i in range(1, count + 1) if i not in given]
+    incomplete = [source for source, r in shards if not r.run.complete]
+    if (missing or incomplete) and not allow_partial:
+        problems = []
+        if missing:
+            problems.append(f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing")
+        if incomplete:
+            problems.append(f"interrupted shard record(s): {', '.join(incomplete)}")
+        raise MergeError(
+            f"{'; '.join(problems)}: pass every shard's complete record, or --allow-partial to write an "
+            "incomplete record (complete: false) that compare and ci never pass"
+        )
+
+    ordered = sorted(shards, key=lambda s: s[1].run.shard.index if s[1].run.shard else 0)
+    suite_ids: list[str] = []
+    parts: dict[str, list[tuple[str, Suite]]] = {}
+    for source, record in ordered:
+        for suite in record.suites:
+            if suite.id not in parts:
+                suite_ids.append(suite.id)
+            elif any(src == source for src, _ in parts[suite.id]):
+                raise MergeError(f"{source}: suite {suite.id!r} appears twice")
+            parts.setdefault(suite.id, []).append((source, suite))
+    for suite_id in suite_ids:
+        have = {src for src, _ in parts[suite_id]}
+        lacking = [src for src, _ in ordered if src not in have]
+        if lacking:
+            raise MergeError(
+                f"{lacking[0]}: has no suite {suite_id!r}, but {parts[suite_id][0][0]} has: the shards "
+                "ran different files"
+            )
+
+    first = ordered[0][1]
+    run = first.run.model_copy(deep=True)
+    run.shard = None
+    run.started_at = min(r.run.started_at for _, r in ordered)
+    finished = [r.run.finished_at for _, r in ordered if r.run.finished_at]
+    run.finished_at = max(finished) if finished else None
+    run.complete = not missing and not incomplete
+    suites = [_merge_suite(sid, parts[sid]) for sid in suite_ids]
+    record = RunRecord(run=run, suites=suites)
+    return Merged(record=record, missing=missing, incomplete=incomplete)

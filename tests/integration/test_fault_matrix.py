@@ -39,7 +39,7 @@ class Fault:
     is_async: bool = False
     """The agent is ``async def``."""
     timeout_s: float | None = None
-    """Per-trial timeout given on the command line."""
+    """Per-trial timeout, declared in the benchmark YAML and the @eval."""
     preamble: str = ""
     """Module-level code of the agent module."""
 
@@ -59,6 +59,24 @@ IN_PROCESS: dict[str, Fault] = {
         preamble="class Fatal(BaseException):\n    pass\n",
     ),
     "plain-exception": Fault("raise ValueError('boom')", "ValueError: boom"),
+    "str-raises": Fault(
+        "raise Odd()",
+        "Odd: <the message could not be read: its __str__ raised RuntimeError>",
+        preamble="class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n",
+    ),
+    "lone-surrogate-in-message": Fault("raise ValueError('bad \\ud800 text')", "ValueError: bad \ufffd text"),
+    "ten-mb-message": Fault("raise ValueError('x' * 10_000_000)", "characters in all]"),
+    "sync-hang-past-timeout": Fault("time.sleep(30)", "timed out after 1s", timeout_s=1),
+    "async-hang-past-timeout": Fault(
+        "await asyncio.sleep(30)", "timed out after 1s", is_async=True, timeout_s=1
+    ),
+    "async-blocks-the-loop": Fault("time.sleep(4)", "timed out after 1s", is_async=True, timeout_s=1),
+    "async-swallows-cancellation": Fault(
+        "try:\n    await asyncio.sleep(30)\nexcept asyncio.CancelledError:\n    return 'ok'",
+        "timed out after 1s",
+        is_async=True,
+        timeout_s=1,
+    ),
 }
 
 
@@ -69,8 +87,9 @@ def _agent_module(fault: Fault) -> str:
     return head + f"{prefix}def answer(prompt):\n    if prompt == 'c1':\n{body}\n    return 'ok'\n"
 
 
-def _benchmark() -> str:
+def _benchmark(fault: Fault) -> str:
     lines = ["benchmark: faults", "agent: faulty:answer", "execution:", "  runs_per_scenario: 1"]
+    lines += [f"  timeout_s: {fault.timeout_s:g}"] if fault.timeout_s else []
     lines += ["capabilities:", "  - name: talk", "    scenarios:"]
     for case in CASES:
         lines += [f"      - id: {case}", f"        prompt: {case}", "        success:"]
@@ -86,7 +105,7 @@ def _eval_file(fault: Fault) -> str:
         body = "def test_agent(ctx: EvalContext):\n    ctx.output = faulty.answer(ctx.input)\n"
     return (
         "import faulty\n\nfrom agent_evals import EvalContext, eval\n\n\n"
-        f"@eval(cases=[{cases}])\n{body}    assert ctx.output == 'ok'\n"
+        f"@eval(cases=[{cases}], timeout={fault.timeout_s})\n{body}    assert ctx.output == 'ok'\n"
     )
 
 
@@ -128,7 +147,7 @@ def workspace(tmp: Path, fault: Fault, kind: str) -> Path:
     (work / "agent-evals.yaml").write_text("gate:\n  max_error_rate: 0\n", encoding="utf-8")
     (work / "faulty.py").write_text(_agent_module(fault), encoding="utf-8")
     if kind == "benchmark":
-        (work / "faults.yaml").write_text(_benchmark(), encoding="utf-8")
+        (work / "faults.yaml").write_text(_benchmark(fault), encoding="utf-8")
     else:
         (work / "eval_faults.py").write_text(_eval_file(fault), encoding="utf-8")
     return work
@@ -144,9 +163,8 @@ def run_cli(tmp: Path, work: Path, command: str, fault: Fault, *, signal_when_st
     meta.mkdir()
     record = meta / "run.json"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "PYTHONDONTWRITEBYTECODE": "1"}
-    extra = ["--timeout", f"{fault.timeout_s:g}"] if fault.timeout_s else []
     if command == "run":
-        args = [CLI, "run", target, "--output", str(record), *extra]
+        args = [CLI, "run", target, "--output", str(record)]
     else:
         event = meta / "event.json"
         event.write_text(json.dumps({"repository": {"full_name": "octo/demo", "default_branch": "main"}}))
@@ -203,6 +221,8 @@ def test_fault_in_one_trial__that_trial_errored_neighbours_run_record_written_ga
     assert fault.error in (trials["c1"]["error"] or "")
     assert trials["c1"]["passed"] is False
     assert [trials[c]["passed"] for c in ("c0", "c2")] == [True, True]
+    assert outcome.seconds < 20, "a stuck trial kept the process alive"
+    assert len(json.dumps(trials["c1"])) < 100_000
     if command == "ci":
         assert outcome.outputs["status"] == "failed"
         assert "error budget" in outcome.summary

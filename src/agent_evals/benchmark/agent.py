@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import abc
-import asyncio
 import importlib
 import inspect
 import sys
@@ -11,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_evals.core.faults import in_daemon_thread
 from agent_evals.core.types import TaskResult
 from agent_evals.errors import AgentLoadError
 
@@ -121,7 +121,7 @@ class AgentHandle:
         if _is_async(self.call):
             out = await self.call(prompt, **kwargs)
         else:
-            out = await asyncio.to_thread(self.call, prompt, **kwargs)
+            out = await in_daemon_thread(self.call, prompt, **kwargs)
             if inspect.isawaitable(out):
                 out = await out
         return coerce_result(out)

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TypeVar
+import contextlib
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 MAX_MESSAGE_CHARS = 2000
 """An error message longer than this is cut, and the cut says how long the whole was."""
+
+
+OVERRUN_GRACE_S = 0.0
+"""A trial that returns this much past its timeout is errored, not passed: within the limit it would
+have been cancelled, so it blocked the loop or swallowed its cancellation."""
+
+
+def overran(elapsed: float, limit: float) -> str:
+    """The error of a trial that came back after its timeout had passed."""
+    return (
+        f"TimeoutError: timed out after {limit:g}s (it returned after {elapsed:.1f}s: an async agent "
+        "that blocks the event loop or ignores cancellation cannot be stopped at the limit)"
+    )
 
 
 class TrialFault(Exception):
@@ -82,3 +98,35 @@ def _type_name(exc: BaseException) -> str:
         return type(exc).__name__
     except Exception:  # pragma: no cover - a metaclass could make even this raise
         return "BaseException"
+
+
+async def in_daemon_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call sync ``fn`` in a fresh daemon thread (with the caller's context variables) and await it.
+
+    A call stuck past its timeout holds only its own thread: it takes no pool worker from the next
+    trial, and it never keeps the process alive once the run is over.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: T | None, exc: BaseException | None) -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(TrialFault(exc) if not isinstance(exc, Exception) else exc)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            value = context.run(fn, *args, **kwargs)
+        except BaseException as exc:  # handed to the awaiting coroutine, whatever it is
+            result: tuple[T | None, BaseException | None] = (None, exc)
+        else:
+            result = (value, None)
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for this call any more
+            loop.call_soon_threadsafe(settle, *result)
+
+    threading.Thread(target=work, name="agent-evals-trial", daemon=True).start()
+    return await future

@@ -10,7 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from agent_evals.core.faults import absorbed
+from agent_evals.core.faults import OVERRUN_GRACE_S, absorbed, overran
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
@@ -27,7 +27,7 @@ class _Failure(Exception):
     """Internal: carries the user exception out of the timed section."""
 
     def __init__(self, exc: BaseException) -> None:
-        super().__init__(str(exc))
+        super().__init__(type(exc).__name__)  # never str(exc): a user __str__ may raise
         self.exc = exc
 
 
@@ -160,6 +160,10 @@ async def run_trial(
         failure = wrapped.exc
     except asyncio.TimeoutError:
         result.error = f"TimeoutError: timed out after {limit:g}s"
+    elapsed = time.perf_counter() - started
+    if limit is not None and not sync_mode and result.error is None and elapsed > limit + OVERRUN_GRACE_S:
+        failure = None  # it blocked the loop or swallowed its cancellation: late, so errored, never passed
+        result.error = overran(elapsed, limit)
     if isinstance(failure, AssertionError) and spec.context_param is not None:
         notes = assertion_notes(failure)
         merge_scores(ctx.scores, [EvalScore(key=spec.default_score_key, passed=False, notes=notes)])

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from agent_evals.core.faults import in_daemon_thread
 from agent_evals.evals.execution import drive_sync, run_trial
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
@@ -103,9 +104,10 @@ async def run_jobs(
             result = await run_trial(spec, timeout=timeout)
         else:
             limit = _limit(spec, timeout)
-            future = loop.run_in_executor(pool, lambda: drive_sync(run_trial(spec, sync_mode=True)))
+            # its own daemon thread: one stuck past the limit takes no worker and never keeps the process alive
+            call = in_daemon_thread(lambda: drive_sync(run_trial(spec, sync_mode=True)))
             try:
-                result = await asyncio.wait_for(future, limit)
+                result = await asyncio.wait_for(call, limit)
             except asyncio.TimeoutError:
                 result = EvalCaseResult(
                     input=spec.input,

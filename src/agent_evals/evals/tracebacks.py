@@ -88,7 +88,10 @@ def _assert_source(filename: str, lineno: int) -> str | None:
 
 def assertion_notes(exc: AssertionError) -> str:
     """An assertion's notes: its message, or the source line of a bare ``assert``."""
-    message = str(exc)
+    try:
+        message = safe_text(str(exc))
+    except Exception:  # an AssertionError subclass whose __str__ raises
+        message = describe_fault(exc)
     if message:
         return message
     return innermost_line(exc.__traceback__) or "assertion failed"

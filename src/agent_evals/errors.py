@@ -28,7 +28,8 @@ EXIT_INTERNAL = 3
 EXIT_CODES_HELP = (
     "Exit codes: 0 passed (warnings allowed); 1 gate failed (regression, floor or error budget); "
     "2 usage or configuration error (bad YAML, flags, eval file or agent import, unreadable record); "
-    "3 infrastructure or internal error."
+    "3 infrastructure or internal error (also: an incomplete candidate run, a run that died without a "
+    "record); 130/143 interrupted by SIGINT/SIGTERM (partial results written, marked incomplete)."
 )
 
 

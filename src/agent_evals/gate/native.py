@@ -96,7 +96,7 @@ def read_native(raw: bytes, source: str) -> RunSummary | None:
     :class:`_Fields`); suite headers hold the fields the gate reads."""
     try:
         record = _RECORD.decode(raw)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError):
         return None
     if needs_upgrade(record.schema):
         return None  # an older schema is rewritten from the plain document

@@ -259,7 +259,7 @@ def parse_block(
             f"{source}: '{prefix}' must be a mapping of policy keys, found {type(data).__name__}"
         )
     try:
-        return PolicyBlock.model_validate(dict(data))
+        block = PolicyBlock.model_validate(dict(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
@@ -274,6 +274,23 @@ def parse_block(
         raise PolicyError(
             f"{where}: invalid policy value for '{key}': {message}{shown}{_hint(first, loc)}"
         ) from exc
+    _refuse_nulls(block, source, prefix, locate)
+    return block
+
+
+def _refuse_nulls(block: PolicyBlock, source: str, prefix: str, locate: Locator | None) -> None:
+    """A ``null`` only for knobs whose default is None (``min_pass_rate``); elsewhere it is an error."""
+    blocks: list[tuple[tuple[str, ...], Any]] = [((), block)]
+    blocks += [(("overrides", pattern), b) for pattern, b in block.overrides.items()]
+    for path, each in blocks:
+        for key, value in each.settings().items():
+            if value is None and Knobs.model_fields[key].default is not None:
+                loc = (*path, key)
+                where = locate(loc) if locate is not None else source
+                raise PolicyError(
+                    f"{where}: invalid policy value for '{'.'.join([prefix, *loc])}': null is not allowed; "
+                    "give a value or leave the key out"
+                )
 
 
 def unmatched_overrides(policy: Policy, groups: Mapping[str, Iterable[str]]) -> list[str]:

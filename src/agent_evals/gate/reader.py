@@ -47,8 +47,48 @@ def _kind(value: Any) -> str:
 
 def _fail(source: str, path: str, expected: str, value: Any) -> RunRecordError:
     return RunRecordError(
-        f"{source}: invalid run record at '{path}': expected {expected}, found {_kind(value)} {value!r:.60}"
+        f"{source}: invalid run record at '{path}': expected {expected}, found {_kind(value)} {_shown(value)}"
     )
+
+
+def _shown(value: Any) -> str:
+    """At most 60 characters of ``repr(value)``; never raises (a 5,000-digit integer has no repr)."""
+    try:
+        return f"{value!r:.60}"
+    except ValueError:
+        return f"<a {value.bit_length():,}-bit integer>" if isinstance(value, int) else "<unprintable>"
+
+
+_RUN_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "git": {"sha": (str,), "ref": (str,)},
+    "ci": {"provider": (str,), "run_id": (str, int), "pr": (int,)},
+}
+"""Provenance objects of ``run`` and the types their fields may have (each may also be null)."""
+
+MAX_NUMBER = 2**63
+"""Integers in provenance fields beyond this are refused (a run id or PR number is never that big)."""
+
+
+def _check_run(run: dict[str, Any], source: str) -> None:
+    for key in ("tool_version", "started_at"):
+        if not isinstance(run.get(key), str):
+            raise _fail(source, f"run.{key}", "a string", run.get(key))
+    if "complete" in run and not isinstance(run["complete"], bool):
+        raise _fail(source, "run.complete", "true or false", run["complete"])
+    for block, fields in _RUN_FIELDS.items():
+        value = run.get(block)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise _fail(source, f"run.{block}", "an object or null", value)
+        for name, types in fields.items():
+            field = value.get(name)
+            if field is None:
+                continue
+            ok = isinstance(field, types) and not isinstance(field, bool)
+            if not ok or (isinstance(field, int) and abs(field) >= MAX_NUMBER):
+                expected = " or ".join("a string" if t is str else "an integer" for t in types)
+                raise _fail(source, f"run.{block}.{name}", f"{expected} or null", field)
 
 
 def _check_trial(trial: Any, where: str, source: str) -> None:
@@ -146,9 +186,7 @@ def check_document(data: Any, *, source: str = "<run record>", cases: bool = Tru
     run = data.get("run")
     if not isinstance(run, dict):
         raise _fail(source, "run", "an object", run)
-    for key in ("tool_version", "started_at"):
-        if not isinstance(run.get(key), str):
-            raise _fail(source, f"run.{key}", "a string", run.get(key))
+    _check_run(run, source)
     suites = data.get("suites", [])
     if not isinstance(suites, list):
         raise _fail(source, "suites", "a list", suites)
@@ -195,6 +233,10 @@ def read_document(path: str | os.PathLike[str], *, cases: bool = True) -> Docume
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             where = f"{exc.lineno}:{exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
             raise RunRecordError(f"{p}:{where}not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise RunRecordError(f"{p}: not a run record: JSON nested too deeply to read") from exc
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            raise RunRecordError(f"{p}: not a run record: {exc}") from exc
         return check_document(data, source=str(p), cases=cases)
 
 

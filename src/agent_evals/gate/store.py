@@ -42,11 +42,20 @@ def read_record(path: str | os.PathLike[str]) -> RunRecord:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise RunRecordError(f"cannot read run record {p}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise RunRecordError(f"{p}: not valid JSON: byte {exc.start} is not UTF-8") from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RunRecordError(f"{p}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
-    return parse_record(data, source=str(p))
+    except RecursionError as exc:
+        raise RunRecordError(f"{p}: not a run record: JSON nested too deeply to read") from exc
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise RunRecordError(f"{p}: not a run record: {exc}") from exc
+    try:
+        return parse_record(data, source=str(p))
+    except RecursionError as exc:
+        raise RunRecordError(f"{p}: not a run record: nested too deeply to read") from exc
 
 
 def write_record(path: str | os.PathLike[str], record: RunRecord) -> Path:

@@ -69,6 +69,12 @@ def truncate(text: str, limit: int | None) -> str:
     return text[:keep] + TRUNCATION_MARKER.format(dropped=len(text) - keep)
 
 
+def strip_controls(text: str) -> str:
+    """Drop C0/C1 control characters (the ESC of ANSI colour codes too) and bidi overrides, as the
+    Markdown escaping does; tab and line breaks stay."""
+    return _INVISIBLE.sub("", text)
+
+
 def clean_text(text: str) -> str:
     """Replace lone surrogates (valid in JSON, not encodable as UTF-8) with U+FFFD."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")

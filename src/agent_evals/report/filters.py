@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.core.redact import Redactor
-from agent_evals.report.escape import DEFAULT_LIMIT, clean_text, escape_untrusted, truncate
+from agent_evals.report.escape import DEFAULT_LIMIT, clean_text, escape_untrusted, strip_controls, truncate
 
 NONE_MARK = "–"
 """Shown where a figure is missing (no baseline, no valid trial)."""
@@ -221,7 +221,7 @@ def make_untrusted_filter(redactor: Redactor, *, markdown: bool) -> Callable[...
         text = redactor(value if isinstance(value, str) else str(value))
         if markdown:
             return escape_untrusted(text, limit, line_break=line_break)
-        return truncate(clean_text(text), limit)
+        return truncate(strip_controls(clean_text(text)), limit)
 
     return untrusted
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from typing import Any
 
+import pytest
+
 from agent_evals.report.charts import Bar, flip_counts, outcome_of, pass_rate_bars
 from agent_evals.report.html import render_html
 
@@ -86,3 +88,16 @@ def test_render_html__lone_surrogate_in_untrusted_text__replaced_and_encodable(b
     assert "\ud800" not in html
     html.encode("utf-8")  # raises UnicodeEncodeError if a surrogate survived
     assert "err\ufffd" in html
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["\x1b[31mred\x1b[0m", "abc\u202edcba", "bell\x07", "nul\x00", "iso\u2066late\u2069", "c1\x9b"],
+    ids=["ansi-escape", "bidi-override", "bell", "nul", "bidi-isolate", "c1-csi"],
+)
+def test_render_html__control_and_bidi_characters__stripped_as_in_markdown(build: Any, hostile: str) -> None:
+    html = render_html(_comparison(build, text=hostile), env={})
+    for char in "\x1b\u202e\x07\x00\u2066\u2069\x9b":
+        assert char not in html
+    visible = "".join(ch for ch in hostile if ch.isprintable() and ch not in "\u202e\u2066\u2069")
+    assert visible in html

@@ -183,3 +183,17 @@ def test_unreadable_json__exit_2_never_a_traceback(
     }[command]
     code, output = _invoke(args)
     assert code == 2 and message in output and "Traceback" not in output, output
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_record_over_the_size_limit__refused_before_reading_exit_2_naming_the_flag(
+    tmp_path: Path, command: str
+) -> None:
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(GOOD) + " " * (2 * 1024 * 1024), encoding="utf-8")  # 2 MiB, valid JSON
+    (tmp_path / "good.json").write_text(json.dumps(GOOD), encoding="utf-8")
+    files = [str(tmp_path / "good.json"), str(big)] if command == "compare" else [str(big)]
+    code, output = _invoke([command, *files, "--max-record-size", "1"])
+    assert code == 2 and "over the 1 MiB limit" in output and "--max-record-size" in output, output
+    code, output = _invoke([command, *files, "--max-record-size", "3"])
+    assert code in (0, 1), output

@@ -201,10 +201,26 @@ def end_command(code: int) -> int:
     os._exit(code)
 
 
+def max_size_option(fn: Any) -> Any:
+    """``--max-record-size MIB``: refuse bigger record files before reading them."""
+    from agent_evals.gate.reader import MAX_RECORD_MIB
+
+    return click.option(
+        "--max-record-size",
+        "max_record_mib",
+        type=click.FloatRange(min=0, min_open=True),
+        default=MAX_RECORD_MIB,
+        show_default=True,
+        metavar="MIB",
+        help="Refuse run records larger than this many MiB before reading them.",
+    )(fn)
+
+
 @click.command("compare", help=COMPARE_HELP, epilog=EXIT_CODES_HELP)
 @click.argument("baseline", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("candidate", type=click.Path(dir_okay=False, path_type=Path))
 @policy_options
+@max_size_option
 @click.option(
     "--markdown", type=click.Path(dir_okay=False, path_type=Path), help="Write the Markdown summary here."
 )
@@ -224,11 +240,16 @@ def compare(
     junit: Path | None,
     html: Path | None,
     json_path: Path | None,
+    max_record_mib: float,
     **flags: Any,
 ) -> None:
     """Compare two run records and exit 0 (passed, warnings allowed), 1 (failed) or 2 (usage error)."""
 
     def body() -> int:
+        from agent_evals.gate.reader import check_record_size
+
+        check_record_size(candidate, max_record_mib)
+        check_record_size(baseline, max_record_mib)
         from agent_evals.gate.compare import compare_documents
         from agent_evals.gate.forked import SummaryReader
         from agent_evals.gate.picks import warm_candidate

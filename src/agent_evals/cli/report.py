@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from agent_evals.cli.compare import build_policy, policy_options, render_report, run_command, write_text
+from agent_evals.cli.compare import (
+    build_policy,
+    max_size_option,
+    policy_options,
+    render_report,
+    run_command,
+    write_text,
+)
 from agent_evals.errors import EXIT_OK
 
 REPORT_EXIT_CODES = (
@@ -30,13 +37,23 @@ REPORT_EXIT_CODES = (
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout."
 )
 @policy_options
-def report(run_record: Path, fmt: str, output: Path | None, policy_file: Path | None, **flags: Any) -> None:
+@max_size_option
+def report(
+    run_record: Path,
+    fmt: str,
+    output: Path | None,
+    policy_file: Path | None,
+    max_record_mib: float,
+    **flags: Any,
+) -> None:
     """Render RUN_RECORD alone (no baseline): rates, groups, failing cases and errors, under the policy's floors."""
 
     def body() -> int:
         from agent_evals.gate.compare import single_run
+        from agent_evals.gate.reader import check_record_size
         from agent_evals.gate.summary import read_summary
 
+        check_record_size(run_record, max_record_mib)
         run = read_summary(run_record)  # typed decoding with the speed extra, same errors either way
         comparison = single_run(run, build_policy(run, policy_file, flags))
         text = render_report(comparison, fmt)

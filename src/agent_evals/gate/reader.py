@@ -205,6 +205,24 @@ def check_document(data: Any, *, source: str = "<run record>", cases: bool = Tru
     return checked
 
 
+MAX_RECORD_MIB = 256
+"""Largest run record ``compare`` and ``report`` read by default (``--max-record-size`` raises it)."""
+
+
+def check_record_size(path: str | os.PathLike[str], max_mib: float = MAX_RECORD_MIB) -> None:
+    """Refuse a record file larger than ``max_mib`` MiB before reading it (RunRecordError, exit 2)."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError:
+        return  # the reader names a missing or unreadable file
+    if size > max_mib * 1024 * 1024:
+        raise RunRecordError(
+            f"{p}: the run record is {size / 1024 / 1024:,.0f} MiB, over the {max_mib:g} MiB limit for "
+            "reading it whole; raise the limit with --max-record-size MIB if it is really that big"
+        )
+
+
 def decode_json(raw: bytes) -> Any:
     """Decode a JSON document: with msgspec when installed (the ``speed`` extra; several times faster
     on large records), else the standard library. Anything msgspec rejects is decoded again by the

@@ -100,7 +100,14 @@ def load_yaml_file(path: Path, shown_as: str) -> tuple[Any, SourceMap]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BenchmarkFileError(f"the file is not UTF-8 text ({exc.reason})", file=shown_as) from exc
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise BenchmarkFileError(
+            f"the file is not UTF-8 text: byte 0x{raw[exc.start]:02x} ({exc.reason}); save it as UTF-8",
+            file=shown_as,
+            line=line,
+            column=column,
+        ) from exc
     return load_yaml_text(text, shown_as)
 
 
@@ -129,6 +136,16 @@ def load_yaml_text(text: str, shown_as: str) -> tuple[Any, SourceMap]:
             file=shown_as,
             line=mark.line + 1 if mark else None,
             column=mark.column + 1 if mark else None,
+        ) from exc
+    except yaml.reader.ReaderError as exc:  # a control or other unprintable character
+        before = text[: exc.position]
+        code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise BenchmarkFileError(
+            f"invalid YAML: the control character U+{code:04X} is not allowed in YAML; remove it, or write "
+            "it as an escape in a double-quoted string",
+            file=shown_as,
+            line=before.count("\n") + 1,
+            column=exc.position - (before.rfind("\n") + 1) + 1,
         ) from exc
     except yaml.YAMLError as exc:
         raise BenchmarkFileError(f"invalid YAML: {exc}", file=shown_as) from exc

@@ -171,3 +171,55 @@ def test_fuzz__unknown_key_anywhere__benchmark_file_error_at_that_key(
 
 def test_fuzz__valid_document__loads(folder: Path) -> None:
     assert isinstance(_load(folder, yaml.safe_dump(VALID)), Benchmark)
+
+
+GOOD_YAML = (
+    "benchmark: fuzz\ncapabilities:\n  - name: c\n    scenarios:\n      - id: a\n"
+    '        prompt: "hello"\n        success: {output: {contains: ok}}\n'
+)
+HOSTILE_BYTES = [
+    b"\xff",
+    b"\xfe\xff",
+    b"\xc3",
+    b"\x80",
+    b"\x07",
+    b"\x1b",
+    b"\x00",
+    b"\x7f",
+    b"\x0c",
+    b"\xed\xa0\x80",
+]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=st.integers(min_value=0, max_value=len(GOOD_YAML)), junk=st.sampled_from(HOSTILE_BYTES))
+def test_fuzz__a_non_utf8_or_control_byte_anywhere__error_at_file_line_col(
+    tmp_path: Path, offset: int, junk: bytes
+) -> None:
+    raw = GOOD_YAML.encode()[:offset] + junk + GOOD_YAML.encode()[offset:]
+    path = tmp_path / "b.yaml"
+    path.write_bytes(raw)
+    try:
+        load_benchmark(path)
+    except BenchmarkFileError as exc:
+        assert exc.file and exc.line is not None and exc.column is not None, str(exc)
+        assert str(exc).startswith(f"{exc.file}:{exc.line}:{exc.column}: ")
+        return
+    # only bytes YAML accepts can load: form feed as whitespace, DEL inside a quoted string
+    assert junk in (b"\x0c", b"\x7f", b"\x1b") and raw.decode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("junk", "line", "column", "words"),
+    [(b"\xff", 6, 19, "not UTF-8"), (b"\x07", 6, 19, "U+0007"), (b"\x00", 6, 19, "U+0000")],
+    ids=["invalid-utf8", "bell", "nul"],
+)
+def test_bad_byte_in_a_prompt__named_with_its_line_and_column(
+    tmp_path: Path, junk: bytes, line: int, column: int, words: str
+) -> None:
+    raw = GOOD_YAML.encode().replace(b"hello", b"h" + junk + b"ello")
+    path = tmp_path / "b.yaml"
+    path.write_bytes(raw)
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(path)
+    assert (caught.value.line, caught.value.column) == (line, column) and words in str(caught.value)

@@ -21,6 +21,20 @@ INCLUDE_PREFIX = "file://"
 MAX_INCLUDE_DEPTH = 16
 """How deep ``file://`` includes may nest."""
 
+MAX_INCLUDES = 1_000
+"""How many ``file://`` includes one benchmark may expand in all (the same file counted each time)."""
+
+MAX_INCLUDE_BYTES = 50_000_000
+"""How many bytes of included YAML one benchmark may read in all."""
+
+
+@dataclass
+class _Budget:
+    """What the includes of one benchmark have used so far."""
+
+    files: int = 0
+    bytes: int = 0
+
 
 @dataclass
 class _Located:
@@ -56,7 +70,7 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     raw_caps = data.get("capabilities")
     capabilities: list[Capability] = []
     if isinstance(raw_caps, list):
-        located = _expand(raw_caps, smap, ("capabilities",), real, [real])
+        located = _expand(raw_caps, smap, ("capabilities",), real, [real], _Budget())
         capabilities = [_validate_capability(item) for item in located]
     top = {k: v for k, v in data.items() if k != "capabilities"}
     if "capabilities" in data:
@@ -78,14 +92,14 @@ def _kind(value: Any) -> str:
 
 
 def _expand(
-    entries: list[Any], smap: SourceMap, base: KeyPath, including: Path, stack: list[Path]
+    entries: list[Any], smap: SourceMap, base: KeyPath, including: Path, stack: list[Path], budget: _Budget
 ) -> list[_Located]:
     """Turn capability entries into located mappings, splicing ``file://`` includes in place."""
     out: list[_Located] = []
     for index, entry in enumerate(entries):
         where = (*base, index)
         if isinstance(entry, str) and entry.startswith(INCLUDE_PREFIX):
-            out.extend(_include(entry, smap, where, including, stack))
+            out.extend(_include(entry, smap, where, including, stack, budget))
         elif isinstance(entry, dict):
             compact = _is_compact(entry)
             out.append(_Located(entry, smap, where, compact))
@@ -103,7 +117,9 @@ def _is_compact(entry: dict[str, Any]) -> bool:
     return "scenarios" not in entry and ("prompt" in entry or "id" in entry)
 
 
-def _include(ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: list[Path]) -> list[_Located]:
+def _include(
+    ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: list[Path], budget: _Budget
+) -> list[_Located]:
     rel = ref[len(INCLUDE_PREFIX) :]
     folder = including.parent
     if not rel.strip():
@@ -133,9 +149,18 @@ def _include(ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: 
         raise smap.error(f"includes nest deeper than {MAX_INCLUDE_DEPTH} files", where)
     if not real.is_file():
         raise smap.error(f"included file {shown_path(target)} does not exist", where)
+    budget.files += 1
+    budget.bytes += real.stat().st_size
+    if budget.files > MAX_INCLUDES or budget.bytes > MAX_INCLUDE_BYTES:
+        chain = " -> ".join(shown_path(p) for p in [*stack, real])
+        raise smap.error(
+            f"includes expand too far: over {MAX_INCLUDES:,} file:// includes or {MAX_INCLUDE_BYTES:,} bytes "
+            f"in all (the same file counts each time it is included); refused at {chain}",
+            where,
+        )
     data, sub = load_yaml_file(real, shown_path(target))
     if isinstance(data, list):
-        return _expand(data, sub, (), real, [*stack, real])
+        return _expand(data, sub, (), real, [*stack, real], budget)
     if isinstance(data, dict):
         compact = _is_compact(data)
         return [_Located(data, sub, (), compact)]

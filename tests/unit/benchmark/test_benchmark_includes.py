@@ -131,3 +131,32 @@ def test_include__scalar_file__says_what_an_included_file_must_hold(write: Write
     write("suite/caps/x.yaml", "just text\n")
     with pytest.raises(BenchmarkFileError, match="one capability mapping or a list"):
         load_benchmark(_main(write, "file://caps/x.yaml"))
+
+
+def test_include__fan_out_bomb__refused_early_with_the_chain(tmp_path: Path) -> None:
+    # ten includes of ten includes ... eight levels deep would be 10**8 capabilities
+    (tmp_path / "main.yaml").write_text(
+        "benchmark: bomb\ncapabilities:\n" + "  - file://l1.yaml\n" * 10, encoding="utf-8"
+    )
+    for level in range(1, 8):
+        (tmp_path / f"l{level}.yaml").write_text(f"- file://l{level + 1}.yaml\n" * 10, encoding="utf-8")
+    (tmp_path / "l8.yaml").write_text(
+        "name: c\nscenarios:\n  - id: a\n    prompt: p\n    success: {output: {contains: ok}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(BenchmarkFileError, match="includes expand too far") as caught:
+        load_benchmark(tmp_path / "main.yaml")
+    assert "main.yaml -> " in str(caught.value) and "l8.yaml" in str(caught.value)
+
+
+def test_include__the_same_file_many_times_within_the_budget__loads(tmp_path: Path) -> None:
+    (tmp_path / "main.yaml").write_text(
+        "benchmark: many\ncapabilities:\n" + "".join(f"  - file://c{i}.yaml\n" for i in range(50)),
+        encoding="utf-8",
+    )
+    for i in range(50):
+        (tmp_path / f"c{i}.yaml").write_text(
+            f"name: c{i}\nscenarios:\n  - id: a\n    prompt: p\n    success: {{output: {{contains: ok}}}}\n",
+            encoding="utf-8",
+        )
+    assert len(load_benchmark(tmp_path / "main.yaml").capabilities) == 50

@@ -157,9 +157,16 @@ class DeltaStat(_Model):
     sd: float | None = None
     """Standard deviation of the per-case differences."""
     mde: float | None = None
-    """Minimum detectable effect at power 0.8 and the policy's alpha."""
+    """The drop the gate (test and max_drop together) catches 80% of the time at this suite's size,
+    trials and flakiness; None when no drop reaches that (see ``can_fail``)."""
     mde_exceeds_max_drop: bool = False
-    """True when the suite is too small to reliably detect a drop of ``max_drop``."""
+    """True when the test alone has under 80% power at a drop of ``max_drop``."""
+    can_fail: bool = True
+    """False when no outcome of the candidate could make the test significant beyond max_drop."""
+    min_discordant: int | None = None
+    """Fewest cases flipping from passing every trial to failing every trial that can reach alpha."""
+    capacity: str | None = None
+    """What the suite can detect, in one sentence, when it is too small (every report shows it)."""
     significant: bool = False
     """p_adjusted < alpha."""
     settle: SettleHint | None = None

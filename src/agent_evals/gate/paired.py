@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from agent_evals.gate import conditional, stats
+from agent_evals.gate import conditional, power, stats
 from agent_evals.gate.model import DeltaStat, ErrorRise, Interval, RateSummary, SettleHint, TestName
 from agent_evals.gate.policy import TestChoice
 from agent_evals.gate.usage import construct
@@ -129,7 +129,7 @@ def delta_stat(
         return construct(
             DeltaStat, delta=None, interval=None, test="none", p_value=None, p_adjusted=None, n_paired=0,
             n_differ=0, n_down=0, n_up=0, sd=None, mde=None, mde_exceeds_max_drop=False, significant=False,
-            settle=None,
+            settle=None, can_fail=False, min_discordant=None, capacity=None,
         )  # fmt: skip
     weighted = [(_diff(key), w) for key, w in pairs.items()]
     n_down = sum(w for d, w in weighted if d < -EPS)
@@ -154,7 +154,19 @@ def delta_stat(
     interval = (
         construct(Interval, low=bounds[0], high=bounds[1], level=0.95, method="paired-t") if bounds else None
     )
-    mde = stats.mde(effective_sd(sd, max_drop), n, alpha)
+    types = power_types(pairs)
+    if test in ("stratified",) or test_name in ("mcnemar", "mcnemar-mid-p"):
+        mde = power.detectable_drop(types, alpha=alpha, max_drop=max_drop)
+        r_max = max_drop / max(power.mean_probability(types), EPS)
+        too_small = (
+            r_max >= 1.0 or power.power(types, r_max, alpha=alpha, max_drop=max_drop, test_only=True) < 0.8
+        )
+    else:
+        mde = stats.mde(effective_sd(sd, max_drop), n, alpha)
+        too_small = mde is not None and mde > max_drop + EPS
+    can_fail, need = reachable(pairs, alpha=alpha, max_drop=max_drop, mid_p=mid_p)
+    if not can_fail:
+        mde = None
     return construct(
         DeltaStat,
         delta=delta,
@@ -168,10 +180,65 @@ def delta_stat(
         n_up=n_up,
         sd=sd,
         mde=mde,
-        mde_exceeds_max_drop=mde is not None and mde > max_drop + EPS,
+        mde_exceeds_max_drop=too_small or mde is None,
+        can_fail=can_fail,
+        min_discordant=need,
+        capacity=capacity_note(mde, too_small or mde is None, can_fail, need, max_drop),
         significant=False,
         settle=None,
     )
+
+
+REMEDY = "add trials per case, give earlier baselines (--history), or mark the cases that matter critical"
+"""What makes a small suite able to detect smaller drops."""
+
+
+def capacity_note(
+    mde: float | None, too_small: bool, can_fail: bool, need: int, max_drop: float
+) -> str | None:
+    """The sentence that says what this suite can and cannot detect, when it falls short."""
+    if not can_fail:
+        return (
+            f"This suite cannot fail on a drop: it needs at least {need} discordant cases (passing every "
+            f"trial in one run, failing every trial in the other) and a drop beyond max_drop "
+            f"({max_drop * 100:.1f} points); {REMEDY}."
+        )
+    if mde is None:
+        return f"No drop is caught 4 times in 5 at this size; {REMEDY}."
+    if too_small:
+        return (
+            f"The gate catches a drop of {mde * 100:.1f} points 4 times in 5; against max_drop "
+            f"({max_drop * 100:.1f} points) the test has under 80% power. To guard smaller drops, {REMEDY}."
+        )
+    return None
+
+
+def power_types(pairs: Pairs) -> Counter[power.Type]:
+    """Paired cases as the power model sees them: trials on each side and the pooled pass fraction."""
+    types: Counter[power.Type] = Counter()
+    for (vb, pb, vc, pc), w in pairs.items():
+        types[(vb, vc, (pb + pc) / (vb + vc))] += w
+    return types
+
+
+def reachable(pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = False) -> tuple[bool, int]:
+    """Whether any candidate outcome could fail the gate: the most extreme one (every case that passed
+    a trial in the baseline now fails every trial) must be significant and beyond ``max_drop``. Also
+    the fewest all-pass -> all-fail flips that reach alpha at the suite's usual trial counts."""
+    n = sum(pairs.values())
+    extreme: Pairs = Counter()
+    for (vb, pb, vc, _), w in pairs.items():
+        extreme[(vb, pb, vc, 0)] += w
+    drop = math.fsum(pb / vb * w for (vb, pb, _, _), w in pairs.items()) / n if n else 0.0
+    sizes: Counter[tuple[int, int]] = Counter()
+    for (vb, _, vc, _), w in pairs.items():
+        sizes[(vb, vc)] += w
+    common = sizes.most_common(1)
+    kb, kc = common[0][0] if common else (1, 1)
+    need = power.min_flips(alpha, kb, kc)
+    if drop < max_drop - EPS:
+        return False, need
+    return conditional.drop_p(extreme, mid_p=mid_p).p_value < alpha, need
 
 
 def effective_sd(sd: float, max_drop: float) -> float:
@@ -182,26 +249,47 @@ def effective_sd(sd: float, max_drop: float) -> float:
 
 
 def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float) -> SettleHint:
-    """How many more cases (or trials per case) would likely settle an inconclusive drop."""
+    """How many more cases (or trials per case) would give the gate 80% power against a drop this
+    size, by the same power model as the MDE: a size is named only if the model reaches 80% there."""
     n = sum(pairs.values())
     delta = stat.delta if stat.delta is not None else -max_drop
-    effect = min(delta, -max_drop)
-    spread = effective_sd(stat.sd or 0.0, max_drop)
-    need = stats.cases_needed(spread, effect, alpha)
+    effect = abs(min(delta, -max_drop))
+    types = power_types(pairs)
+    p_bar = power.mean_probability(types)
+    r = effect / p_bar if p_bar > EPS else 1.0
+
+    def enough(t: Mapping[power.Type, int]) -> bool:
+        return r < 1.0 and power.power(t, r, alpha=alpha, max_drop=max_drop) >= power.TARGET_POWER
+
+    def scaled(cases: int) -> Counter[power.Type]:
+        return Counter({key: max(1, round(c * cases / n)) for key, c in types.items()})
+
+    need = None
+    if n and r < 1.0:
+        lo, hi = n, n
+        while hi <= 64 * n and not enough(scaled(hi)):
+            lo, hi = hi, hi * 2
+        if hi <= 64 * n:
+            while hi - lo > max(1, lo // 50):
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if enough(scaled(mid)) else (mid, hi)
+            need = hi
     more = max(0, need - n) if need is not None else None
     k_now = max((max(vb, vc) for vb, _, vc, _ in pairs), default=1)
+
+    def with_trials(k: int) -> Counter[power.Type]:
+        out: Counter[power.Type] = Counter()
+        for (_, _, p), c in types.items():
+            out[(k, k, p)] += c
+        return out
+
     trials = None
-    if k_now >= 2 and n:
-        # Binomial noise one trial adds per case (both sides), estimated from the observed fractions.
-        within = (
-            math.fsum(w * ((pb / vb) * (1 - pb / vb) / vb + (pc / vc) * (1 - pc / vc) / vc) for (vb, pb, vc, pc), w in pairs.items())
-            / n
-            * k_now
-        )  # fmt: skip
-        between = max(0.0, (stat.sd or 0.0) ** 2 - within / k_now)
-        trials = stats.trials_needed(between, within, n, effect, alpha)
-        if trials is not None and trials <= k_now:
-            trials = None
+    if n and r < 1.0 and enough(with_trials(MAX_TRIALS_HINT)):
+        lo_k, hi_k = k_now, MAX_TRIALS_HINT
+        while hi_k - lo_k > 1:
+            mid_k = (lo_k + hi_k) // 2
+            lo_k, hi_k = (lo_k, mid_k) if enough(with_trials(mid_k)) else (mid_k, hi_k)
+        trials = hi_k if hi_k > k_now else None
     parts = []
     if more:
         parts.append(f"about {more} more cases ({need} paired in all)")
@@ -209,32 +297,49 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
         parts.append(f"{trials} trials per case with the current {n} cases")
     if parts:
         message = (
-            f"To tell a {abs(effect) * 100:.1f}-point drop from noise at this spread: "
+            f"To catch a {effect * 100:.1f}-point drop 4 times in 5 at this flakiness: "
             + " or ".join(parts)
             + "."
         )
+    elif need is not None and more == 0:
+        message = (
+            "The suite is large enough to catch a drop this size most of the time; "
+            "re-running it (or --confirm-trials) would show whether this one is noise."
+        )
     else:
         message = (
-            "The suite is large enough to detect a drop this size most of the time; "
-            "re-running it would show whether this one is noise."
+            f"No suite size up to {64 * n} cases or {MAX_TRIALS_HINT} trials per case would catch a "
+            f"{effect * 100:.1f}-point drop 4 times in 5 here; mark the cases that matter critical, "
+            "or give earlier baselines (--history)."
         )
     return SettleHint(cases_needed=need, more_cases=more, trials_needed=trials, message=message)
 
+
+MAX_TRIALS_HINT = 50
+"""Most trials per case a settle hint considers."""
 
 ERROR_BOUND_LEVEL = 0.95
 """Confidence of the one-sided bound the error budget compares with ``max_error_rate``."""
 
 
+ERROR_BOUND_MIN_EXPECTED = 5.0
+"""Below this many errors expected at the budget (trials x max_error_rate) the bound cannot tell a
+rate at the budget from one well over it, so the observed rate is compared with the budget directly."""
+
+
 def over_error_budget(errored: int, trials: int, budget: float) -> bool:
     """Whether the exact one-sided lower 95% bound of the error rate is above ``budget``: the chance
     of ``errored`` or more errors in ``trials`` at a true rate of exactly ``budget`` is under 5%.
-    A budget of 0 tolerates no error at all."""
+    A budget of 0 tolerates no error at all; a suite too small for the bound (fewer than 5 errors
+    expected at the budget) fails when its observed rate is over the budget."""
     if errored <= 0 or trials <= 0:
         return False
     if budget <= 0.0:
         return True
     if budget >= 1.0:
         return False
+    if trials * budget < ERROR_BOUND_MIN_EXPECTED:
+        return errored / trials > budget + EPS
     return stats.binom_sf(errored, trials, budget) < 1.0 - ERROR_BOUND_LEVEL
 
 

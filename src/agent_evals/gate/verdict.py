@@ -169,6 +169,8 @@ def decide(
         else:
             inconclusive = True
             hint = f" {delta.settle.message}" if delta.settle is not None else ""
+            if not delta.can_fail and delta.capacity:
+                hint = f" {delta.capacity}"
             add(
                 "inconclusive",
                 f"{label}: pass rate dropped {points(delta.delta)}, beyond the tolerated "

@@ -145,7 +145,7 @@ def render_terminal(
                 _rate(s.candidate),
                 f"{delta(d.delta)} {interval(d.interval, points=True)}".strip() if d else "–",
                 pvalue(d.p_adjusted if d.p_adjusted is not None else d.p_value) if d else "–",
-                points(d.mde) if d else "–",
+                ("cannot fail" if not d.can_fail else points(d.mde)) if d else "–",
                 s.verdict,
             ]
         )
@@ -184,11 +184,8 @@ def render_terminal(
         d = s.delta
         if d is None:
             continue
-        if d.mde_exceeds_max_drop:
-            lines.append(
-                f"\nnote: {t.safe(s.suite_id, 60)} can only reliably detect drops of {points(d.mde)} or more "
-                f"(max_drop is {points(s.policy.max_drop)}); add cases or trials."
-            )
+        if d.capacity is not None:
+            lines.append(f"\nnote: {t.safe(s.suite_id, 60)}: {t.safe(d.capacity, 400)}")
         if d.settle is not None:
             lines.append(f"note: {t.safe(s.suite_id, 60)}: {t.safe(d.settle.message, 300)}")
     k = comparison.effective_policy

@@ -38,6 +38,9 @@ def _delta(stat: DeltaStat | None) -> dict[str, Any] | None:
         "n_paired": stat.n_paired,
         "mde": stat.mde,
         "mde_exceeds_max_drop": stat.mde_exceeds_max_drop,
+        "can_fail": stat.can_fail,
+        "min_discordant": stat.min_discordant,
+        "capacity": stat.capacity,
         "significant": stat.significant,
     }
 

@@ -21,10 +21,12 @@ def compare(base: dict[str, Any] | None, cand: dict[str, Any], **flags: Any) -> 
 @pytest.mark.parametrize(
     ("errored", "trials", "budget", "over"),
     [
-        (2, 30, 0.05, False),  # 6.7% observed, but P(X >= 2 | 30, 5%) = 0.45
-        (8, 30, 0.05, True),
-        (5, 30, 0.05, True),  # P(X >= 5) = 0.016
-        (4, 30, 0.05, False),  # P(X >= 4) = 0.061
+        (2, 30, 0.05, True),  # 1.5 errors expected at the budget: too few for the bound, 6.7% > 5%
+        (1, 30, 0.05, False),
+        (1, 3, 0.05, True),  # one trial in three errored
+        (6, 100, 0.05, False),  # 6% of 100: P(X >= 6 | 100, 5%) = 0.38
+        (10, 100, 0.05, True),  # P(X >= 10) = 0.028
+        (9, 100, 0.05, False),  # P(X >= 9) = 0.063
         (1, 10, 0.0, True),  # a budget of 0 tolerates nothing
         (0, 10, 0.0, False),
         (60, 1000, 0.05, False),  # 6% of 1,000: P(X >= 60) = 0.082

@@ -1,124 +1,234 @@
-"""Simulate the gate on synthetic suites: false alarm rate with no real change, and power for a real drop.
+"""Simulate the gate on synthetic suites: false FAILs with no change, power, power at the printed MDE.
 
-Usage: python benchmarks/perf/gate_simulation.py [--replicates N] [--seed S]
+Usage: python benchmarks/perf/gate_simulation.py [--replicates N] [--power-replicates N] [--seed S] [--quick]
 
-Each replicate draws a suite whose cases have fixed true pass probabilities: 70% always pass, 15%
-always fail, 15% flaky (probability uniform in [0.2, 0.8]). The baseline and the candidate run every
-case k times. "No change" draws both sides from the same probabilities; "10-point drop" halves the
-pass probability of randomly chosen always-passing cases until the suite's true mean drops by 10
-points. The gate's own code decides (``gate.paired.delta_stat``: exact McNemar for k = 1, paired t or
-sign-flip for k >= 2; one suite, so Holm changes nothing), with the default policy (alpha 0.05,
-max_drop 0.05). The naive rule fails whenever the observed pass rate drops by more than 1 point.
+Suites: "deterministic" (80% of cases always pass, 20% always fail) and "flaky" (70% always pass, 15%
+always fail, 15% pass with a probability drawn from [0.2, 0.8]); 20, 50, 100 or 200 cases; 1, 3 or 5
+trials per case on both sides. The gate's own code decides: the stratified test
+(``gate.conditional.drop_p``, exact McNemar at one trial), the per-case test for contrast
+(``gate.paired.delta_stat`` with ``test="per_case"``), the MDE the report prints
+(``gate.paired.delta_stat``), the error budget (``gate.paired.over_error_budget``) and Holm
+(``gate.stats.holm``), under the default policy (alpha 0.05, max_drop 0.05). A suite fails when
+its delta is at or below -max_drop and its (adjusted) p-value is below alpha, as in
+``gate.verdict.decide``; the p-value is computed only when the delta is that low (the decision is
+the same, and it is much faster). Every rate is printed with its 95% Wilson interval.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
 
-from agent_evals.gate.paired import Pairs, delta_stat
+from agent_evals.gate import conditional
+from agent_evals.gate.paired import EPS, Pairs, delta_stat, over_error_budget
 from agent_evals.gate.policy import Knobs
+from agent_evals.gate.stats import holm, wilson_interval
 
 KNOBS = Knobs()
+SIZES = (20, 50, 100, 200)
+TRIALS = (1, 3, 5)
+Draw = Callable[[random.Random, float, int], int]
 
 
-@dataclass
-class Tally:
-    """Outcomes of one scenario over all replicates."""
-
-    failed: int = 0
-    inconclusive: int = 0
-    naive_failed: int = 0
-    significant: int = 0
-    replicates: int = 0
-
-
-def population(rng: random.Random, n: int) -> list[float]:
-    """True pass probabilities of ``n`` cases: 70% always pass, 15% always fail, 15% flaky."""
+def population(rng: random.Random, n: int, shape: str) -> list[float]:
+    """True pass probabilities of ``n`` cases."""
     probs = []
     for _ in range(n):
         u = rng.random()
-        probs.append(1.0 if u < 0.70 else 0.0 if u < 0.85 else rng.uniform(0.2, 0.8))
+        if shape == "deterministic":
+            probs.append(1.0 if u < 0.80 else 0.0)
+        else:
+            probs.append(1.0 if u < 0.70 else 0.0 if u < 0.85 else rng.uniform(0.2, 0.8))
     return probs
 
 
-def with_drop(rng: random.Random, probs: list[float], points: float) -> list[float]:
-    """Halve the probability of random always-passing cases until the mean drops by ``points``."""
-    out = list(probs)
-    target = points * len(probs)
-    passing = [i for i, p in enumerate(out) if p == 1.0]
-    rng.shuffle(passing)
-    lost = 0.0
-    for i in passing:
-        if lost >= target - 1e-9:
-            break
-        out[i] = 0.5
-        lost += 0.5
-    return out
-
-
-def passes(rng: random.Random, p: float, k: int) -> int:
-    """Passing trials out of ``k`` for a case of probability ``p`` (no draws for stable cases)."""
+def independent(rng: random.Random, p: float, k: int) -> int:
+    """Passing trials out of ``k``, each an independent draw."""
     if p >= 1.0:
         return k
     if p <= 0.0:
         return 0
-    rand = rng.random
-    return sum(1 for _ in range(k) if rand() < p)
+    return sum(1 for _ in range(k) if rng.random() < p)
 
 
-def run(rng: random.Random, n: int, k: int, drop: float, replicates: int) -> Tally:
-    """Replicate one scenario and count the gate's and the naive rule's decisions."""
-    tally = Tally()
-    for _ in range(replicates):
-        base_p = population(rng, n)
-        cand_p = with_drop(rng, base_p, drop) if drop else base_p
-        pairs: Pairs = Counter()
-        total_b = total_c = 0
-        for pb, pc in zip(base_p, cand_p, strict=True):
-            b, c = passes(rng, pb, k), passes(rng, pc, k)
-            total_b += b
-            total_c += c
-            pairs[(k, b, k, c)] += 1
+def correlated(rng: random.Random, p: float, k: int) -> int:
+    """Trials of a run share state half the time (intra-case correlation 0.5): all copy one draw."""
+    if p >= 1.0 or p <= 0.0:
+        return independent(rng, p, k)
+    if rng.random() < 0.5:
+        return k if rng.random() < p else 0
+    return independent(rng, p, k)
+
+
+def draw_pairs(rng: random.Random, base: list[float], cand: list[float], k: int, trial: Draw) -> Pairs:
+    pairs: Pairs = Counter()
+    for pb, pc in zip(base, cand, strict=True):
+        pairs[(k, trial(rng, pb, k), k, trial(rng, pc, k))] += 1
+    return pairs
+
+
+def delta_of(pairs: Pairs) -> float:
+    n = sum(pairs.values())
+    return sum((pc / vc - pb / vb) * w for (vb, pb, vc, pc), w in pairs.items()) / n
+
+
+def stratified_fails(pairs: Pairs, alpha: float = KNOBS.alpha) -> bool:
+    """The default gate's decision for one suite (no floor, no errors)."""
+    if delta_of(pairs) > -KNOBS.max_drop + EPS:
+        return False
+    return conditional.drop_p(pairs).p_value < alpha
+
+
+def per_case_fails(pairs: Pairs) -> bool:
+    if delta_of(pairs) > -KNOBS.max_drop + EPS:
+        return False
+    stat = delta_stat(pairs, alpha=KNOBS.alpha, max_drop=KNOBS.max_drop, test="per_case")
+    return stat.p_value is not None and stat.p_value < KNOBS.alpha
+
+
+def rate(hits: int, n: int) -> str:
+    low, high = wilson_interval(hits, n)
+    return f"{hits / n:6.2%} [{low:.2%}, {high:.2%}]"
+
+
+def no_change(rng: random.Random, reps: int) -> None:
+    print(f"\nNo change ({reps:,} replicates per shape): false FAIL rate [95% interval]")
+    print("  shape                     stratified (default)       per_case test              naive >1pt drop")
+    for shape in ("deterministic", "flaky"):
+        for n in SIZES:
+            for k in TRIALS:
+                strat = per = naive = 0
+                for _ in range(reps):
+                    probs = population(rng, n, shape)
+                    pairs = draw_pairs(rng, probs, probs, k, independent)
+                    d = delta_of(pairs)
+                    strat += stratified_fails(pairs)
+                    per += per_case_fails(pairs)
+                    naive += d < -0.01
+                print(f"  {shape:13} {n:3}x{k}       {rate(strat, reps)}  {rate(per, reps)}  {rate(naive, reps)}")
+
+
+def correlated_trials(rng: random.Random, reps: int) -> None:
+    print(f"\nNo change, trials that share state (correlation 0.5), flaky suites ({reps:,} replicates)")
+    print("  shape          stratified (default)       per_case test")
+    for n, k in ((50, 3), (100, 3), (200, 3), (200, 5)):
+        strat = per = 0
+        for _ in range(reps):
+            probs = population(rng, n, "flaky")
+            pairs = draw_pairs(rng, probs, probs, k, correlated)
+            strat += stratified_fails(pairs)
+            per += per_case_fails(pairs)
+        print(f"  {n:3}x{k}          {rate(strat, reps)}  {rate(per, reps)}")
+
+
+def small_regressions() -> None:
+    print("\nSmall deterministic regressions (cases passing every trial now fail every trial)")
+    for n, k, flips in ((14, 3, 4), (14, 3, 2), (14, 5, 2), (14, 1, 4), (20, 1, 5), (20, 3, 2)):
+        pairs: Pairs = Counter({(k, k, k, 0): flips, (k, k, k, k): n - flips})
         stat = delta_stat(pairs, alpha=KNOBS.alpha, max_drop=KNOBS.max_drop)
-        big_drop = stat.delta is not None and stat.delta <= -KNOBS.max_drop
-        significant = stat.p_value is not None and stat.p_value < KNOBS.alpha
-        tally.replicates += 1
-        tally.failed += big_drop and significant
-        tally.inconclusive += big_drop and not significant
-        tally.naive_failed += (total_c - total_b) / (n * k) < -0.01
-        tally.significant += significant
-    return tally
+        per = delta_stat(pairs, alpha=KNOBS.alpha, max_drop=KNOBS.max_drop, test="per_case")
+        verdict = "FAIL" if stratified_fails(pairs) else "no fail"
+        print(
+            f"  {flips} of {n} at k={k}: stratified p = {stat.p_value:.2g} -> {verdict}; "
+            f"per_case p = {per.p_value:.2g}"
+        )
+
+
+def with_drop(probs: list[float], r: float) -> list[float]:
+    """The MDE's drop model: every case loses the share ``r`` of its pass probability."""
+    return [p * (1.0 - r) for p in probs]
+
+
+def power_at_mde(rng: random.Random, reps: int) -> None:
+    print(f"\nPower at the printed MDE ({reps:,} replicates per shape; MDE = median printed over 21 no-change runs)")
+    print("  shape                     printed MDE   gate FAILs at that drop")
+    for shape in ("deterministic", "flaky"):
+        for n in SIZES:
+            for k in TRIALS:
+                printed = []
+                for _ in range(21):
+                    probs = population(rng, n, shape)
+                    stat = delta_stat(
+                        draw_pairs(rng, probs, probs, k, independent), alpha=KNOBS.alpha, max_drop=KNOBS.max_drop
+                    )
+                    printed.append(stat.mde if stat.mde is not None else float("inf"))
+                mde = statistics.median(printed)
+                if mde == float("inf"):
+                    print(f"  {shape:13} {n:3}x{k}       cannot fail")
+                    continue
+                hits = 0
+                for _ in range(reps):
+                    probs = population(rng, n, shape)
+                    mean = sum(probs) / n
+                    cand = with_drop(probs, min(1.0, mde / mean)) if mean else probs
+                    hits += stratified_fails(draw_pairs(rng, probs, cand, k, independent))
+                print(f"  {shape:13} {n:3}x{k}       {mde * 100:5.1f} pp     {rate(hits, reps)}")
+
+
+def ten_points(rng: random.Random, reps: int) -> None:
+    print(f"\nA true 10-point drop ({reps:,} replicates, flaky suites, same drop model)")
+    for n, k in ((200, 3), (200, 1), (100, 3)):
+        hits = 0
+        for _ in range(reps):
+            probs = population(rng, n, "flaky")
+            cand = with_drop(probs, 0.10 / (sum(probs) / n))
+            hits += stratified_fails(draw_pairs(rng, probs, cand, k, independent))
+        print(f"  {n:3}x{k}: gate FAILs {rate(hits, reps)}")
+
+
+def errors_near_budget(rng: random.Random, reps: int) -> None:
+    print(f"\nErrors just under the budget: true error rate 4%, max_error_rate 5% ({reps:,} replicates)")
+    for n, k in ((100, 1), (200, 3), (100, 5), (500, 3)):
+        trials = n * k
+        bound = point = 0
+        for _ in range(reps):
+            errored = sum(1 for _ in range(trials) if rng.random() < 0.04)
+            bound += over_error_budget(errored, trials, KNOBS.max_error_rate)
+            point += errored / trials > KNOBS.max_error_rate
+        print(f"  {n:3}x{k} ({trials} trials): lower-bound rule {rate(bound, reps)}  observed-rate rule {rate(point, reps)}")
+
+
+def holm_five(rng: random.Random, reps: int) -> None:
+    print(f"\nFive flaky suites of 50x3 under Holm, no change ({reps:,} replicates): any suite FAILs")
+    hits = unadjusted = 0
+    for _ in range(reps):
+        p_values, drops = [], []
+        for _ in range(5):
+            probs = population(rng, 50, "flaky")
+            pairs = draw_pairs(rng, probs, probs, 3, independent)
+            drop = delta_of(pairs) <= -KNOBS.max_drop + EPS
+            drops.append(drop)
+            p_values.append(conditional.drop_p(pairs).p_value if drop else 1.0)
+        adjusted = holm(p_values)
+        hits += any(d and p < KNOBS.alpha for d, p in zip(drops, adjusted, strict=True))
+        unadjusted += any(d and p < KNOBS.alpha for d, p in zip(drops, p_values, strict=True))
+    print(f"  with Holm {rate(hits, reps)}   without {rate(unadjusted, reps)}")
 
 
 def main() -> None:
     """Run every scenario and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replicates", type=int, default=2000)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--replicates", type=int, default=5000)
+    parser.add_argument("--power-replicates", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--quick", action="store_true", help="500 and 200 replicates: a smoke run")
     args = parser.parse_args()
+    reps, power_reps = (500, 200) if args.quick else (args.replicates, args.power_replicates)
     rng = random.Random(args.seed)
     started = time.perf_counter()
-    print(f"{args.replicates} replicates per scenario; alpha {KNOBS.alpha}, max_drop {KNOBS.max_drop}\n")
-    print("no real change (false alarms)      gate fails  gate warns  naive rule fails  test p < alpha")
-    for n, k in ((100, 1), (100, 3), (200, 1), (200, 3)):
-        t = run(rng, n, k, 0.0, args.replicates)
-        print(
-            f"  {n} cases x {k} trial{'s' if k > 1 else ' '}             "
-            f"{t.failed / t.replicates:9.2%}  {t.inconclusive / t.replicates:9.2%}  {t.naive_failed / t.replicates:15.2%}"
-            f"  {t.significant / t.replicates:13.2%}"
-        )
-    print("\ntrue 10-point drop (power)         gate fails  gate warns")
-    for n, k in ((200, 3), (200, 1), (100, 3)):
-        t = run(rng, n, k, 0.10, args.replicates)
-        print(
-            f"  {n} cases x {k} trial{'s' if k > 1 else ' '}             "
-            f"{t.failed / t.replicates:9.2%}  {t.inconclusive / t.replicates:9.2%}"
-        )
-    print(f"\n(simulated in {time.perf_counter() - started:.1f} s)")
+    print(f"alpha {KNOBS.alpha}, max_drop {KNOBS.max_drop}")
+    small_regressions()
+    no_change(rng, reps)
+    correlated_trials(rng, reps)
+    holm_five(rng, reps)
+    errors_near_budget(rng, reps)
+    power_at_mde(rng, power_reps)
+    ten_points(rng, power_reps)
+    print(f"\n(simulated in {time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -232,10 +232,19 @@ def max_size_option(fn: Any) -> Any:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the JSON verdict here.",
 )
+@click.option(
+    "--history",
+    "history",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="An earlier baseline record of the same suites (repeatable): its trials join the baseline side "
+    "of the test, so a case that never failed before and fails now weighs more.",
+)
 def compare(
     baseline: Path,
     candidate: Path,
     policy_file: Path | None,
+    history: tuple[Path, ...],
     markdown: Path | None,
     junit: Path | None,
     html: Path | None,
@@ -273,6 +282,7 @@ def compare(
                 policy,
                 baseline_info=info,
                 case_detail="all" if every_case else "listed",
+                history=[read_summary(path) for path in history],
             )
         finally:
             if reader is not None:

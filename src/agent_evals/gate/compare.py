@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal
@@ -117,6 +118,7 @@ def compare_documents(
     baseline_info: BaselineInfo | None = None,
     mode: Mode = "compare",
     case_detail: CaseDetail = "all",
+    history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
     """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``.
 
@@ -134,6 +136,7 @@ def compare_documents(
             baseline_info=baseline_info,
             mode=mode,
             case_detail=case_detail,
+            history=history,
         )
 
 
@@ -145,8 +148,10 @@ def _compare(
     baseline_info: BaselineInfo | None,
     mode: Mode,
     case_detail: CaseDetail,
+    history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
     base = summarise_document(baseline) if isinstance(baseline, dict) else baseline
+    earlier = [summarise_document(h) if isinstance(h, dict) else h for h in history]
     cand = summarise_document(candidate) if isinstance(candidate, dict) else candidate
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     if base is not None:
@@ -160,7 +165,7 @@ def _compare(
     side_details = case_detail == "all"
     answer = request_details(picks, base.fetch if base is not None else None, side_details=side_details)
     versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
-    works = [_prepare(pick, base_suites.get(pick.sid), policy, versions) for pick in picks]
+    works = [_prepare(pick, base_suites.get(pick.sid), policy, versions, earlier) for pick in picks]
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
@@ -229,7 +234,11 @@ def _compare(
 
 
 def _prepare(
-    pick: Pick, base_suite: SuiteSummary | None, policy: Policy, versions: tuple[str | None, str | None]
+    pick: Pick,
+    base_suite: SuiteSummary | None,
+    policy: Policy,
+    versions: tuple[str | None, str | None],
+    earlier: Sequence[RunSummary] = (),
 ) -> _SuiteWork:
     suite, sid, knobs, cand_view, base_view = pick.suite, pick.sid, pick.knobs, pick.cand_view, pick.base_view
     header = suite.header
@@ -272,6 +281,8 @@ def _prepare(
         ),
         counts={},
     )
+    if stat is not None and earlier and base is not None:
+        pairs = _with_history(stat, pick, earlier, knobs)
     unit = _Unit(stat, pairs, knobs) if stat is not None else None
     if base is not None:
         result.error_rise = error_rise(sides)
@@ -283,6 +294,42 @@ def _prepare(
                 row.delta, pairs_of_counts(counts.group_sides(row.key)), policy.knobs_for(sid, row.key)
             )
     return work
+
+
+def _with_history(stat: DeltaStat, pick: Pick, earlier: Sequence[RunSummary], knobs: Knobs) -> Pairs:
+    """Pool the trials of the earlier baselines into the baseline side of the test (same suite id,
+    same case id): a case that passed in every earlier run and fails now is strong evidence, a case
+    that alternated is weak. The delta and its interval stay those against the baseline; the p-value,
+    MDE and hints use the pooled trials. Returns the pooled pairs."""
+    views = [s.view for run in earlier for s in run.suites if s.header["id"] == pick.sid]
+    base = pick.base_view.cases if pick.base_view is not None else {}
+    pooled: Pairs = Counter()
+    flaky: list[str] = []
+    for cid, cand_case in pick.cand_view.cases.items():
+        base_case = base.get(cid)
+        if base_case is None:
+            continue
+        nb, pb, eb = base_case.key
+        for view in views:
+            old = view.cases.get(cid)
+            if old is not None:
+                nb, pb, eb = nb + old.key[0], pb + old.key[1], eb + old.key[2]
+        nc, pc, ec = cand_case.key
+        if nb > eb and nc > ec:
+            pooled[(nb - eb, pb, nc - ec, pc)] += 1
+            if 0 < pb < nb - eb:
+                flaky.append(cid)
+    pooled_stat = delta_stat(
+        pooled, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p, test=knobs.test
+    )
+    if stat.test != "none" or pooled_stat.test != "none":
+        stat.test = pooled_stat.test if pooled_stat.test != "none" else stat.test
+        stat.p_value = stat.p_adjusted = pooled_stat.p_value
+    for name in ("mde", "mde_exceeds_max_drop", "can_fail", "min_discordant", "capacity"):
+        setattr(stat, name, getattr(pooled_stat, name))
+    stat.history_runs = len(views)
+    stat.history_flaky = flaky
+    return pooled
 
 
 def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_details: bool) -> SuiteComparison:

@@ -167,6 +167,10 @@ class DeltaStat(_Model):
     """Fewest cases flipping from passing every trial to failing every trial that can reach alpha."""
     capacity: str | None = None
     """What the suite can detect, in one sentence, when it is too small (every report shows it)."""
+    history_runs: int = 0
+    """Earlier baselines whose trials joined the baseline side of the test (``--history``)."""
+    history_flaky: list[str] = Field(default_factory=list)
+    """Paired cases the pooled baseline trials show as flaky (some passed, some failed)."""
     significant: bool = False
     """p_adjusted < alpha."""
     settle: SettleHint | None = None

@@ -129,7 +129,7 @@ def delta_stat(
         return construct(
             DeltaStat, delta=None, interval=None, test="none", p_value=None, p_adjusted=None, n_paired=0,
             n_differ=0, n_down=0, n_up=0, sd=None, mde=None, mde_exceeds_max_drop=False, significant=False,
-            settle=None, can_fail=False, min_discordant=None, capacity=None,
+            settle=None, can_fail=False, min_discordant=None, capacity=None, history_runs=0, history_flaky=[],
         )  # fmt: skip
     weighted = [(_diff(key), w) for key, w in pairs.items()]
     n_down = sum(w for d, w in weighted if d < -EPS)
@@ -183,6 +183,8 @@ def delta_stat(
         mde_exceeds_max_drop=too_small or mde is None,
         can_fail=can_fail,
         min_discordant=need,
+        history_runs=0,
+        history_flaky=[],
         capacity=capacity_note(mde, too_small or mde is None, can_fail, need, max_drop),
         significant=False,
         settle=None,

@@ -184,6 +184,12 @@ def render_terminal(
         d = s.delta
         if d is None:
             continue
+        if d.history_runs:
+            flaky = ", ".join(t.safe(c, 60) for c in d.history_flaky[:10])
+            lines.append(
+                f"\nnote: {t.safe(s.suite_id, 60)}: {d.history_runs} earlier baselines pooled into the test; "
+                f"{len(d.history_flaky)} cases flaky in them" + (f" ({flaky})" if flaky else "")
+            )
         if d.capacity is not None:
             lines.append(f"\nnote: {t.safe(s.suite_id, 60)}: {t.safe(d.capacity, 400)}")
         if d.settle is not None:

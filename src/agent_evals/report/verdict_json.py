@@ -41,6 +41,8 @@ def _delta(stat: DeltaStat | None) -> dict[str, Any] | None:
         "can_fail": stat.can_fail,
         "min_discordant": stat.min_discordant,
         "capacity": stat.capacity,
+        "history_runs": stat.history_runs,
+        "history_flaky": stat.history_flaky[:TEXT_LIMIT],
         "significant": stat.significant,
     }
 

@@ -109,7 +109,9 @@ def no_change(rng: random.Random, reps: int) -> None:
                     strat += stratified_fails(pairs)
                     per += per_case_fails(pairs)
                     naive += d < -0.01
-                print(f"  {shape:13} {n:3}x{k}       {rate(strat, reps)}  {rate(per, reps)}  {rate(naive, reps)}")
+                print(
+                    f"  {shape:13} {n:3}x{k}       {rate(strat, reps)}  {rate(per, reps)}  {rate(naive, reps)}"
+                )
 
 
 def correlated_trials(rng: random.Random, reps: int) -> None:
@@ -144,7 +146,9 @@ def with_drop(probs: list[float], r: float) -> list[float]:
 
 
 def power_at_mde(rng: random.Random, reps: int) -> None:
-    print(f"\nPower at the printed MDE ({reps:,} replicates per shape; MDE = median printed over 21 no-change runs)")
+    print(
+        f"\nPower at the printed MDE ({reps:,} replicates per shape; MDE = median printed over 21 no-change runs)"
+    )
     print("  shape                     printed MDE   gate FAILs at that drop")
     for shape in ("deterministic", "flaky"):
         for n in SIZES:
@@ -153,7 +157,9 @@ def power_at_mde(rng: random.Random, reps: int) -> None:
                 for _ in range(21):
                     probs = population(rng, n, shape)
                     stat = delta_stat(
-                        draw_pairs(rng, probs, probs, k, independent), alpha=KNOBS.alpha, max_drop=KNOBS.max_drop
+                        draw_pairs(rng, probs, probs, k, independent),
+                        alpha=KNOBS.alpha,
+                        max_drop=KNOBS.max_drop,
                     )
                     printed.append(stat.mde if stat.mde is not None else float("inf"))
                 mde = statistics.median(printed)
@@ -189,7 +195,9 @@ def errors_near_budget(rng: random.Random, reps: int) -> None:
             errored = sum(1 for _ in range(trials) if rng.random() < 0.04)
             bound += over_error_budget(errored, trials, KNOBS.max_error_rate)
             point += errored / trials > KNOBS.max_error_rate
-        print(f"  {n:3}x{k} ({trials} trials): lower-bound rule {rate(bound, reps)}  observed-rate rule {rate(point, reps)}")
+        print(
+            f"  {n:3}x{k} ({trials} trials): lower-bound rule {rate(bound, reps)}  observed-rate rule {rate(point, reps)}"
+        )
 
 
 def holm_five(rng: random.Random, reps: int) -> None:
@@ -209,6 +217,31 @@ def holm_five(rng: random.Random, reps: int) -> None:
     print(f"  with Holm {rate(hits, reps)}   without {rate(unadjusted, reps)}")
 
 
+def history_shapes(rng: random.Random, reps: int) -> None:
+    print(
+        f"\nNo change, with earlier baselines pooled into the test (--history), flaky suites ({reps:,} replicates)"
+    )
+    for n, k, earlier in ((20, 1, 10), (50, 1, 10), (200, 1, 5), (50, 3, 5)):
+        hits = 0
+        for _ in range(reps):
+            probs = population(rng, n, "flaky")
+            current: Pairs = Counter()
+            pooled: Pairs = Counter()
+            for p in probs:
+                b, c = independent(rng, p, k), independent(rng, p, k)
+                h = sum(independent(rng, p, k) for _ in range(earlier))
+                current[(k, b, k, c)] += 1
+                pooled[(k * (earlier + 1), b + h, k, c)] += 1
+            if delta_of(current) <= -KNOBS.max_drop + EPS:
+                hits += conditional.drop_p(pooled).p_value < KNOBS.alpha
+        print(f"  {n:3}x{k} with {earlier:2} earlier baselines: false FAIL {rate(hits, reps)}")
+    pairs: Pairs = Counter({(11, 11, 1, 0): 4, (11, 11, 1, 1): 10})
+    print(
+        f"  4 of 14 at k=1 after 10 stable earlier baselines: p = {conditional.drop_p(pairs).p_value:.2g} -> "
+        + ("FAIL" if conditional.drop_p(pairs).p_value < KNOBS.alpha else "no fail")
+    )
+
+
 def main() -> None:
     """Run every scenario and print the figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -224,6 +257,7 @@ def main() -> None:
     small_regressions()
     no_change(rng, reps)
     correlated_trials(rng, reps)
+    history_shapes(rng, reps)
     holm_five(rng, reps)
     errors_near_budget(rng, reps)
     power_at_mde(rng, power_reps)

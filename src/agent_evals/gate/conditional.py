@@ -61,8 +61,11 @@ def _weights(trial_counts: set[tuple[int, int]]) -> dict[tuple[int, int], int]:
     return {key: w // common for key, w in raw.items()}
 
 
-def drop_p(pairs: Mapping[tuple[int, int, int, int], int], *, mid_p: bool = False) -> ConditionalResult:
-    """One-sided p-value for a drop from paired cases counted by (n_b, passes_b, n_c, passes_c)."""
+def drop_p(
+    pairs: Mapping[tuple[int, int, int, int], int], *, mid_p: bool = False, max_work: int = EXACT_MAX_WORK
+) -> ConditionalResult:
+    """One-sided p-value for a drop from paired cases counted by (n_b, passes_b, n_c, passes_c);
+    exact up to ``max_work`` multiply-adds, then the normal approximation."""
     strata: dict[Stratum, int] = {}
     observed: dict[tuple[int, int], int] = {}
     for (n_b, p_b, n_c, p_c), count in pairs.items():
@@ -77,7 +80,7 @@ def drop_p(pairs: Mapping[tuple[int, int, int, int], int], *, mid_p: bool = Fals
     s_obs = sum(weights[key] * x for key, x in observed.items())
     span = sum(weights[(n_b, n_c)] * min(n_c, t) * m for (n_b, n_c, t), m in strata.items())
     work = span * sum(m * (min(n_b, n_c) + 1) for (n_b, n_c, _), m in strata.items())
-    if work <= EXACT_MAX_WORK:
+    if work <= min(max_work, EXACT_MAX_WORK):
         p = _exact(strata, weights, s_obs, mid_p=mid_p)
         return ConditionalResult(p_value=p, exact=True, informative=informative)
     return ConditionalResult(p_value=_normal(strata, weights, s_obs), exact=False, informative=informative)

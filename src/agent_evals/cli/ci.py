@@ -85,6 +85,21 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 @click.option("--trials", type=click.IntRange(min=1), envvar=_env("trials"), help="Trials per case.")
 @click.option("--concurrency", type=click.IntRange(min=1), envvar=_env("concurrency"), help="Trials at once.")
 @click.option(
+    "--confirm-trials",
+    type=click.IntRange(min=0),
+    default=0,
+    envvar=_env("confirm-trials"),
+    help="When a suite fails or is inconclusive on a drop, re-run only its flipped cases this many more "
+    "times and decide on all the data (alpha spent over the two looks) [default: 0, off].",
+)
+@click.option(
+    "--confirm-max-trials",
+    type=click.IntRange(min=1),
+    default=50,
+    envvar=_env("confirm-max-trials"),
+    help="Largest --confirm-trials allowed [default: 50].",
+)
+@click.option(
     "--github-token",
     envvar=[_env("github-token"), "GITHUB_TOKEN"],
     show_envvar=False,
@@ -119,6 +134,8 @@ def ci(
     gate_id: str | None,
     trials: int | None,
     concurrency: int | None,
+    confirm_trials: int,
+    confirm_max_trials: int,
     github_token: str | None,
     update_baseline: bool,
     accept_label: str,
@@ -151,10 +168,18 @@ def ci(
         overrides=knobs,
         trials=trials,
         concurrency=concurrency,
+        confirm_trials=confirm_trials,
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
     )
+    if confirm_trials > confirm_max_trials:
+        click.echo(
+            f"error: --confirm-trials {confirm_trials} is above --confirm-max-trials {confirm_max_trials}; "
+            "lower it or raise the maximum",
+            err=True,
+        )
+        sys.exit(2)
     try:
         # a bad flag stops the command before any suite runs, with the policy's own message naming
         # where the value came from (an AGENT_EVALS_* variable, or the command line)

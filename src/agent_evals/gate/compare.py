@@ -269,6 +269,7 @@ def _prepare(
         paired_candidate=rate_summary_of_counts(pc_keys) if base is not None else None,
         delta=stat,
         error_rise=None,
+        confirm_flaky=[],
         groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),

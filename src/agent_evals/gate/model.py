@@ -25,6 +25,7 @@ ReasonKind = Literal[
     "removed-suite",
     "incomplete-run",
     "ungraded",
+    "confirm",
 ]
 """Why a verdict or outcome is what it is."""
 
@@ -389,6 +390,8 @@ class SuiteComparison(_Model):
     """Tokens, cost and latency on both sides."""
     counts: dict[str, int] = Field(default_factory=dict)
     """Cases per classification (every CaseClass key present)."""
+    confirm_flaky: list[str] = Field(default_factory=list)
+    """Cases a confirm run (``ci --confirm-trials``) showed as flaky: they flipped, the drop did not hold."""
 
 
 class BaselineInfo(_Model):

@@ -69,6 +69,8 @@ class CIOptions:
     """Trials per case."""
     concurrency: int | None = None
     """Trials in flight."""
+    confirm_trials: int = 0
+    """Re-run the flipped cases of a failing or inconclusive suite this many more times (0: off)."""
     update_baseline: bool = False
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"
@@ -172,6 +174,19 @@ def run_ci(
         overrides=dict(options.overrides),
     )
     comparison = _compare(plan, options, settings, client, record, baseline_record, policy, gate_id)
+    if options.confirm_trials and comparison.mode == "compare":
+        from agent_evals.gate.confirm import confirm
+
+        def rerun(_suite: str, case_id: str, trials: int) -> RunRecord:
+            return run_paths(
+                list(options.paths), agent=options.agent, trials=trials, concurrency=options.concurrency,
+                case_filter=case_id, builder=RunBuilder(env=secret_env, cwd=cwd),
+            )  # fmt: skip
+
+        comparison = confirm(
+            comparison, record, policy, trials=options.confirm_trials, rerun=rerun,
+            compare=lambda cand, pol: _compare(plan, options, settings, client, cand, baseline_record, pol, gate_id),
+        )  # fmt: skip
     notices: list[str] = []
     accepted = False
     # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)

@@ -184,6 +184,9 @@ def render_terminal(
         d = s.delta
         if d is None:
             continue
+        if s.confirm_flaky:
+            shown = ", ".join(t.safe(c, 60) for c in s.confirm_flaky[:10])
+            lines.append(f"\nnote: {t.safe(s.suite_id, 60)}: flaky in the confirm run: {shown}")
         if d.history_runs:
             flaky = ", ".join(t.safe(c, 60) for c in d.history_flaky[:10])
             lines.append(

@@ -80,6 +80,7 @@ def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
         "cases": suite.candidate.cases,
         "comparison": _delta(suite.delta),
         "error_rise": None if suite.error_rise is None else suite.error_rise.model_dump(),
+        "confirm_flaky": [redactor(c) for c in suite.confirm_flaky[:TEXT_LIMIT]],
         "counts": dict(suite.counts),
         "fingerprint_matches": suite.fingerprint.matches,
         "reasons": [

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from agent_evals.gate.stats import normal_cdf
 
-EXACT_MAX_WORK = 4_000_000
+EXACT_MAX_WORK = 1_000_000
 """Above this many multiply-adds the exact convolution gives way to the normal approximation."""
 
 WEIGHT_SCALE_MAX = 60

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, GitHubError, RunRecordError, UsageError
+from agent_evals.errors import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    AgentEvalsError,
+    GitHubError,
+    RunRecordError,
+    UsageError,
+)
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
 from agent_evals.github.baseline import BaselineResult, missing
 from agent_evals.github.child_run import ChildRun, make_dirs, writing
@@ -178,10 +185,20 @@ def run_ci(
         from agent_evals.gate.confirm import confirm
 
         def rerun(_suite: str, case_id: str, trials: int) -> RunRecord:
-            return run_paths(
-                list(options.paths), agent=options.agent, trials=trials, concurrency=options.concurrency,
-                case_filter=case_id, builder=RunBuilder(env=secret_env, cwd=cwd),
+            # the same child `agent-evals run`, on the cases matching this id only
+            path = out_dir / "confirm.json"
+            args = run_command(
+                options.paths, path, agent=options.agent, trials=trials, concurrency=options.concurrency
+            )
+            again = run_child(
+                [*args, "--filter", case_id], path, env=env, cwd=cwd, emit=relay, emit_err=relay,
+                in_actions=settings.in_actions, scrub=Redactor.from_env(secret_env),
             )  # fmt: skip
+            if again.record is None or not again.record.run.complete:
+                raise AgentEvalsError(
+                    f"the confirm run of case {case_id} did not finish: it {again.how()} (exit 3)"
+                )
+            return again.record
 
         comparison = confirm(
             comparison, record, policy, trials=options.confirm_trials, rerun=rerun,

@@ -290,6 +290,7 @@ NOT_INPUTS = {
     "output": "the run record goes to runner.temp (the run-record output says where)",
     "output-dir": "runner.temp/agent-evals",
     "paths": "the `path` input, split on spaces",
+    "shards": "set by the `merge-shards` input to the folder the shard records are downloaded to",
 }
 
 

@@ -53,11 +53,9 @@ def test_zizmor__action_and_workflows__no_findings() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def _doc_workflows(tmp_path: Path) -> list[Path]:
+def _doc_workflows(tmp_path: Path, doc: Path = DOCS) -> list[Path]:
     """The complete workflows shown in the docs (blocks with ``jobs:``), placeholders made concrete."""
-    blocks = [
-        textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?\n)[ ]*```", DOCS.read_text(), flags=re.S)
-    ]
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?\n)[ ]*```", doc.read_text(), flags=re.S)]
     files = []
     for i, block in enumerate(b for b in blocks if "\njobs:" in b):
         path = tmp_path / ".github" / "workflows" / f"doc-{i}.yml"
@@ -70,6 +68,21 @@ def _doc_workflows(tmp_path: Path) -> list[Path]:
 def test_docs_workflows__copy_paste_examples__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
     files = _doc_workflows(tmp_path)
     assert len(files) == 2  # the gate workflow and the fork-safe publisher
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _actionlint([(str(p.name), p.read_text()) for p in files])
+
+
+def test_docs_sharded_matrix_workflow__passes_zizmor_and_actionlint(tmp_path: Path) -> None:
+    files = _doc_workflows(tmp_path, ROOT / "docs" / "sharding.md")
+    assert len(files) == 1  # the matrix of shards and the merging gate job
+    text = files[0].read_text()
+    assert "shard: ${{ matrix.shard }}/4" in text and 'merge-shards: "true"' in text
     proc = subprocess.run(
         [_zizmor(), "--offline", "--no-progress", *map(str, files)],
         capture_output=True,

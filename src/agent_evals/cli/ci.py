@@ -118,6 +118,12 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     envvar=_env("accept-label"),
     help="PR label that accepts a failed verdict (an intended regression).",
 )
+@click.option(
+    "--shards",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=_env("shards"),
+    help="Merge the shard records (run --shard) in this folder instead of running the suites.",
+)
 def ci(
     paths: tuple[str, ...],
     baseline: Path | None,
@@ -139,6 +145,7 @@ def ci(
     github_token: str | None,
     update_baseline: bool,
     accept_label: str,
+    shards: Path | None,
     **knobs: Any,
 ) -> None:
     """Run the suites and gate them in CI.
@@ -172,6 +179,7 @@ def ci(
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
+        shards=shards,
     )
     if confirm_trials > confirm_max_trials:
         click.echo(

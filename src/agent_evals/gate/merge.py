@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_evals.core.record import Case, RunRecord, Suite
 from agent_evals.errors import UsageError
@@ -22,6 +23,8 @@ class Merged:
     """Shard indices not given (only with ``allow_partial``)."""
     incomplete: list[str]
     """Shard records that were themselves interrupted (only with ``allow_partial``)."""
+    count: int
+    """How many shards the run was split into."""
 
 
 def _header(suite: Suite) -> dict[str, object]:
@@ -159,4 +162,20 @@ def merge_shards(shards: Sequence[tuple[str, RunRecord]], *, allow_partial: bool
     run.complete = not missing and not incomplete
     suites = [_merge_suite(sid, parts[sid]) for sid in suite_ids]
     record = RunRecord(run=run, suites=suites)
-    return Merged(record=record, missing=missing, incomplete=incomplete)
+    return Merged(record=record, missing=missing, incomplete=incomplete, count=count)
+
+
+def merge_folder(folder: Path) -> Merged:
+    """Merge every ``*.json`` under ``folder`` (what download-artifact leaves), partial allowed.
+
+    A missing or interrupted shard makes the record ``complete: false`` (the gate's ``incomplete``);
+    anything else that is not one run is a MergeError, as is a folder without records.
+    """
+    from agent_evals.gate.store import read_record
+
+    files = sorted(p for p in folder.rglob("*.json") if p.is_file()) if folder.is_dir() else []
+    if not files:
+        raise MergeError(
+            f"--shards {folder}: no shard records (*.json) found; did the shard jobs upload their records?"
+        )
+    return merge_shards([(str(p), read_record(p)) for p in files], allow_partial=True)

@@ -82,6 +82,8 @@ class CIOptions:
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"
     """PR label that accepts a failed verdict."""
+    shards: Path | None = None
+    """A folder of shard records (``run --shard``) to merge instead of running the suites."""
     github_token: str | None = field(default=None, repr=False)
     """Token from ``--github-token`` (else ``GITHUB_TOKEN``)."""
 
@@ -143,24 +145,27 @@ def run_ci(
     # The suites run in a child process (the same `agent-evals run`): an agent that calls os._exit,
     # crashes the interpreter or is killed for memory takes only the child down, and ci still reports.
     relay = emit if settings.in_actions or emit_err is None else emit_err
-    child = run_child(
-        run_command(
-            options.paths,
+    if options.shards is not None:  # a matrix ran the suites: merge its shard records instead
+        child = _merged_shards(options.shards, record_path, emit)
+    else:
+        child = run_child(
+            run_command(
+                options.paths,
+                record_path,
+                agent=options.agent,
+                trials=options.trials,
+                concurrency=options.concurrency,
+            ),
             record_path,
-            agent=options.agent,
-            trials=options.trials,
-            concurrency=options.concurrency,
-        ),
-        record_path,
-        env=env,
-        cwd=cwd,
-        # In Actions one stream keeps the child's lines inside the stop-commands block, in order;
-        # locally they go to stderr, and stdout stays the report.
-        emit=relay,
-        emit_err=relay,
-        in_actions=settings.in_actions,
-        scrub=Redactor.from_env(secret_env),
-    )
+            env=env,
+            cwd=cwd,
+            # In Actions one stream keeps the child's lines inside the stop-commands block, in order;
+            # locally they go to stderr, and stdout stays the report.
+            emit=relay,
+            emit_err=relay,
+            in_actions=settings.in_actions,
+            scrub=Redactor.from_env(secret_env),
+        )
     if child.record is None and child.code == EXIT_USAGE and child.interrupted is None:
         raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
     if child.record is None:
@@ -589,3 +594,17 @@ def _outputs(
         "baseline-sha": baseline.sha or "",
         "baseline-url": baseline.url or "",
     }
+
+
+def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None]) -> ChildRun:
+    """The run of a matrix: its shard records merged (a missing or interrupted shard: incomplete)."""
+    from agent_evals.gate.merge import merge_folder
+    from agent_evals.gate.store import write_record
+
+    merged = merge_folder(folder)
+    for index in merged.missing:
+        emit(f"::warning::shard {index}/{merged.count} left no record: the merged run is incomplete")
+    for source in merged.incomplete:
+        emit(f"::warning::shard record {source} is of an interrupted run: the merged run is incomplete")
+    writing("the run record", record_path, lambda: write_record(record_path, merged.record))
+    return ChildRun(code=0, record=merged.record)

@@ -6,6 +6,7 @@ import io
 import json
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -92,11 +93,16 @@ def read_run_record(data: bytes, *, source: str, limits: ArchiveLimits = Archive
         member = root_json[0]
         try:
             raw = zf.read(member)
-        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError, zlib.error) as exc:
+            # a corrupt deflate stream is zlib.error; a truncated one EOFError
             raise UnsafeArchiveError(f"{source}: cannot read {member.filename!r}: {exc}") from exc
     where = f"{source}!{member.filename}"
     try:
         document = json.loads(raw.decode("utf-8"))
+        return parse_record(document, source=where)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RunRecordError(f"{where}: not valid UTF-8 JSON: {exc}") from exc
-    return parse_record(document, source=where)
+    except RecursionError as exc:
+        raise RunRecordError(f"{where}: not a run record: nested too deeply to read") from exc
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise RunRecordError(f"{where}: not a run record: {exc}") from exc

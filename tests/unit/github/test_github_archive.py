@@ -74,3 +74,37 @@ def test_read_run_record__schema_invalid__run_record_error_names_artifact_member
     data = record_zip({"schema": "agent-evals/run@1", "run": {}}, name="r.json")
     with pytest.raises(RunRecordError, match=r"artifact x!r\.json"):
         read_run_record(data, source="artifact x")
+
+
+def _corrupt_deflate() -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("run.json", RECORD * 20)
+    data = bytearray(buffer.getvalue())
+    start = data.index(b"run.json") + len(b"run.json")  # the local header's name, then the stream
+    for i in range(start + 10, start + 60):
+        data[i] ^= 0x5A
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (_corrupt_deflate(), (UnsafeArchiveError, RunRecordError)),
+        (
+            make_zip({"run.json": '{"schema": "agent-evals/run@1", "x": ' + "[" * 1000 + "]" * 1000 + "}"}),
+            RunRecordError,
+        ),
+        (make_zip({"run.json": '{"schema": "agent-evals/run@1", "x": ' + "9" * 5000 + "}"}), RunRecordError),
+    ],
+    ids=["corrupt-deflate", "1000-deep", "5000-digit-integer"],
+)
+def test_read_run_record__corrupt_or_hostile_member__an_agent_evals_error_never_a_crash(
+    data: bytes, error: type[Exception] | tuple[type[Exception], ...]
+) -> None:
+    # find_baseline turns these into a missing baseline (on_missing_baseline), never exit 3
+    with pytest.raises(error):
+        read_run_record(data, source="artifact")

@@ -312,3 +312,20 @@ def test_cancelled_mid_run__partial_record_complete_false_exit_130_or_143(
     assert trials["c0"]["passed"] is True and "c1" not in trials
     if command == "ci":
         assert outcome.outputs["status"] == "incomplete" and outcome.outputs["upload-baseline"] == "false"
+
+
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+def test_agent_exception__trimmed_user_frame_traceback_in_the_record_and_in_verbose_output(
+    tmp_path: Path, kind: str
+) -> None:
+    fault = Fault("raise ValueError('boom')", "ValueError: boom")
+    work = workspace(tmp_path, fault, kind)
+    outcome = run_cli(tmp_path, work, "run", fault)
+    trace = outcome.trials()["c1"]["traceback"] or ""
+    assert trace.startswith("Traceback (user frames only):") and "faulty.py" in trace
+    assert "agent_evals" not in trace and trace.endswith("ValueError: boom")
+    target = "faults.yaml" if kind == "benchmark" else "eval_faults.py"
+    verbose = subprocess.run(
+        [CLI, "run", target, "-v"], cwd=work, capture_output=True, text=True, timeout=LIMIT_S
+    )
+    assert "Traceback (user frames only):" in verbose.stdout and "faulty.py" in verbose.stdout

@@ -20,7 +20,7 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
-from agent_evals.core.faults import OVERRUN_GRACE_S, describe_fault, guarded, overran
+from agent_evals.core.faults import OVERRUN_GRACE_S, describe_fault, guarded, overran, unwrap
 from agent_evals.core.scorer import PreparedScorer, distinct_key
 from agent_evals.core.types import Score
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
@@ -269,7 +269,14 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         )
     except Exception as exc:
         logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=True)
-        return TrialOutcome(passed=False, error=describe_fault(exc), duration_s=time.perf_counter() - start)
+        from agent_evals.evals.tracebacks import user_traceback
+
+        return TrialOutcome(
+            passed=False,
+            error=describe_fault(exc),
+            traceback=user_traceback(unwrap(exc)),  # trimmed to the agent's own frames, as for evals
+            duration_s=time.perf_counter() - start,
+        )
     elapsed = time.perf_counter() - start
     if limit and elapsed > limit + OVERRUN_GRACE_S:
         # an async agent that blocked the event loop (or swallowed its cancellation) finished late

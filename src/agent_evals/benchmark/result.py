@@ -397,7 +397,9 @@ def _score_record(score: Score) -> TrialScore:
         failures = {str(f["path"]): f for f in failures}
     if isinstance(failures, dict) and failures:  # StateMatch: path -> {expected, actual, reason}
         first = list(failures.items())[:3]
-        notes = notes or "; ".join(f"{path}: {_failure_text(info)}" for path, info in first)
+        # each failing path with expected and actual (what compare shows), not a summary sentence
+        more = f" (+{len(failures) - 3} more)" if len(failures) > 3 else ""
+        notes = "; ".join(f"{path}: {_failure_text(info)}" for path, info in first) + more
         expected = expected if expected is not None else {p: _get(i, "expected") for p, i in first}
         actual = actual if actual is not None else {p: _get(i, "actual") for p, i in first}
     elif isinstance(failures, list) and failures:
@@ -420,5 +422,6 @@ def _failure_text(info: Any) -> str:
     if isinstance(info, dict):
         if info.get("reason"):
             return str(info["reason"])
-        return f"expected {info.get('expected')!r}, got {info.get('actual')!r}"
+        expected, actual = (json.dumps(info.get(k), default=str) for k in ("expected", "actual"))
+        return f"expected {expected}, got {actual}"
     return str(info)

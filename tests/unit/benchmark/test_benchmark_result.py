@@ -187,7 +187,7 @@ def test_to_suite__state_failures_become_notes_expected_and_actual() -> None:
         cases=[case],
     )
     score = result.to_suite().cases[0].trials[0].scores["StateMatch"]
-    assert score.notes == "lights.kitchen.state: expected 'on', got 'off'; x: path missing"
+    assert score.notes == 'lights.kitchen.state: expected "on", got "off"; x: path missing'
     assert score.expected == '{"lights.kitchen.state": "on", "x": 1}'
     assert score.actual == '{"lights.kitchen.state": "off", "x": null}'
 

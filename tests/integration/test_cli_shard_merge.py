@@ -187,6 +187,20 @@ def test_overlapping_shards__exit_2_naming_the_case_and_both_files(
     assert "is also in" in done.stderr and "copy-of-2.json" in done.stderr and "shard-2.json" in done.stderr
 
 
+def test_a_shard_record_missing_a_case__exit_2_naming_the_suite_and_position(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    def _drop_one(record: dict[str, Any]) -> None:
+        suite = next(s for s in record["suites"] if len(s["cases"]) > 1)
+        i = min(range(len(suite["cases"])), key=lambda k: suite["case_positions"][k])
+        del suite["cases"][i], suite["case_positions"][i]
+
+    cut = _edited(runs["1"], tmp_path / "cut-1.json", _drop_one)
+    done = _cli("merge", cut, *_shards(runs)[1:], "-o", str(tmp_path / "run.json"))
+    assert done.returncode == 2
+    assert "lack the case at position" in done.stderr
+
+
 def test_the_same_shard_twice__exit_2(runs: dict[str, Path], tmp_path: Path) -> None:
     done = _cli("merge", str(runs["1"]), str(runs["1"]), "-o", str(tmp_path / "run.json"))
     assert done.returncode == 2

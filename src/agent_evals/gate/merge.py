@@ -70,7 +70,7 @@ def _check_runs(shards: Sequence[tuple[str, RunRecord]]) -> int:
     return count
 
 
-def _merge_suite(suite_id: str, parts: list[tuple[str, Suite]]) -> Suite:
+def _merge_suite(suite_id: str, parts: list[tuple[str, Suite]], *, whole: bool) -> Suite:
     first_source, first = parts[0]
     for source, suite in parts[1:]:
         if suite.fingerprint != first.fingerprint:
@@ -103,6 +103,17 @@ def _merge_suite(suite_id: str, parts: list[tuple[str, Suite]]) -> Suite:
             position = positions[i] if positions is not None else -1
             placed.append((position, order, case))
     placed.sort(key=lambda p: (p[0], p[1]))
+    positions_seen = [p for p, _, _ in placed]
+    if (
+        whole
+        and all(s.case_positions is not None for _, s in parts)
+        and positions_seen != list(range(len(placed)))
+    ):
+        gap = next(i for i, p in enumerate([*positions_seen, -1]) if p != i)
+        raise MergeError(
+            f"suite {suite_id!r}: the shard records lack the case at position {gap} of the suite (a shard "
+            "record was edited or truncated); run the shards again"
+        )
     merged = first.model_copy(deep=False)
     merged.cases = [case for _, _, case in placed]
     merged.case_positions = None
@@ -160,7 +171,8 @@ def merge_shards(shards: Sequence[tuple[str, RunRecord]], *, allow_partial: bool
     finished = [r.run.finished_at for _, r in ordered if r.run.finished_at]
     run.finished_at = max(finished) if finished else None
     run.complete = not missing and not incomplete
-    suites = [_merge_suite(sid, parts[sid]) for sid in suite_ids]
+    whole = not missing and not incomplete
+    suites = [_merge_suite(sid, parts[sid], whole=whole) for sid in suite_ids]
     record = RunRecord(run=run, suites=suites)
     return Merged(record=record, missing=missing, incomplete=incomplete, count=count)
 

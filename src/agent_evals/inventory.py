@@ -10,6 +10,7 @@ from typing import Any
 from agent_evals.errors import AgentEvalsError, UsageError
 from agent_evals.evals.discovery import collect
 from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.evals.suite_ids import suite_id
 from agent_evals.plan import default_paths, display_path, eval_file_specs, nothing_selected, select_specs
 
 
@@ -85,10 +86,10 @@ class Inventory:
         }
 
 
-def _eval_suite(label: str, specs: list[EvalCaseSpec]) -> ListedSuite:
+def _eval_suite(sid: str, label: str, specs: list[EvalCaseSpec]) -> ListedSuite:
     cases = [
         ListedCase(
-            id=f"{label}::{s.function_id}",
+            id=f"{sid}::{s.function_id}",
             dataset=s.dataset,
             labels=list(s.labels),
             trials=s.trials,
@@ -97,7 +98,7 @@ def _eval_suite(label: str, specs: list[EvalCaseSpec]) -> ListedSuite:
         )
         for s in specs
     ]
-    return ListedSuite(id=label, kind="evals", source=label, cases=cases)
+    return ListedSuite(id=sid, kind="evals", source=label, cases=cases)
 
 
 def _benchmark_suite(
@@ -160,11 +161,12 @@ def inspect_paths(
             inventory.problems.append(str(exc))
             continue
         available += specs
+        sid = suite_id(file, cwd)
         selected = select_specs(
-            specs, label, trials=trials, case_filter=case_filter, datasets=datasets, labels=labels
+            specs, sid, trials=trials, case_filter=case_filter, datasets=datasets, labels=labels
         )
         if selected:
-            inventory.suites.append(_eval_suite(label, selected))
+            inventory.suites.append(_eval_suite(sid, label, selected))
     for yaml_file in found.benchmark_files:
         try:
             suite = _benchmark_suite(

@@ -10,6 +10,7 @@ from pathlib import Path
 from agent_evals.errors import EvalFileError, UsageError
 from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
 from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.evals.suite_ids import suite_id
 
 DEFAULT_DIRS = ("benchmarks", "evals")
 """Searched, when they exist, when a command gets no path (``agent-evals init`` writes both)."""
@@ -48,9 +49,11 @@ class EvalSuitePlan:
     """One eval file's selected cases."""
 
     label: str
-    """The file as shown (relative to the working directory); the suite id."""
+    """The file as shown (relative to the working directory)."""
     specs: list[EvalCaseSpec]
     """The selected cases, trials already overridden."""
+    suite_id: str
+    """The suite id: the file relative to its project root (``evals.suite_ids``)."""
 
 
 @dataclass
@@ -119,15 +122,16 @@ def eval_file_specs(file: Path, cwd: Path) -> tuple[str, list[EvalCaseSpec]]:
 
 def select_specs(
     specs: list[EvalCaseSpec],
-    label: str,
+    suite: str,
     *,
     trials: int | None = None,
     case_filter: str | None = None,
     datasets: Sequence[str] = (),
     labels: Sequence[str] = (),
 ) -> list[EvalCaseSpec]:
-    """The cases a run keeps (``--filter``, ``--dataset``, ``--label``), with ``--trials`` applied."""
-    selected = _select(specs, label, case_filter=case_filter, datasets=datasets, labels=labels)
+    """The cases a run keeps (``--filter`` on the case ids of suite id ``suite``, ``--dataset``,
+    ``--label``), with ``--trials`` applied."""
+    selected = _select(specs, suite, case_filter=case_filter, datasets=datasets, labels=labels)
     if trials is not None:
         for spec in selected:
             spec.trials = trials
@@ -171,12 +175,13 @@ def plan_run(
     available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
     for file in found.eval_files:
         label, specs = eval_file_specs(file, cwd)
+        sid = suite_id(file, cwd)
         available += specs
         selected = select_specs(
-            specs, label, trials=trials, case_filter=case_filter, datasets=datasets, labels=labels
+            specs, sid, trials=trials, case_filter=case_filter, datasets=datasets, labels=labels
         )
         if selected:
-            plan.eval_suites.append(EvalSuitePlan(label, selected))
+            plan.eval_suites.append(EvalSuitePlan(label, selected, sid))
     if not plan.eval_suites and not found.benchmark_files:
         raise nothing_selected(searched, available, case_filter=case_filter, datasets=datasets, labels=labels)
     return plan

@@ -29,6 +29,7 @@ from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.evals.suite_ids import ID_BASE
 from agent_evals.plan import display_path as display_path
 from agent_evals.plan import match_case_id as match_case_id
 from agent_evals.plan import plan_run
@@ -81,8 +82,11 @@ def ci_info(env: Mapping[str, str]) -> CIInfo:
 class _EvalSuitePlan:
     """One eval file's selected cases and where their results land."""
 
-    def __init__(self, label: str, specs: list[EvalCaseSpec], start: int) -> None:
+    def __init__(self, suite_id: str, label: str, specs: list[EvalCaseSpec], start: int) -> None:
+        self.suite_id = suite_id
+        """Relative to the project root (``evals.suite_ids``): the same from any working directory."""
         self.label = label
+        """The file as shown to the user (relative to the working directory when below it)."""
         self.specs = specs
         self.start = start
 
@@ -112,9 +116,9 @@ class RunBuilder:
         self._git_thread.join(timeout=10)
         return self._git[0] if self._git else GitInfo()
 
-    def add_eval_suite(self, label: str, specs: list[EvalCaseSpec]) -> None:
-        """Plan an eval suite (one file's selected cases)."""
-        self._plans.append(_EvalSuitePlan(label, specs, len(self._specs)))
+    def add_eval_suite(self, label: str, specs: list[EvalCaseSpec], *, suite_id: str | None = None) -> None:
+        """Plan an eval suite (one file's selected cases); ``suite_id`` defaults to ``label``."""
+        self._plans.append(_EvalSuitePlan(suite_id or label, label, specs, len(self._specs)))
         self._specs.extend(specs)
 
     @property
@@ -204,6 +208,7 @@ class RunBuilder:
             started_at=self.started_at,
             finished_at=utc_now(),
             complete=complete,
+            suite_ids=ID_BASE,
             git=self._git_facts(),
             ci=ci_info(self.env),
         )
@@ -221,7 +226,7 @@ class RunBuilder:
             ref_text, ref_json = self.writer.text(spec.reference)
             cases.append(
                 {
-                    "id": f"{plan.label}::{spec.function_id}",
+                    "id": f"{plan.suite_id}::{spec.function_id}",
                     "group": spec.dataset or Path(plan.label).stem,
                     "name": spec.function_id,
                     "location": {"file": plan.label, "line": spec.line},
@@ -234,7 +239,7 @@ class RunBuilder:
                 }
             )
         suite = Suite.model_validate(
-            {"id": plan.label, "kind": "evals", "source": plan.label, "cases": cases}
+            {"id": plan.suite_id, "kind": "evals", "source": plan.label, "cases": cases}
         )
         suite.fingerprint = fingerprint(suite, {"evaluators": sorted(evaluators)})
         return suite
@@ -295,10 +300,10 @@ async def run_paths_async(
     for suite in plan.eval_suites:
         specs = suite.specs
         if shard is not None:
-            population = [(f"{suite.label}::{s.function_id}", s.trials) for s in specs]
+            population = [(f"{suite.suite_id}::{s.function_id}", s.trials) for s in specs]
             evaluators = sorted({evaluator_name(e) for s in specs for e in s.evaluators})
-            specs = [specs[i] for i in shard.take(suite.label, population, {"evaluators": evaluators})]
-        builder.add_eval_suite(suite.label, specs)
+            specs = [specs[i] for i in shard.take(suite.suite_id, population, {"evaluators": evaluators})]
+        builder.add_eval_suite(suite.label, specs, suite_id=suite.suite_id)
 
     jobs = [Job(i, t) for i, spec in enumerate(builder.specs) for t in range(spec.trials)]
     total = len(jobs)

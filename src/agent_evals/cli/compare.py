@@ -13,7 +13,6 @@ import click
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, UsageError
 
 if TYPE_CHECKING:
-    from agent_evals.gate.forked import SummaryReader
     from agent_evals.gate.model import BaselineInfo, Comparison
     from agent_evals.gate.policy import Policy
     from agent_evals.gate.reader import Document
@@ -140,14 +139,15 @@ def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> No
             write_text(path, render_report(comparison, kind), f"{kind} report")
 
 
-def _baseline(path: Path, reader: SummaryReader | None) -> tuple[RunSummary | None, BaselineInfo]:
+def _baseline(path: Path) -> tuple[RunSummary | None, BaselineInfo]:
     from agent_evals.gate.model import BaselineInfo
+    from agent_evals.gate.reader import read_summary
 
-    if reader is None:
+    if not path.exists():
         return None, BaselineInfo(
             source="none", path=str(path), reason_missing=f"baseline file {path} not found"
         )
-    summary = reader.result()
+    summary = read_summary(path)
     run = summary.run
     git, ci = run.get("git") or {}, run.get("ci") or {}
     info = BaselineInfo(
@@ -260,33 +260,23 @@ def compare(
         check_record_size(candidate, max_record_mib)
         check_record_size(baseline, max_record_mib)
         from agent_evals.gate.compare import compare_documents
-        from agent_evals.gate.forked import SummaryReader
-        from agent_evals.gate.picks import warm_candidate
-        from agent_evals.gate.summary import read_summary
+        from agent_evals.gate.reader import read_summary
         from agent_evals.report.terminal import render_terminal
 
-        # A large baseline is read in a forked child while this process reads the candidate.
-        reader = SummaryReader(baseline) if baseline.exists() else None
-        try:
-            cand = read_summary(candidate)
-            if reader is not None and reader.forked:
-                warm_candidate(cand)  # while the child still reads the baseline
-            base, info = _baseline(baseline, reader)
-            policy = build_policy(cand, policy_file, flags)
-            warn_unmatched_overrides(policy, cand)
-            # JUnit and HTML show every case; the other reports list only the cases that changed or errored
-            every_case = junit is not None or html is not None
-            comparison = compare_documents(
-                base,
-                cand,
-                policy,
-                baseline_info=info,
-                case_detail="all" if every_case else "listed",
-                history=[read_summary(path) for path in history],
-            )
-        finally:
-            if reader is not None:
-                reader.close()
+        cand = read_summary(candidate)
+        base, info = _baseline(baseline)
+        policy = build_policy(cand, policy_file, flags)
+        warn_unmatched_overrides(policy, cand)
+        # JUnit and HTML show every case; the other reports list only the cases that changed or errored
+        every_case = junit is not None or html is not None
+        comparison = compare_documents(
+            base,
+            cand,
+            policy,
+            baseline_info=info,
+            case_detail="all" if every_case else "listed",
+            history=[read_summary(path) for path in history],
+        )
         write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
         from agent_evals.report.colour import use_colour
 

@@ -34,7 +34,8 @@ MERGE_EXIT_CODES = (
 def merge(shards: tuple[str, ...], output: str, allow_partial: bool) -> None:
     """Join shard records (from `run --shard INDEX/COUNT`) into the run record of the whole run."""
     from agent_evals.gate.merge import merge_shards
-    from agent_evals.gate.store import read_record, write_record
+    from agent_evals.gate.reader import read_record
+    from agent_evals.gate.store import write_record
 
     try:
         records = [(path, read_record(path)) for path in shards]

@@ -50,11 +50,10 @@ def report(
 
     def body() -> int:
         from agent_evals.gate.compare import single_run
-        from agent_evals.gate.reader import check_record_size
-        from agent_evals.gate.summary import read_summary
+        from agent_evals.gate.reader import check_record_size, read_summary
 
         check_record_size(run_record, max_record_mib)
-        run = read_summary(run_record)  # typed decoding with the speed extra, same errors either way
+        run = read_summary(run_record)
         comparison = single_run(run, build_policy(run, policy_file, flags))
         text = render_report(comparison, fmt)
         if output is None:

@@ -179,6 +179,10 @@ class RunInfo(_Model):
     """ISO 8601 UTC end time."""
     complete: bool = True
     """False when the run was interrupted and the record holds partial results."""
+    suite_ids: str | None = None
+    """How eval suite ids were made: ``project-root`` (the eval file's path relative to its project
+    root). Absent in records written before, whose eval suite ids were relative to the working
+    directory of the run; ``compare`` maps those onto the new ones."""
     git: GitInfo = Field(default_factory=GitInfo)
     """Commit information."""
     ci: CIInfo = Field(default_factory=CIInfo)

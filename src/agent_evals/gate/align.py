@@ -1,11 +1,9 @@
-"""Summarise each case side in one walk over its trials, and classify a case from its two sides."""
+"""A case side as summarised (``gate.summary``), and the class of a case from its two sides."""
 
 from __future__ import annotations
 
-import fnmatch
-import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +41,8 @@ first error, output of a failing trial, input and expected (as snippets)."""
 Tally = tuple[int, int, int]
 """A scorer's verdicts in one case: (trials with a verdict or an error, passes, errors)."""
 
-RawCase = Any
-"""A case as decoded: the document's dict, or a ``gate.native`` struct read the same way (``get``)."""
+RawCase = dict[str, Any]
+"""A case as decoded and checked by ``gate.summary``."""
 
 
 @dataclass(slots=True)
@@ -58,15 +56,9 @@ class CaseView:
     fraction: float | None
     """Pass fraction over valid trials; None when every trial errored (or there are none)."""
     critical: bool
-    details: tuple[UsageSums, str | None] | None = None
-    """Usage sums and first output, when worked out where the raw case is (another process)."""
-    facts: Facts | None = None
-    """What a case diff reads of this side's raw case, when worked out ahead (see :func:`case_facts`)."""
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""
-        if self.details is not None:
-            return self.details[0]
         trials = self.raw.get("trials", [])
         duration = 0.0
         tokens_in: int | None = None
@@ -93,8 +85,6 @@ class CaseView:
 
     def first_output(self) -> str | None:
         """The first trial output (as a snippet), shown beside the other side's in a case diff."""
-        if self.details is not None:
-            return self.details[1]
         return _first(self.raw.get("trials", []), "output")
 
 
@@ -114,170 +104,6 @@ class SuiteView:
     """Per-side counts worked out so far (see ``breakdown.side_counts``)."""
 
 
-_NUMBER = (int, float)
-
-
-def _case_ok(case: Any) -> bool:
-    """A quick test that a case's own fields have the types the reader requires (False: look closer)."""
-    if case.__class__ is not dict:
-        return False
-    get = case.get
-    name, text_in, expected, location = get("name"), get("input"), get("expected"), get("location")
-    if not (
-        get("id").__class__ is str
-        and (location is None or location.__class__ is dict)
-        and get("group").__class__ is str
-        and (name is None or name.__class__ is str)
-        and (text_in is None or text_in.__class__ is str)
-        and (expected is None or expected.__class__ is str)
-        and get("critical", False).__class__ is bool
-        and get("trials", _NO_TRIALS).__class__ is list
-    ):
-        return False
-    dims = get("dimensions", _NO_DIMENSIONS)
-    if dims.__class__ is not dict:
-        return False
-    # a plain loop: cheaper than all() over a generator, run once per case (100,000s of times)
-    for value in dims.values():  # noqa: SIM110
-        if value.__class__ is not str:
-            return False
-    return True
-
-
-_NO_TRIALS: list[Any] = []
-_NO_DIMENSIONS: dict[str, str] = {}
-
-
-def view_suite(
-    suite: dict[str, Any],
-    critical_globs: Sequence[str] = (),
-    *,
-    recheck: Callable[[], None] | None = None,
-) -> SuiteView:
-    """Summarise a suite document: per-case counts, per-scorer tallies and usage, in one pass.
-
-    With ``recheck``, the cases are also checked as they are summarised (the types the reader checks):
-    at the first thing that looks wrong ``recheck`` is called, which raises the reader's located error
-    (or returns when it was fine after all). One walk over the trials instead of two.
-
-    This loop runs once per trial (hundreds of thousands on a large run): lookups are bound to locals
-    and usage is summed in place rather than gathered first.
-    """
-    checking = recheck is not None
-    out = SuiteView()
-    views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
-    n_trials = n_usages = 0
-    duration = 0.0
-    tokens_in = tokens_out = n_in = n_out = 0
-    costs: list[float] = []
-    for case in suite.get("cases", []):
-        if checking and not _case_ok(case) and recheck is not None:
-            recheck()
-        cid = case["id"]
-        trials = case.get("trials", [])
-        errors = passes = ungraded = 0
-        # a scorer's verdicts are counted in locals while consecutive ones are its own (the usual
-        # case: one scorer per trial), and added to the case's tally when another scorer comes
-        current: str | None = None
-        t_n = t_p = t_e = 0
-        for trial in trials:
-            if checking and trial.__class__ is not dict and recheck is not None:
-                recheck()
-            get = trial.get
-            error = get("error")
-            errored = error is not None
-            passed = get("passed")
-            seconds = get("duration_s", 0.0)
-            usage = get("usage")
-            scores = get("scores")
-            if checking and recheck is not None:
-                output = get("output")
-                if not (
-                    (passed is True or passed is False)
-                    and (not errored or error.__class__ is str)
-                    and (seconds.__class__ is float or seconds.__class__ is int)
-                    and (usage is None or usage.__class__ is dict)
-                    and (scores is None or scores.__class__ is dict)
-                    and (output is None or output.__class__ is str)
-                ):
-                    recheck()
-            if errored:
-                errors += 1
-            elif get("graded", True) is False:
-                ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
-            elif passed:
-                passes += 1
-            if seconds:
-                duration += seconds
-            if usage:
-                n_usages += 1
-                value = usage.get("input_tokens")
-                if value is not None:
-                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
-                        recheck()
-                    tokens_in += value
-                    n_in += 1
-                value = usage.get("output_tokens")
-                if value is not None:
-                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
-                        recheck()
-                    tokens_out += value
-                    n_out += 1
-                value = usage.get("cost_usd")
-                if value is not None:
-                    if checking and value.__class__ is not int and value.__class__ is not float and recheck:
-                        recheck()
-                    costs.append(value)
-            if not scores:
-                continue
-            for name, score in scores.items():
-                if checking and score.__class__ is not dict and recheck is not None:
-                    recheck()
-                verdict = score.get("passed")
-                failed_scorer = score.get("error") is not None
-                if verdict is None and not failed_scorer and not errored:
-                    continue  # numeric-only score: no pass/fail verdict of its own
-                if name is not current:
-                    if current is not None:
-                        add_tally(scorers, current, cid, (t_n, t_p, t_e))
-                    current = name
-                    t_n = t_p = t_e = 0
-                t_n += 1
-                if errored or failed_scorer:
-                    t_e += 1
-                elif verdict:
-                    t_p += 1
-        if current is not None:
-            add_tally(scorers, current, cid, (t_n, t_p, t_e))
-        n_trials += len(trials)
-        critical = bool(case.get("critical", False))
-        if not critical and critical_globs:
-            critical = any(fnmatch.fnmatchcase(cid, g) for g in critical_globs)
-        counted = len(trials) - ungraded
-        valid = counted - errors
-        fraction = passes / valid if valid else None
-        group = case["group"]
-        views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, critical)
-        members = groups.get(group)
-        if members is None:
-            groups[group] = [cid]
-        else:
-            members.append(cid)
-        dims = case.get("dimensions")
-        if dims:
-            for name, value in dims.items():
-                dimensions.setdefault(f"{name}={value}", []).append(cid)
-    out.usage = UsageSums(
-        input_tokens=int(tokens_in) if n_in else None,
-        output_tokens=int(tokens_out) if n_out else None,
-        cost_usd=math.fsum(costs) if costs else None,
-        duration_s=duration,
-        trials=n_trials,
-        recorded=n_usages > 0,
-    )
-    return out
-
-
 def add_tally(scorers: dict[str, dict[str, Tally]], name: str, cid: str, tally: Tally) -> None:
     """Add a run of one scorer's verdicts in case ``cid`` to its tally there (the summary walks)."""
     per_case = scorers.get(name)
@@ -295,11 +121,6 @@ def fraction_of(key: Key) -> float | None:
     counted, passes, errors = key
     valid = counted - errors
     return passes / valid if valid else None
-
-
-def view_cases(suite: dict[str, Any], critical_globs: Sequence[str] = ()) -> dict[str, CaseView]:
-    """Summarise every case of a suite document, keyed by case id."""
-    return view_suite(suite, critical_globs).cases
 
 
 def _state(x: float) -> str:

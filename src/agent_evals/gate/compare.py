@@ -12,6 +12,7 @@ from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown
 from agent_evals.gate.align import CLASS_ORDER
 from agent_evals.gate.diffs import case_diff
+from agent_evals.gate.legacy_ids import map_legacy_ids
 from agent_evals.gate.model import (
     BaselineInfo,
     Comparison,
@@ -31,15 +32,11 @@ from agent_evals.gate.paired import (
     rate_summary_of_counts,
     settle_hint,
 )
-from agent_evals.gate.picks import Pick, attach_details, request_details, select_cases
+from agent_evals.gate.picks import Pick, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
-from agent_evals.gate.summary import (
-    RunSummary,
-    SuiteSummary,
-    summarise_document,
-)
+from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 
@@ -85,7 +82,7 @@ def compare_runs(
 
 def single_run(candidate: RunRecord | Document | RunSummary, policy: Policy) -> Comparison:
     """A comparison without a baseline, for rendering one run alone (floors and error budget still apply).
-    The run may be a record model, its document, or its summary (``gate.summary.read_summary``)."""
+    The run may be a record model, its document, or its summary (``gate.reader.read_summary``)."""
     run = candidate if isinstance(candidate, (dict, RunSummary)) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
     return compare_documents(None, run, policy, baseline_info=info, mode="single_run")
@@ -120,10 +117,8 @@ def compare_documents(
     case_detail: CaseDetail = "all",
     history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
-    """Compare two checked run-record documents (see ``gate.reader``); the engine behind ``compare_runs``.
-
-    Either side may also be given as its summary (``gate.summary.read_summary``, or ``gate.forked``
-    for a baseline read in another process).
+    """Compare two run-record documents (checked here) or their summaries (``gate.reader.read_summary``);
+    the engine behind ``compare_runs``.
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
     in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
@@ -150,9 +145,12 @@ def _compare(
     case_detail: CaseDetail,
     history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
-    base = summarise_document(baseline) if isinstance(baseline, dict) else baseline
-    earlier = [summarise_document(h) if isinstance(h, dict) else h for h in history]
-    cand = summarise_document(candidate) if isinstance(candidate, dict) else candidate
+    base = summarise(baseline, "baseline") if isinstance(baseline, dict) else baseline
+    earlier = [summarise(h, "history") if isinstance(h, dict) else h for h in history]
+    cand = summarise(candidate, "candidate") if isinstance(candidate, dict) else candidate
+    if base is not None:
+        base = map_legacy_ids(base, cand)  # a baseline written before eval ids were project-relative
+    earlier = [map_legacy_ids(h, cand) for h in earlier]
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     if base is not None:
         _overlap_or_refuse(base_suites, cand)
@@ -161,9 +159,7 @@ def _compare(
         select_cases(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
         for suite in cand.suites
     ]
-    # A baseline read in another process sends what the case diffs read of it while this one counts.
     side_details = case_detail == "all"
-    answer = request_details(picks, base.fetch if base is not None else None, side_details=side_details)
     versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
     works = [_prepare(pick, base_suites.get(pick.sid), policy, versions, earlier) for pick in picks]
 
@@ -186,8 +182,6 @@ def _compare(
                 unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
             )
 
-    if answer is not None:
-        attach_details(picks, answer())
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]

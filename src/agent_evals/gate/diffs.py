@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_evals.gate.align import CaseView, Facts, Key, snippet
@@ -107,9 +107,7 @@ def case_diff(
     xb = base.fraction if base is not None else None
     xc = cand.fraction if cand is not None else None
     detailed = klass != "stable-pass"
-    facts = main.facts
-    if facts is None and detailed:
-        facts = case_facts(main)
+    facts = case_facts(main) if detailed else None
     if facts is not None:
         name, dimensions, location = facts[0], facts[1], facts[2]
     else:
@@ -149,10 +147,3 @@ def case_diff(
             values["usage"] = usage_diff(base_usage.totals() if base_usage else None, cand_usage.totals())
         values["duration_s"] = cand_usage.duration_s if cand is not None else None
     return construct_from(CaseDiff, values)
-
-
-def warm_up(views: Iterable[CaseView]) -> None:
-    """Work out ahead the case-diff facts of these views (a caller waiting for the other side of a
-    comparison does this meanwhile); the diffs come out the same, sooner."""
-    for view in views:
-        view.facts = case_facts(view)

@@ -183,7 +183,7 @@ def merge_folder(folder: Path) -> Merged:
     A missing or interrupted shard makes the record ``complete: false`` (the gate's ``incomplete``);
     anything else that is not one run is a MergeError, as is a folder without records.
     """
-    from agent_evals.gate.store import read_record
+    from agent_evals.gate.reader import read_record
 
     files = sorted(p for p in folder.rglob("*.json") if p.is_file()) if folder.is_dir() else []
     if not files:

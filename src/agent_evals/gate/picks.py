@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, filterfalse
 from operator import attrgetter, itemgetter, or_
 
-from agent_evals.gate import breakdown
 from agent_evals.gate.align import CaseView, Key, SuiteView, classify_keys
-from agent_evals.gate.diffs import warm_up
 from agent_evals.gate.model import CaseClass
 from agent_evals.gate.policy import Knobs, Policy
-from agent_evals.gate.summary import CaseAnswer, FetchCases, RunSummary, SuiteSummary, with_details
+from agent_evals.gate.summary import SuiteSummary
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")
@@ -43,19 +41,6 @@ class Pick:
     """Both sides have the same case ids (none new, none gone)."""
     pairs: dict[str, tuple[Key, Key]] | None
     """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
-
-
-def warm_candidate(candidate: RunSummary) -> None:
-    """Work out ahead the candidate side's counts and the case-diff facts of the candidate cases
-    listed whatever the baseline holds (flaky ones, and those with an errored trial): ``compare``
-    does this while a forked child is still reading the baseline. The comparison comes out the same."""
-    for suite in candidate.suites:
-        breakdown.count_sides(suite.view)
-        warm_up(
-            view
-            for view in suite.view.cases.values()
-            if view.key[2] or (view.fraction is not None and 0.0 < view.fraction < 1.0)
-        )
 
 
 def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
@@ -144,35 +129,3 @@ def _pick_paired(
     keep = map(or_, map(_SECOND, found), map(_CRITICAL, views))
     picked: Picked = list(compress(zip(b_views, views, per_case, strict=True), keep))
     return picked, Counter(per_case), dict(zip(cand, pairs, strict=True))
-
-
-def request_details(
-    picks: list[Pick], fetch: FetchCases | None, *, side_details: bool
-) -> Callable[[], list[CaseAnswer]] | None:
-    """Ask a baseline whose views hold no raw cases for what the diffs read of it (see ``FetchCases``):
-    removed cases, and with ``side_details`` usage and first output of the cases on both sides."""
-    if fetch is None:
-        return None
-    wanted = [
-        (
-            p.sid,
-            [b.id for b, _, _ in p.picked if b is not None] if side_details else [],
-            [b.id for b in p.gone],
-        )
-        for p in picks
-        if p.base_view is not None
-    ]
-    if not any(ids or gone for _, ids, gone in wanted):
-        return None
-    return fetch(wanted)
-
-
-def attach_details(picks: list[Pick], answers: list[CaseAnswer]) -> None:
-    """Give the baseline views what :func:`request_details` asked for (answers in request order)."""
-    compared = [p for p in picks if p.base_view is not None]
-    for pick, (details, raws) in zip(compared, answers, strict=True):
-        for b, _, _ in pick.picked:
-            if b is not None and b.id in details:
-                with_details(b, details[b.id])
-        for b in pick.gone:
-            b.raw = raws[b.id]

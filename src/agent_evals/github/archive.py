@@ -73,7 +73,7 @@ def _check_name(name: str, source: str) -> None:
 
 def read_run_record(data: bytes, *, source: str, limits: ArchiveLimits = ArchiveLimits()) -> RunRecord:
     """Check a zip's safety, then parse its only root-level ``*.json`` file as a run record."""
-    from agent_evals.gate.store import parse_record
+    from agent_evals.gate.reader import parse_record
 
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))

@@ -163,7 +163,7 @@ def find_branch_baseline(
     server_url: str = "https://github.com",
 ) -> BaselineResult:
     """The gate's baseline from the data branch: at the merge base, else the newest older, else the newest."""
-    from agent_evals.gate.store import parse_record
+    from agent_evals.gate.reader import parse_record
     from agent_evals.github.baseline import BaselineResult, choose_run, find_merge_base, missing
 
     merge_sha, merge_date = (

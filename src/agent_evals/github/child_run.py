@@ -136,7 +136,7 @@ def run_child(
             emit(f"::{pause}::")
     result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
     try:
-        from agent_evals.gate.store import read_record
+        from agent_evals.gate.reader import read_record
 
         if output.is_file():
             result.record = read_record(output)

@@ -118,7 +118,8 @@ def run_ci(
     (``emit_err`` one stderr line of the child run; default ``emit``)."""
     from agent_evals.core.redact import Redactor
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
-    from agent_evals.gate.store import read_record, write_record
+    from agent_evals.gate.reader import read_record
+    from agent_evals.gate.store import write_record
     from agent_evals.github.child_run import run_child, run_command
 
     settings = ActionsSettings.from_env(env, token=options.github_token)

@@ -118,7 +118,7 @@ def load_fork_run(source: Path, gate_id: str | None = None) -> ForkRun:
 
     Any ``report.md`` beside it is ignored: Markdown the fork wrote is never posted.
     """
-    from agent_evals.gate.store import read_record
+    from agent_evals.gate.reader import read_record
 
     folder, record_path = (source, source / "run.json") if source.is_dir() else (source.parent, source)
     if not record_path.is_file():

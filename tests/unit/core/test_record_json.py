@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from agent_evals.core.record import RunRecord
-from agent_evals.gate.reader import read_document
-from agent_evals.gate.store import read_record, write_record
+from agent_evals.gate.reader import read_record, read_summary
+from agent_evals.gate.store import write_record
 
 RECORD = {
     "schema": "agent-evals/run@1",
@@ -46,11 +46,11 @@ def test_write_record__read_back__same_record_by_both_readers(tmp_path: Path) ->
     record = RunRecord.model_validate(RECORD)
     path = write_record(tmp_path / "run.json", record)
     assert read_record(path) == record
-    assert read_document(path)["suites"][0]["cases"][0]["trials"][0]["passed"] is False
+    assert read_summary(path).suites[0].view.cases["e.py::t[0]"].key == (1, 0, 1)
 
 
 def test_read_record__indented_file_from_an_older_writer__still_read(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
     path.write_text(json.dumps(RECORD, indent=2), encoding="utf-8")
     assert read_record(path) == RunRecord.model_validate(RECORD)
-    assert read_document(path)["suites"][0]["id"] == "s"
+    assert read_summary(path).suites[0].header["id"] == "s"

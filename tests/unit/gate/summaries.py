@@ -1,5 +1,5 @@
-"""Run records for the summary tests: a small valid one, random valid ones (hypothesis), and a
-comparable form of a summary; shared by the summary, native-reader and packing tests."""
+"""Run records for the reader tests: a small valid one, random valid ones (hypothesis), and a
+comparable form of a summary."""
 
 from __future__ import annotations
 
@@ -32,14 +32,14 @@ def record() -> dict[str, Any]:
         "schema": "agent-evals/run@1",
         "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z"},
         "suites": [
-            {"id": "s", "kind": "benchmark", "cases": [case(0), case(1)]},
-            {"id": "t", "kind": "evals", "cases": [case(2)]},
+            {"id": "s", "kind": "benchmark", "source": "s.yaml", "cases": [case(0), case(1)]},
+            {"id": "t", "kind": "evals", "source": "t.py", "cases": [case(2)]},
         ],
     }
 
 
 def shape(summary: RunSummary) -> list[Any]:
-    """Everything a summary says, but the raw cases its views may or may not hold."""
+    """Everything a summary says, but the raw cases its views hold."""
     return [summary.run] + [
         (
             s.header,
@@ -54,19 +54,20 @@ def shape(summary: RunSummary) -> list[Any]:
     ]
 
 
-# ---- records the standard reader accepts, drawn at random -------------------------------------------
+# ---- records the reader accepts (the run record schema), drawn at random -------------------------------------------
 
 MISSING = object()
 """A key left out of its object."""
 
 numbers = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False))
+counts = st.one_of(st.integers(0, 10**6), st.integers(0, 1000).map(float))  # 3.0 is an integer in JSON
 usages = st.one_of(
     st.none(),
     st.fixed_dictionaries(
         {},
         optional={
-            "input_tokens": st.one_of(st.none(), numbers),
-            "output_tokens": st.one_of(st.none(), numbers),
+            "input_tokens": st.one_of(st.none(), counts),
+            "output_tokens": st.one_of(st.none(), counts),
             "cost_usd": st.one_of(st.none(), st.floats(0, 1, allow_nan=False)),
         },
     ),
@@ -90,7 +91,7 @@ trials = st.fixed_dictionaries(
         "graded": st.booleans(),
         "duration_s": numbers,
         "usage": usages,
-        "scores": st.one_of(st.none(), st.dictionaries(st.sampled_from(["a", "b", "check"]), scores)),
+        "scores": st.dictionaries(st.sampled_from(["a", "b", "check"]), scores),
         "output": st.one_of(st.none(), st.text(max_size=8)),
         "messages": st.lists(st.text(max_size=3), max_size=2),  # not read by the gate: skipped
     },
@@ -99,9 +100,10 @@ trials = st.fixed_dictionaries(
 
 @st.composite
 def cases_of(draw: st.DrawFn, prefix: str) -> list[dict[str, Any]]:
-    ids = draw(st.lists(st.sampled_from([f"{g}/c{i}" for g in "xy" for i in range(6)]), max_size=8))
+    pool = [f"{g}/c{i}" for g in "xy" for i in range(6)]
+    ids = draw(st.lists(st.sampled_from(pool), max_size=8, unique=True))
     out = []
-    for cid in ids:  # a repeated id is allowed by the reader: the last one wins everywhere
+    for cid in ids:
         case: dict[str, Any] = {
             "id": cid,
             "group": cid.split("/")[0],
@@ -130,7 +132,14 @@ def cases_of(draw: st.DrawFn, prefix: str) -> list[dict[str, Any]]:
 @st.composite
 def records(draw: st.DrawFn, prefix: str = "run") -> dict[str, Any]:
     suites = [
-        {"id": sid, "kind": "benchmark", "fingerprint": "fp", "gate": None, "cases": draw(cases_of(prefix))}
+        {
+            "id": sid,
+            "kind": "benchmark",
+            "source": f"{sid}.yaml",
+            "fingerprint": "fp",
+            "gate": None,
+            "cases": draw(cases_of(prefix)),
+        }
         for sid in draw(st.lists(st.sampled_from(["s", "t"]), min_size=1, max_size=2, unique=True))
     ]
     run = {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "complete": draw(st.booleans())}

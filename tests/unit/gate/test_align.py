@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from agent_evals.gate.align import CaseView, classify, view_cases
+from agent_evals.gate.align import CaseView, classify
 from agent_evals.gate.diffs import case_diff
+from agent_evals.gate.summary import view_suite
+
+
+def view_cases(suite: dict[str, Any]) -> dict[str, CaseView]:
+    return view_suite(suite).cases
 
 
 def side(codes: str, cid: str = "g/c") -> CaseView:
@@ -48,12 +55,6 @@ def test_view_cases__counts_passes_errors_and_fraction() -> None:
 
 def test_view_cases__all_errored__no_fraction() -> None:
     assert side("EE").fraction is None
-
-
-def test_view_cases__critical_glob_marks_case() -> None:
-    suite = {"cases": [{"id": "doors/front", "group": "doors", "trials": []}]}
-    assert view_cases(suite, ["doors/*"])["doors/front"].critical
-    assert not view_cases(suite, ["lights/*"])["doors/front"].critical
 
 
 def test_case_diff__regressed__failing_scorer_evidence_location_and_usage() -> None:

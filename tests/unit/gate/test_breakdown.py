@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent_evals.gate.align import view_suite
 from agent_evals.gate.breakdown import rows_by_cases, rows_by_group
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.gate.summary import view_suite
 
 
 @pytest.mark.parametrize("with_baseline", [True, False])

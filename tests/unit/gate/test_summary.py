@@ -1,32 +1,25 @@
-"""read_summary: the cases are checked while they are summarised, with the reader's errors word for word,
-whether the record is decoded into typed structs (msgspec, the ``speed`` extra) or read the standard way."""
+"""The one reader: every entry point refuses a bad record with the same located error, and what it
+accepts is what the shipped JSON Schema accepts (and what the record models can then load)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.reader import read_document
-from agent_evals.gate.summary import native_available, read_summary, summarise_document
-from unit.gate.summaries import record, shape
-
-READERS = ["native", "standard"]
-
-
-@pytest.fixture(params=READERS)
-def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the test with msgspec's typed decoding (``gate.native``) and with the standard reader."""
-    if request.param == "native":
-        pytest.importorskip("msgspec")
-    else:
-        monkeypatch.setenv("AGENT_EVALS_NATIVE", "0")
-    assert native_available() == (request.param == "native")
-    return str(request.param)
+from agent_evals.gate.reader import check_document, parse_record, read_record, read_summary
+from agent_evals.gate.summary import summarise
+from agent_evals.schemas import load_run_schema
+from unit.gate.summaries import record, records, shape
 
 
 def trial1(d: dict[str, Any]) -> dict[str, Any]:
@@ -59,54 +52,134 @@ MUTATIONS: list[Mutation] = [
     lambda d: trial1(d).update(output=42),
     lambda d: trial1(d).update(duration_s=None),
     lambda d: trial1(d).update(duration_s=False),
-    # two problems: the first in record order is reported, as the reader does
+    lambda d: trial1(d).update(traceback=["frame"]),
+    lambda d: d["suites"][0]["cases"][1].update(id="g/c0"),  # a repeated case id
+    lambda d: d["suites"][1].update(id="s"),  # a repeated suite id
+    lambda d: d["suites"][0].pop("source"),
+    # two problems: the first in record order is reported
     lambda d: (trial1(d).update(passed=None), d["suites"][1].update(kind="x")),
     lambda d: (trial1(d).update(output=1), d["suites"][0]["cases"][0].update(name=2)),
 ]
 
 
+def _error(read: Callable[[], Any]) -> str:
+    with pytest.raises(RunRecordError) as caught:
+        read()
+    return str(caught.value)
+
+
 @pytest.mark.parametrize("mutate", MUTATIONS)
-def test_read_summary__malformed_case__same_error_as_read_document(
-    tmp_path: Path, mutate: Mutation, reader: str
+def test_reader__malformed_record__every_entry_point_gives_the_same_located_error(
+    tmp_path: Path, mutate: Mutation
 ) -> None:
     doc = record()
     mutate(doc)
     path = tmp_path / "run.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(RunRecordError) as expected:
-        read_document(path)
-    with pytest.raises(RunRecordError) as got:
-        read_summary(path)
-    assert str(got.value) == str(expected.value)
-    assert "invalid run record at 'suites." in str(got.value)
-
-
-def test_read_summary__valid_record__same_summary_as_after_a_full_check(tmp_path: Path, reader: str) -> None:
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(record()), encoding="utf-8")
-    summary = read_summary(path)
-    again = summarise_document(read_document(path))
-    assert shape(summary) == shape(again)
-    raw = summary.suites[0].view.cases["g/c0"].raw
-    assert isinstance(raw, dict) == (reader == "standard")  # else msgspec's typed struct of the case
+    source = str(path)
+    errors = {
+        "read_summary": _error(lambda: read_summary(path)),
+        "read_record": _error(lambda: read_record(path)),
+        "parse_record": _error(lambda: parse_record(doc, source=source)),
+        "check_document": _error(lambda: check_document(doc, source=source)),
+    }
+    assert len(set(errors.values())) == 1, errors
+    assert f"{source}: invalid run record at 'suites." in errors["read_summary"]
 
 
 @pytest.mark.parametrize("text", ["", "{not json", "[]", '{"schema": "agent-evals/run@9"}'])
-def test_read_summary__not_a_run_record__same_error_as_read_document(
-    tmp_path: Path, text: str, reader: str
-) -> None:
+def test_reader__not_a_run_record__summary_and_model_readers_agree(tmp_path: Path, text: str) -> None:
     path = tmp_path / "run.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(RunRecordError) as expected:
-        read_document(path)
-    with pytest.raises(RunRecordError) as got:
-        read_summary(path)
-    assert str(got.value) == str(expected.value)
+    assert _error(lambda: read_summary(path)) == _error(lambda: read_record(path))
 
 
-def test_read_summary__missing_file__same_error_as_read_document(tmp_path: Path, reader: str) -> None:
-    with pytest.raises(RunRecordError) as expected:
-        read_document(tmp_path / "nope.json")
-    with pytest.raises(RunRecordError) as got:
-        read_summary(tmp_path / "nope.json")
-    assert str(got.value) == str(expected.value)
+def test_read_summary__valid_record__views_keep_the_checked_cases(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(record()), encoding="utf-8")
+    summary = read_summary(path)
+    assert shape(summary) == shape(summarise(record()))
+    view = summary.suites[0].view
+    assert view.cases["g/c0"].raw["name"] == "c0"
+    assert (view.cases["g/c0"].key, view.scorers["check"]["g/c1"]) == ((1, 1, 0), (1, 1, 0))
+    assert summary.suites[0].trial_counts == [1]
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(load_run_schema())
+
+
+def _reader_rules(doc: Any) -> bool:
+    """The reader's rules beyond the schema: a schema id it reads, unique suite ids, unique case ids
+    within a suite."""
+    if isinstance(doc, dict) and doc.get("schema") != "agent-evals/run@1":
+        return False
+    try:
+        suites = doc["suites"]
+        sids = [s["id"] for s in suites]
+        return len(set(sids)) == len(sids) and all(
+            len({c["id"] for c in s["cases"]}) == len(s["cases"]) for s in suites
+        )
+    except (KeyError, TypeError):
+        return True  # the schema refuses it anyway
+
+
+JSON_VALUES = st.sampled_from(
+    [None, True, False, 0, 3, 2.5, 3.0, "", "x", [], ["x"], [1], {}, {"passed": True}, {"k": 1}]
+)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _paths(value, (*prefix, i))
+    return found
+
+
+@st.composite
+def mutated_records(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid record with one value replaced, one key removed, or one key added somewhere."""
+    doc = copy.deepcopy(draw(records()))
+    paths = _paths(doc)
+    path = draw(st.sampled_from(paths))
+    parent: Any = doc
+    for step in path[:-1]:
+        parent = parent[step]
+    how = draw(st.sampled_from(["replace", "remove", "add"]))
+    if how == "replace":
+        parent[path[-1]] = draw(JSON_VALUES)
+    elif how == "remove" and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif isinstance(parent, dict):
+        parent[draw(st.sampled_from(["scores", "usage", "line", "critical", "extra"]))] = draw(JSON_VALUES)
+    return doc
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_records())
+def test_reader__accepts_exactly_what_the_json_schema_accepts__and_the_models_load_it(doc: Any) -> None:
+    schema_ok = _validator().is_valid(doc) and _reader_rules(doc)
+    try:
+        summarise(doc)
+        reader_ok = True
+    except RunRecordError:
+        reader_ok = False
+    assert reader_ok == schema_ok
+    if reader_ok:
+        RunRecord.model_validate(doc)  # regrade and the record writer can load whatever is read
+
+
+@settings(max_examples=100, deadline=None)
+@given(records())
+def test_reader__random_valid_records__accepted_by_all(doc: dict[str, Any]) -> None:
+    assert _validator().is_valid(doc)
+    again = summarise(parse_record(doc).model_dump(mode="json", by_alias=True))
+    assert _keys(summarise(doc)) == _keys(again)
+
+
+def _keys(summary: Any) -> list[Any]:
+    return [[(v.id, v.key, v.fraction, v.critical) for v in s.view.cases.values()] for s in summary.suites]

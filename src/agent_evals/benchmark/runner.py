@@ -21,7 +21,8 @@ from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
 from agent_evals.core.faults import OVERRUN_GRACE_S, describe_fault, guarded, overran, unwrap
-from agent_evals.core.scorer import PreparedScorer, distinct_key
+from agent_evals.core.record import distinct_key
+from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import Score
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 

@@ -18,10 +18,10 @@ from agent_evals.core.record import (
     Trial,
     TrialScore,
     Usage,
+    distinct_key,
     fingerprint,
 )
 from agent_evals.core.redact import Redactor
-from agent_evals.core.scorer import distinct_key
 
 if TYPE_CHECKING:
     from agent_evals.core.types import EvalResult, ExampleResult, Score

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Container
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -208,6 +209,20 @@ class RunRecord(_Model):
         about a quarter of the indented size and parses several times faster. Readers accept both.
         """
         return self.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def distinct_key(name: str, taken: Container[str]) -> str:
+    """``name``, or ``name#2``, ``name#3``, ... : the first spelling not in ``taken``.
+
+    Run records keep every score of a trial: a second score under a name already used is stored
+    under the next free ``#n`` spelling instead of replacing the first.
+    """
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name}#{n}" in taken:
+        n += 1
+    return f"{name}#{n}"
 
 
 def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:

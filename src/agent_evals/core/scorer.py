@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Container, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -181,20 +181,6 @@ class PreparedScorer:
     def _raised(self, exc: BaseException) -> Score:
         logger.debug("scorer %r raised", self.name, exc_info=True)
         return error_score(self.name, f"scorer {self.name!r} raised {describe_fault(exc)}")
-
-
-def distinct_key(name: str, taken: Container[str]) -> str:
-    """``name``, or ``name#2``, ``name#3``, ... : the first spelling not in ``taken``.
-
-    Run records keep every score of a trial: a second score under a name already used is stored
-    under the next free ``#n`` spelling instead of replacing the first.
-    """
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name}#{n}" in taken:
-        n += 1
-    return f"{name}#{n}"
 
 
 def error_score(name: str, message: str) -> Score:

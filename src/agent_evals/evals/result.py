@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.core.scorer import distinct_key
+from agent_evals.core.record import distinct_key
 from agent_evals.evals.scores import EvalScore
 
 

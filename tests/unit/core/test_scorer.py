@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, distinct_key, scorer_name
+from agent_evals.core.record import distinct_key
+from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 RESULT = TaskResult(output="42")

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,11 +48,30 @@ def decode_json(raw: bytes) -> Any:
         try:
             return from_json(raw)
         except ValueError:
-            return json.loads(raw)
+            return _standard(raw)
     try:
         return msgspec.json.decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError):
-        return json.loads(raw)
+        return _standard(raw)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _standard(raw: bytes) -> Any:
+    """The standard library's reading of UTF-8 text (a byte-order mark allowed; no guessing of UTF-16),
+    which also takes a lone surrogate escape (``"\\ud800"``): that is no text (it cannot be printed
+    or written as UTF-8), so a record holding one is refused."""
+    text = raw.decode("utf-8-sig")
+    value = json.loads(text)
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                "a string holds a lone surrogate escape (such as \\ud800), which is not text"
+            ) from exc
+    return value
 
 
 MAX_RECORD_MIB = 256

@@ -118,6 +118,9 @@ class RunSummary:
     """Suites in record order."""
 
 
+MAX_NUMBER = 2**63
+"""Largest pull request number read (the schema's ``maximum``, less one)."""
+
 MISSING = object()
 """Stands for a required field a record leaves out, in :func:`fail`."""
 
@@ -200,6 +203,9 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
         _check(run["git"], _GIT, source, "run.git")
     if "ci" in run:
         _check(run["ci"], _CI, source, "run.ci")
+        pr = run["ci"].get("pr")
+        if pr is not None and abs(pr) >= MAX_NUMBER:  # a pull request number is never that big
+            raise fail(source, "run.ci.pr", f"an integer below {MAX_NUMBER:,}", pr)
     shard = run.get("shard")
     if shard is not None:
         _check(shard, _SHARD, source, "run.shard")

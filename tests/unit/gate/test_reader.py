@@ -161,7 +161,7 @@ def test_decode_json__compiled_decoders_give_what_the_standard_library_gives(val
     assert from_json(raw) == expected
 
 
-@pytest.mark.parametrize("raw", [b"\xef\xbb\xbf{}", b'"\\ud800"', b"NaN", b"1E400"])
+@pytest.mark.parametrize("raw", [b"\xef\xbb\xbf{}", b'"\\ud83d\\ude00"', b"NaN", b"1E400"])
 def test_decode_json__what_a_compiled_decoder_refuses__read_by_the_standard_library(raw: bytes) -> None:
     expected = json.loads(raw)
     got = decode_json(raw)
@@ -171,5 +171,12 @@ def test_decode_json__what_a_compiled_decoder_refuses__read_by_the_standard_libr
 def test_read_summary__a_number_too_long_to_read__is_a_located_record_error(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_text("[" + "1" * 5000 + "]", encoding="utf-8")
-    with pytest.raises(RunRecordError, match=r"r.json:.*not valid JSON"):
+    with pytest.raises(RunRecordError, match=r"r.json: not a run record: Exceeds the limit"):
+        read_summary(path)
+
+
+def test_read_summary__a_lone_surrogate_escape__refused_as_no_text(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text('{"schema": "\\ud800"}', encoding="utf-8")
+    with pytest.raises(RunRecordError, match=r"r.json: not a run record: a string holds a lone surrogate"):
         read_summary(path)

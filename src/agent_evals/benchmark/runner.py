@@ -20,7 +20,8 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
-from agent_evals.core.faults import OVERRUN_GRACE_S, describe_fault, guarded, overran, unwrap
+from agent_evals.core.executor import run_user
+from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import Score
@@ -193,14 +194,14 @@ async def run_benchmark_async(
             progress(done, total)
 
     try:
-        try:
-            await guarded(handle.setup())
-        except Exception as exc:
+        ready = await run_user(handle.setup)
+        if ready.fault is not None:
+            fault = ready.fault
             if on_setup_error == "raise":
-                raise
-            logger.debug("agent setup failed", exc_info=True)
-            message = f"agent setup failed: {describe_fault(exc)}"
-            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+                raise fault if isinstance(fault, Exception) else TrialFault(fault)
+            logger.debug("agent setup failed", exc_info=fault)
+            message = f"agent setup failed: {ready.error}"
+            trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
             result.setup_error = f"{message}\n{trace}"
             for job in jobs:
                 job.case.trials = [
@@ -210,10 +211,9 @@ async def run_benchmark_async(
             await asyncio.gather(*(one(i, job, t) for i, job in enumerate(jobs) for t in range(k)))
         result.complete = True
     finally:
-        try:
-            await guarded(handle.teardown())
-        except Exception as exc:
-            logger.warning("agent teardown failed: %s", describe_fault(exc))
+        done_with = await run_user(handle.teardown)
+        if not done_with.ok:
+            logger.warning("agent teardown failed: %s", done_with.error)
         result.finished_at = _now()
         result.duration_s = time.perf_counter() - start
     if bench.platform is not None:
@@ -260,28 +260,19 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
     # the seed's form: appliers the agent applies to the world it keeps (always passed, [] when none)
     context["preconditions"] = copy.deepcopy(job.plan.preconditions)
     start = time.perf_counter()
-    try:
-        # guarded inside wait_for: SystemExit from the agent must not reach wait_for's task boundary
-        call = guarded(handle.run(job.scenario.prompt, context))
-        task_result = await (asyncio.wait_for(call, limit) if limit else call)
-    except asyncio.TimeoutError:
-        return TrialOutcome(
-            passed=False, error=f"timed out after {limit:g}s", duration_s=time.perf_counter() - start
-        )
-    except Exception as exc:
-        logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=True)
-        from agent_evals.evals.tracebacks import user_traceback
-
+    # the trial executor: the agent's own TimeoutError or SystemExit is its fault; ours says the limit,
+    # and an async agent that comes back after the limit (it blocked the loop) is errored, never passed
+    outcome = await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None)
+    if not outcome.ok:
+        if outcome.fault is not None:
+            logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
         return TrialOutcome(
             passed=False,
-            error=describe_fault(exc),
-            traceback=user_traceback(unwrap(exc)),  # trimmed to the agent's own frames, as for evals
+            error=outcome.error,
+            traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
         )
-    elapsed = time.perf_counter() - start
-    if limit and elapsed > limit + OVERRUN_GRACE_S:
-        # an async agent that blocked the event loop (or swallowed its cancellation) finished late
-        return TrialOutcome(passed=False, error=overran(elapsed, limit), duration_s=elapsed)
+    task_result = outcome.value
     scores: dict[str, Score] = {}
     for scorer in job.scorers:
         score = await scorer.score(task_result, job.plan.expected, {"input": job.scenario.prompt})

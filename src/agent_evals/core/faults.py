@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
+import sysconfig
 import threading
+import traceback
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -130,3 +134,36 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T
 
     threading.Thread(target=work, name="agent-evals-trial", daemon=True).start()
     return await future
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    dirs = {paths.get(name, "") for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (_PACKAGE_DIR, *sorted(d for d in dirs if d))
+
+
+def is_user_frame(filename: str) -> bool:
+    """False for frames of agent-evals itself, the standard library and installed packages."""
+    if filename.startswith("<"):
+        return False
+    try:
+        resolved = str(Path(filename).resolve())
+    except OSError:
+        resolved = filename
+    return not any(resolved.startswith(d) for d in _library_dirs())
+
+
+def user_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` keeping only user frames (all frames when none is a user frame)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    kept = [f for f in frames if is_user_frame(f.filename)]
+    if not kept and isinstance(exc, SyntaxError):  # its own text names the file, line and column
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
+    kept = kept or list(frames)[-1:]
+    lines = ["Traceback (user frames only):\n", *traceback.format_list(kept)]
+    lines.append(describe_fault(exc) + "\n")
+    return safe_text("".join(lines).rstrip("\n"), limit=20_000)

@@ -21,6 +21,7 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
+from agent_evals.core.executor import Outcome, await_user, call_now, run_user
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
 from agent_evals.core.types import (
@@ -282,31 +283,18 @@ class _Run:
         task = self.task
         if task is None:
             return None, NO_TASK, 0.0
-        t = time.perf_counter()
-        timeout = self.config.timeout_s
-        try:
-            awaitable = task(example.input)
-            value = await (asyncio.wait_for(awaitable, timeout) if timeout is not None else awaitable)
-        except asyncio.CancelledError:
-            raise
-        except asyncio.TimeoutError as exc:
-            return None, _timeout_or_error(exc, time.perf_counter() - t, timeout), time.perf_counter() - t
-        except Exception as exc:
-            logger.debug("task raised on example %r", example.input, exc_info=True)
-            return None, _describe(exc), time.perf_counter() - t
-        return value, None, time.perf_counter() - t
+        outcome = await run_user(task, example.input, timeout=self.config.timeout_s)
+        return _outcome(outcome, example)
 
     async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
-        timeout = self.config.timeout_s
-        t = time.perf_counter()
-        future = loop.run_in_executor(
-            self.pool, contextvars.copy_context().run, _run_sync_batch, self.task, [example]
-        )
-        try:
-            return (await asyncio.wait_for(future, timeout))[0]
-        except asyncio.TimeoutError:
-            # the worker thread cannot be interrupted; it finishes in the background
-            return None, f"timed out after {timeout:g}s", time.perf_counter() - t
+        if example.output is not None:
+            return example.output, None, 0.0
+        task = self.task
+        if task is None:
+            return None, NO_TASK, 0.0
+        # the worker thread cannot be interrupted: past the limit it finishes in the background
+        outcome = await run_user(task, example.input, timeout=self.config.timeout_s, thread=self.pool or True)
+        return _outcome(outcome, example)
 
     async def _finish(self, index: int, outcome: _Outcome) -> None:
         example = self.examples[index]
@@ -362,17 +350,8 @@ class _Run:
                 self.progress = None
 
     async def _await_late(self, awaitable: Any) -> _Outcome:
-        t = time.perf_counter()
-        timeout = self.config.timeout_s
-        try:
-            value = await (asyncio.wait_for(awaitable, timeout) if timeout is not None else awaitable)
-        except asyncio.CancelledError:
-            raise
-        except asyncio.TimeoutError as exc:
-            return None, _timeout_or_error(exc, time.perf_counter() - t, timeout), time.perf_counter() - t
-        except Exception as exc:
-            return None, _describe(exc), time.perf_counter() - t
-        return value, None, time.perf_counter() - t
+        outcome = await await_user(awaitable, self.config.timeout_s)
+        return outcome.value, outcome.error, outcome.elapsed
 
 
 def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> list[_Outcome]:
@@ -385,24 +364,12 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
         if task is None:
             outcomes.append((None, NO_TASK, 0.0))
             continue
-        t = time.perf_counter()
-        try:
-            value = task(example.input)
-        except Exception as exc:
-            logger.debug("task raised on example %r", example.input, exc_info=True)
-            outcomes.append((None, _describe(exc), time.perf_counter() - t))
-            continue
-        outcomes.append((value, None, time.perf_counter() - t))
+        outcomes.append(_outcome(call_now(task, example.input), example))
     return outcomes
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _timeout_or_error(exc: BaseException, elapsed: float, timeout: float | None) -> str:
-    # on Python 3.11+ a TimeoutError raised by the task itself looks like ours: tell them apart by time
-    if timeout is not None and elapsed >= timeout * 0.99:
-        return f"timed out after {timeout:g}s"
-    return _describe(exc)
+def _outcome(outcome: Outcome, example: ExampleData) -> _Outcome:
+    """The runner's (value, error, seconds) of a task call made by the trial executor."""
+    if outcome.fault is not None:
+        logger.debug("task raised on example %r", example.input, exc_info=outcome.fault)
+    return outcome.value, outcome.error, outcome.elapsed

@@ -3,51 +3,18 @@
 from __future__ import annotations
 
 import ast
-import functools
 import linecache
-import sysconfig
-import traceback
-from pathlib import Path
 from types import TracebackType
 
+# re-exported: the trial executor (core.executor) trims tracebacks in core.faults
 from agent_evals.core.faults import describe_fault, safe_text
-
-_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
-
-
-@functools.lru_cache(maxsize=1)
-def _library_dirs() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    dirs = {paths.get(name, "") for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return (_PACKAGE_DIR, *sorted(d for d in dirs if d))
-
-
-def is_user_frame(filename: str) -> bool:
-    """False for frames of agent-evals itself, the standard library and installed packages."""
-    if filename.startswith("<"):
-        return False
-    try:
-        resolved = str(Path(filename).resolve())
-    except OSError:
-        resolved = filename
-    return not any(resolved.startswith(d) for d in _library_dirs())
+from agent_evals.core.faults import is_user_frame as is_user_frame
+from agent_evals.core.faults import user_traceback as user_traceback
 
 
 def describe(exc: BaseException) -> str:
     """``Type: message`` (just ``Type`` when the message is empty), capped and always encodable."""
     return describe_fault(exc)
-
-
-def user_traceback(exc: BaseException) -> str:
-    """The traceback of ``exc`` keeping only user frames (all frames when none is a user frame)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    kept = [f for f in frames if is_user_frame(f.filename)]
-    if not kept and isinstance(exc, SyntaxError):  # its own text names the file, line and column
-        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
-    kept = kept or list(frames)[-1:]
-    lines = ["Traceback (user frames only):\n", *traceback.format_list(kept)]
-    lines.append(describe_fault(exc) + "\n")
-    return safe_text("".join(lines).rstrip("\n"), limit=20_000)
 
 
 def innermost_line(tb: TracebackType | None) -> str | None:

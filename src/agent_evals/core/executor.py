@@ -1,0 +1,163 @@
+"""The one trial executor: call a trial's user code, sync or async, under a time limit; faults captured.
+
+The library runner, code-first evals and benchmarks all run user code (a task, an eval body, an
+agent) through these functions, so a timeout, an exception or a ``SystemExit`` comes out the same
+way everywhere: as an :class:`Outcome` holding the value, or the user's own exception, or the fact
+that our time limit stopped the wait. Ctrl-C and cancellation are never absorbed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+from agent_evals.core.faults import (
+    OVERRUN_GRACE_S,
+    TrialFault,
+    absorbed,
+    describe_fault,
+    in_daemon_thread,
+    overran,
+    user_traceback,
+)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one call of user code gave."""
+
+    value: Any = None
+    """What it returned (None when it raised or timed out)."""
+    fault: BaseException | None = None
+    """The exception it raised: its own ``TimeoutError`` included, never ours."""
+    limit: float | None = None
+    """Our time limit, when that limit stopped the wait (the call may still be running in its thread)."""
+    elapsed: float = 0.0
+    """Seconds from the call to its result, its exception or our giving up."""
+    late: bool = False
+    """It returned, but after the limit (it blocked the event loop or ignored cancellation): errored."""
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether our time limit stopped the wait."""
+        return self.limit is not None
+
+    @property
+    def ok(self) -> bool:
+        """Whether it returned in time."""
+        return self.fault is None and self.limit is None
+
+    @property
+    def error(self) -> str | None:
+        """The trial's error text: ``Type: message`` of the fault, or our timeout with its limit and
+        the time waited; None when it returned in time. Always encodable, capped in length."""
+        if self.limit is not None:
+            return overran(self.elapsed, self.limit) if self.late else timeout_text(self.limit, self.elapsed)
+        if self.fault is not None:
+            return describe_fault(self.fault)
+        return None
+
+    @property
+    def traceback(self) -> str | None:
+        """The fault's traceback trimmed to the user's own frames (None without a fault)."""
+        return user_traceback(self.fault) if self.fault is not None else None
+
+
+def timeout_text(limit: float, elapsed: float) -> str:
+    """The error of a trial our time limit stopped: the limit and how long it was waited for."""
+    return f"timed out after {limit:g}s (waited {elapsed:.2f}s)"
+
+
+def call_now(fn: Callable[..., Any], *args: Any, run_awaitable: bool = False) -> Outcome:
+    """Call ``fn(*args)`` in this thread. With ``run_awaitable`` (a worker thread without an event
+    loop), an awaitable it returns is run to completion here on a loop of its own."""
+    started = time.perf_counter()
+    try:
+        value = fn(*args)
+        if run_awaitable and inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+    except BaseException as exc:
+        if not absorbed(exc):
+            raise
+        return Outcome(fault=exc, elapsed=time.perf_counter() - started)
+    return Outcome(value=value, elapsed=time.perf_counter() - started)
+
+
+async def await_user(awaitable: Awaitable[Any], timeout: float | None = None) -> Outcome:
+    """Await user code for at most ``timeout`` seconds.
+
+    Its own exceptions are wrapped before they reach ``wait_for``, so a ``TimeoutError`` coming out
+    of ``wait_for`` is ours and one the code raised is its fault (they are the same class on 3.11+).
+    """
+    started = time.perf_counter()
+    try:
+        if timeout is None:
+            value = await _guarded(awaitable)
+        else:
+            value = await asyncio.wait_for(_guarded(awaitable), timeout)
+    except TrialFault as wrapped:
+        return Outcome(fault=wrapped.exc, elapsed=time.perf_counter() - started)
+    except asyncio.TimeoutError:
+        return Outcome(limit=timeout, elapsed=time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    if timeout is not None and elapsed > timeout + OVERRUN_GRACE_S:
+        return Outcome(limit=timeout, elapsed=elapsed, late=True)  # late is never passed
+    return Outcome(value=value, elapsed=elapsed)
+
+
+async def run_user(
+    fn: Callable[..., Any],
+    *args: Any,
+    timeout: float | None = None,
+    thread: Executor | bool = False,
+) -> Outcome:
+    """Call ``fn(*args)`` from the event loop and wait for its result, at most ``timeout`` seconds.
+
+    ``thread=False``: called on the loop thread (an async function, or sync code that is quick);
+    an awaitable it returns is awaited under the time limit. ``thread=True``: a sync call runs in a
+    fresh daemon thread (a call stuck past the limit holds only that thread and never keeps the
+    process alive); an executor: in that pool. Either way with the caller's context variables and
+    a bounded wait; a thread that overruns cannot be stopped and finishes in the background."""
+    started = time.perf_counter()
+    if thread is False:
+        called = call_now(fn, *args)
+        if not (called.ok and inspect.isawaitable(called.value)):
+            return called
+        rest = None if timeout is None else max(0.0, timeout - called.elapsed)
+        outcome = await await_user(called.value, rest)
+    else:
+        if thread is True:
+            future: Awaitable[Outcome] = in_daemon_thread(call_now, fn, *args)
+        else:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(thread, contextvars.copy_context().run, call_now, fn, *args)
+        try:
+            outcome = await (future if timeout is None else asyncio.wait_for(future, timeout))
+        except asyncio.TimeoutError:
+            outcome = Outcome(limit=timeout)
+        if outcome.ok and inspect.isawaitable(outcome.value):  # a "sync" callable that gave a coroutine
+            spent = time.perf_counter() - started
+            outcome = await await_user(outcome.value, None if timeout is None else max(0.0, timeout - spent))
+    outcome.elapsed = time.perf_counter() - started
+    if outcome.timed_out:
+        outcome.limit = timeout  # the caller's limit, not what was left of it for a late awaitable
+    return outcome
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+async def _guarded(awaitable: Awaitable[Any]) -> Any:
+    try:
+        return await awaitable
+    except BaseException as exc:
+        if not absorbed(exc):
+            raise
+        raise TrialFault(exc) from exc

@@ -1,0 +1,113 @@
+"""The library runner and benchmarks run trials through the one executor (core.executor): each layer's
+entry point gives the same error for the same fault, and neither keeps a timeout or exception path of
+its own (code-first evals are to follow)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_evals
+from agent_evals import BaseAgent, TaskResult, run_eval_async
+from agent_evals.benchmark.runner import run_benchmark_async
+from agent_evals.core.types import EvalConfig, ExampleData, Score
+
+LAYERS = ("core/runner.py", "benchmark/runner.py")
+"""Layers through the executor so far; code-first evals (evals/execution.py, scheduler.py) are next."""
+SRC = Path(agent_evals.__file__).parent
+
+BENCH = """
+benchmark: faults
+execution: {{runs_per_scenario: 1, n_parallel_runs: 1{timeout}}}
+capabilities:
+  - name: cap
+    scenarios:
+      - id: case
+        prompt: go
+        success:
+          output: {{contains: ok}}
+"""
+
+
+async def _library(behaviour: str, timeout: float | None) -> str | None:
+    async def task(_: Any) -> TaskResult:
+        return await _act(behaviour)
+
+    config = EvalConfig(timeout_s=timeout) if timeout else None
+
+    def has_output(result: TaskResult, expected: Any = None, **_: Any) -> Score:
+        return Score(name="has_output", value=1.0, passed=bool(result.output))
+
+    result = await run_eval_async(task, [ExampleData(input="go")], [has_output], config=config)
+    return result.examples[0].error
+
+
+async def _benchmark(behaviour: str, timeout: float | None, folder: Path) -> str | None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bench.yaml"
+    path.write_text(BENCH.format(timeout=f", timeout_s: {timeout}" if timeout else ""), encoding="utf-8")
+
+    class Agent(BaseAgent):
+        async def run_case(self, prompt: str, **context: Any) -> TaskResult:
+            return await _act(behaviour)
+
+    result = await run_benchmark_async(path, Agent())
+    return result.cases[0].trials[0].error
+
+
+async def _act(behaviour: str) -> TaskResult:
+    import asyncio
+    import sys
+
+    if behaviour == "own-timeout":
+        raise TimeoutError("upstream deadline")
+    if behaviour == "system-exit":
+        sys.exit(2)
+    if behaviour == "slow":
+        await asyncio.sleep(5)
+    if behaviour == "value-error":
+        raise ValueError("bad")
+    return TaskResult(output="ok")
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "timeout", "expected"),
+    [
+        ("own-timeout", 5.0, r"TimeoutError: upstream deadline"),
+        ("system-exit", None, r"SystemExit: 2"),
+        ("value-error", None, r"ValueError: bad"),
+        ("slow", 0.1, r"timed out after 0\.1s \(waited 0\.\d\ds\)"),
+    ],
+)
+async def test_layers__same_fault__same_error_text_in_library_and_benchmarks(
+    tmp_path: Path, behaviour: str, timeout: float | None, expected: str
+) -> None:
+    got = {
+        "library": await _library(behaviour, timeout),
+        "benchmark": await _benchmark(behaviour, timeout, tmp_path / "bench"),
+    }
+    for layer, error in got.items():
+        assert re.fullmatch(expected, error or ""), (layer, error)
+
+
+def _calls(path: Path) -> list[str]:
+    return [
+        ast.unparse(n.func)
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(n, ast.Call)
+    ]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_layer__runs_user_code_through_the_executor_and_has_no_timeout_of_its_own(layer: str) -> None:
+    path = SRC / layer
+    source = path.read_text(encoding="utf-8")
+    assert "from agent_evals.core.executor import" in source
+    calls = _calls(path)
+    assert not [c for c in calls if c.endswith("wait_for")], f"{layer} bounds a wait itself"
+    assert "asyncio.TimeoutError" not in source and "except TimeoutError" not in source
+    assert "guarded(" not in source

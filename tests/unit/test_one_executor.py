@@ -16,8 +16,7 @@ from agent_evals import BaseAgent, TaskResult, run_eval_async
 from agent_evals.benchmark.runner import run_benchmark_async
 from agent_evals.core.types import EvalConfig, ExampleData, Score
 
-LAYERS = ("core/runner.py", "benchmark/runner.py")
-"""Layers through the executor so far; code-first evals (evals/execution.py, scheduler.py) are next."""
+LAYERS = ("core/runner.py", "evals/execution.py", "evals/scheduler.py", "benchmark/runner.py")
 SRC = Path(agent_evals.__file__).parent
 
 BENCH = """

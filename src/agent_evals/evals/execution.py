@@ -10,7 +10,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from agent_evals.core.faults import OVERRUN_GRACE_S, absorbed, overran
+from agent_evals.core.executor import call_now, run_user
+from agent_evals.core.faults import absorbed
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
@@ -21,14 +22,6 @@ T = TypeVar("T")
 
 EVALUATOR_DEFAULT_KEY = "pass"
 """Key given to an evaluator's score that has none (and to a bare True/False it returns)."""
-
-
-class _Failure(Exception):
-    """Internal: carries the user exception out of the timed section."""
-
-    def __init__(self, exc: BaseException) -> None:
-        super().__init__(type(exc).__name__)  # never str(exc): a user __str__ may raise
-        self.exc = exc
 
 
 async def _awaited(value: Awaitable[T]) -> T:
@@ -57,25 +50,20 @@ def _take_task_result(ctx: EvalContext, value: Any) -> Any:
 
 
 async def _body(spec: EvalCaseSpec, ctx: EvalContext, sync_mode: bool) -> None:
-    """Target then body; every exception comes out wrapped in ``_Failure``."""
-    try:
-        if spec.target is not None:
-            arg = ctx if spec.target_takes_context else ctx.input
-            out = await _call(spec.target, (arg,), sync_mode)
-            if out is not None:
-                ctx.output = out
-            ctx.output = _take_task_result(ctx, ctx.output)
-        returned = await _call(spec.func, (ctx,) if spec.context_param else (), sync_mode)
+    """Target then body (the trial executor runs this and captures what it raises)."""
+    if spec.target is not None:
+        arg = ctx if spec.target_takes_context else ctx.input
+        out = await _call(spec.target, (arg,), sync_mode)
+        if out is not None:
+            ctx.output = out
         ctx.output = _take_task_result(ctx, ctx.output)
-        if returned is not None:
-            merge_scores(
-                ctx.scores,
-                parse_scores(returned, default_key=ctx.default_score_key, where=f"{spec.name} returned"),
-            )
-    except BaseException as exc:
-        if not absorbed(exc):
-            raise
-        raise _Failure(exc) from exc
+    returned = await _call(spec.func, (ctx,) if spec.context_param else (), sync_mode)
+    ctx.output = _take_task_result(ctx, ctx.output)
+    if returned is not None:
+        merge_scores(
+            ctx.scores,
+            parse_scores(returned, default_key=ctx.default_score_key, where=f"{spec.name} returned"),
+        )
 
 
 def evaluator_name(fn: Callable[..., Any]) -> str:
@@ -150,20 +138,13 @@ async def run_trial(
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
     run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout
-    failure: BaseException | None = None
-    try:
-        if limit is None or sync_mode:
-            await _body(run_spec, ctx, sync_mode)
-        else:
-            await asyncio.wait_for(_body(run_spec, ctx, sync_mode), limit)
-    except _Failure as wrapped:
-        failure = wrapped.exc
-    except asyncio.TimeoutError:
-        result.error = f"TimeoutError: timed out after {limit:g}s"
-    elapsed = time.perf_counter() - started
-    if limit is not None and not sync_mode and result.error is None and elapsed > limit + OVERRUN_GRACE_S:
-        failure = None  # it blocked the loop or swallowed its cancellation: late, so errored, never passed
-        result.error = overran(elapsed, limit)
+    if sync_mode:  # in a worker thread: the scheduler bounds the wait for the whole trial
+        outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
+    else:  # the trial executor: our limit, and a late return (it blocked the loop) is errored
+        outcome = await run_user(_body, run_spec, ctx, False, timeout=limit)
+    failure = outcome.fault
+    if outcome.timed_out:
+        result.error = outcome.error
     if isinstance(failure, AssertionError) and spec.context_param is not None:
         notes = assertion_notes(failure)
         merge_scores(ctx.scores, [EvalScore(key=spec.default_score_key, passed=False, notes=notes)])

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from agent_evals.core.faults import in_daemon_thread
+from agent_evals.core.executor import run_user
 from agent_evals.evals.execution import drive_sync, run_trial
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
@@ -64,6 +64,10 @@ def _plan(
     return units
 
 
+def _sync_trial(spec: EvalCaseSpec) -> EvalCaseResult:
+    return drive_sync(run_trial(spec, sync_mode=True))
+
+
 def _run_chunk(
     specs: Sequence[EvalCaseSpec], jobs: list[Job], on_result: OnResult, stop: threading.Event
 ) -> None:
@@ -104,17 +108,19 @@ async def run_jobs(
             result = await run_trial(spec, timeout=timeout)
         else:
             limit = _limit(spec, timeout)
-            # its own daemon thread: one stuck past the limit takes no worker and never keeps the process alive
-            call = in_daemon_thread(lambda: drive_sync(run_trial(spec, sync_mode=True)))
-            try:
-                result = await asyncio.wait_for(call, limit)
-            except asyncio.TimeoutError:
+            # the trial executor, in its own daemon thread: one stuck past the limit takes no worker
+            # and never keeps the process alive
+            outcome = await run_user(_sync_trial, spec, timeout=limit, thread=True)
+            if outcome.fault is not None:  # run_trial absorbs user faults: this is a bug of ours
+                raise outcome.fault
+            result = outcome.value
+            if outcome.timed_out:
                 result = EvalCaseResult(
                     input=spec.input,
                     reference=spec.reference,
                     metadata=dict(spec.metadata),
-                    error=f"TimeoutError: timed out after {limit:g}s",
-                    duration=limit or 0.0,
+                    error=outcome.error,
+                    duration=outcome.elapsed,
                 )
         on_result(job.spec_index, job.trial, result)
 

@@ -609,3 +609,20 @@ def test_ci__branch_store_without_the_data_branch__push_exits_3_saying_how_to_cr
     result = h.run("--baseline-store", "branch", event="push", payload=payload, ref="refs/heads/main")
     assert result.code == 3
     assert "git switch --orphan agent-evals-data" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("keep", "code", "status"), [("10", 1, "failed"), ("1", 0, "inconclusive")], ids=["history", "no-history"]
+)
+def test_ci__one_trial_four_flips__earlier_baselines_from_the_store_make_them_fail(
+    h: Harness, keep: str, code: int, status: str
+) -> None:
+    # 4 of 20 one-trial cases flip: McNemar alone cannot reach 0.05 (p = 1/16), but the same cases
+    # passed in nine earlier baselines too, which ci reads from the store as the gate's history.
+    data = h.baseline_zip()
+    h.add_baseline_run(data, sha=MERGE, when="2026-01-02T00:00:00Z")
+    for hour in range(9):
+        h.add_baseline_run(data, sha=f"{hour}" * 40, when=f"2026-01-01T0{hour}:00:00Z")
+    result = h.run("--keep-baselines", keep, fail=tuple(CASES[:4]))
+    assert result.code == code, result.stdout + result.stderr
+    assert result.outputs["status"] == status

@@ -59,7 +59,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     default=10,
     show_default=True,
     envvar=_env("keep-baselines"),
-    help="Baselines kept per gate on the data branch (older ones are dropped).",
+    help="Baselines kept per gate on the data branch, and read per PR: the chosen one plus up to N-1 earlier ones as the gate's history (1 turns history off).",
 )
 @click.option("--output", type=FILE, metavar="RUN.json", envvar=_env("output"), help="Run record path.")
 @click.option(

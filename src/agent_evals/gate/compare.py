@@ -74,10 +74,19 @@ def compare_runs(
     policy: Policy,
     *,
     baseline_info: BaselineInfo | None = None,
+    history: Sequence[RunRecord] = (),
 ) -> Comparison:
-    """Compare two run records (baseline may be None) under ``policy``; pure: data in, data out."""
+    """Compare two run records (baseline may be None) under ``policy``; pure: data in, data out.
+
+    ``history``: earlier baselines of the same suites (as ``compare --history``), oldest or newest first."""
     base_doc = record_to_document(baseline) if baseline is not None else None
-    return compare_documents(base_doc, record_to_document(candidate), policy, baseline_info=baseline_info)
+    return compare_documents(
+        base_doc,
+        record_to_document(candidate),
+        policy,
+        baseline_info=baseline_info,
+        history=[record_to_document(h) for h in history],
+    )
 
 
 def single_run(candidate: RunRecord | Document | RunSummary, policy: Policy) -> Comparison:

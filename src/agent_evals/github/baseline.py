@@ -46,6 +46,8 @@ class BaselineResult:
     """Why no baseline is available, in words a user can act on."""
     note: str | None = None
     """How the run was chosen (merge base, or the newest older run)."""
+    history: tuple[RunRecord, ...] = ()
+    """Earlier baselines of the gate (older than the chosen one, newest first), for the gate's history."""
 
     def to_info(self) -> BaselineInfo:
         """The gate's provenance model for reports."""
@@ -124,8 +126,12 @@ def find_baseline(
     head_sha: str | None = None,
     server_url: str = "https://github.com",
     gate_id: str | None = None,
+    history_limit: int = 0,
 ) -> BaselineResult:
     """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception.
+
+    With ``history_limit`` > 0, up to that many earlier baselines (runs older than the chosen one)
+    are read too, for the gate's history; one that cannot be read is left out, never an error.
 
     Candidate runs are successful ``push`` or ``workflow_dispatch`` runs of ``workflow`` on ``branch``
     in ``repo`` itself; each run is re-checked here rather than trusting the server's filters (a
@@ -143,6 +149,7 @@ def find_baseline(
         merge_sha, merge_date = find_merge_base(client, repo, base_sha, head_sha)
     try:
         runs: list[dict[str, Any]] = []
+        older = -1  # baseline runs listed after the one at the merge base (-1: not seen yet)
         for run in client.paginate(
             f"/repos/{repo}/actions/workflows/{quote(workflow, safe='')}/runs",
             params={"branch": branch, "status": "success"},
@@ -153,8 +160,12 @@ def find_baseline(
             if not is_baseline_run(run, repo=repo, branch=branch):
                 continue
             runs.append(run)
-            if merge_sha and run.get("head_sha") == merge_sha:
-                break
+            if older >= 0:
+                older += 1
+            elif merge_sha and run.get("head_sha") == merge_sha:
+                older = 0
+            if older >= history_limit:
+                break  # the merge base's run and enough older ones for the history are listed
         chosen, how = choose_run(runs, merge_sha, merge_date)
         if chosen is None:
             return missing(
@@ -203,7 +214,45 @@ def find_baseline(
         record = read_run_record(data, source=f"artifact {artifact_name!r} of run {run_id}")
     except AgentEvalsError as exc:
         return _missing_with(provenance, f"rejected the baseline artifact: {exc}")
-    return BaselineResult(record=record, source="artifact", note=how, **provenance)
+    history = _earlier_baselines(client, repo, runs, chosen, names, history_limit)
+    if history:
+        how += f"; {len(history)} earlier baseline(s) read as the gate's history"
+    return BaselineResult(record=record, source="artifact", note=how, history=history, **provenance)
+
+
+def _earlier_baselines(
+    client: GitHubClient,
+    repo: str,
+    runs: list[dict[str, Any]],
+    chosen: dict[str, Any],
+    names: list[str],
+    limit: int,
+) -> tuple[RunRecord, ...]:
+    """Run records of up to ``limit`` listed runs older than ``chosen``, newest first; unreadable ones skipped."""
+    from agent_evals.github.archive import read_run_record
+
+    when = str(chosen.get("created_at") or "")
+    older = sorted(
+        (r for r in runs if r is not chosen and str(r.get("created_at") or "") <= when),
+        key=lambda r: str(r.get("created_at") or ""),
+        reverse=True,
+    )
+    found: list[RunRecord] = []
+    for run in older[: max(0, limit)]:
+        run_id = int(run["id"])
+        try:
+            artifact = _find_artifact(client, repo, run_id, names)
+            if artifact is None or artifact.get("expired"):
+                continue
+            data = client.download(
+                f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
+                permission="actions: read",
+                max_bytes=MAX_ARTIFACT_BYTES,
+            )
+            found.append(read_run_record(data, source=f"artifact of run {run_id}"))
+        except (GitHubError, AgentEvalsError) as exc:  # history is extra evidence: a lost one is left out
+            log.info("earlier baseline of run %s left out of the history: %s", run_id, exc)
+    return tuple(found)
 
 
 def _missing_with(provenance: dict[str, Any], reason: str) -> BaselineResult:

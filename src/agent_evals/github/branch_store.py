@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -16,8 +17,11 @@ from urllib.parse import quote
 from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, RunRecordError
 
 if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
     from agent_evals.github.baseline import BaselineResult
     from agent_evals.github.client import GitHubClient
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BRANCH = "agent-evals-data"
 DEFAULT_KEEP = 10
@@ -161,9 +165,12 @@ def find_branch_baseline(
     base_sha: str | None,
     head_sha: str | None,
     server_url: str = "https://github.com",
+    history_limit: int = 0,
 ) -> BaselineResult:
-    """The gate's baseline from the data branch: at the merge base, else the newest older, else the newest."""
-    from agent_evals.gate.reader import parse_record
+    """The gate's baseline from the data branch: at the merge base, else the newest older, else the newest.
+
+    With ``history_limit`` > 0, up to that many kept baselines older than the chosen one are read
+    too, for the gate's history; one that cannot be read is left out, never an error."""
     from agent_evals.github.baseline import BaselineResult, choose_run, find_merge_base, missing
 
     merge_sha, merge_date = (
@@ -192,14 +199,9 @@ def find_branch_baseline(
         "url": f"{server_url}/{repo}/actions/runs/{run_id}" if run_id else None,
         "ref": branch,
     }
-    path = str(entry.get("file") or f"{gate_id}/{entry['sha']}.json")
+    path = _entry_path(entry, gate_id)
     try:
-        response = client.request(
-            "GET", _contents(repo, path), params={"ref": branch}, permission="contents: read", accept=RAW
-        )
-        if len(response.content) > MAX_RECORD_BYTES:
-            raise RunRecordError(f"{path} is over {MAX_RECORD_BYTES} bytes")
-        record = parse_record(json.loads(response.content), source=f"{path} on branch {branch!r}")
+        record = _read_record(client, repo, branch, path)
     except ValueError as exc:
         return BaselineResult(
             record=None,
@@ -218,6 +220,33 @@ def find_branch_baseline(
         return BaselineResult(
             record=None, source="none", reason_missing=f"rejected the baseline {path}: {exc}", **provenance
         )
-    return BaselineResult(
-        record=record, source="artifact", note=f"{how}, kept on branch {branch!r}", **provenance
+    when = str(entry.get("date") or "")
+    history: list[RunRecord] = []
+    older = [e for e in entries if e is not entry and str(e.get("date") or "") <= when]
+    for earlier in sorted(older, key=lambda e: str(e.get("date") or ""), reverse=True)[
+        : max(0, history_limit)
+    ]:
+        try:
+            history.append(_read_record(client, repo, branch, _entry_path(earlier, gate_id)))
+        except (ValueError, GitHubError, AgentEvalsError) as exc:  # extra evidence: a lost one is left out
+            log.info("earlier baseline %s left out of the history: %s", earlier.get("sha"), exc)
+    note = f"{how}, kept on branch {branch!r}"
+    if history:
+        note += f"; {len(history)} earlier baseline(s) read as the gate's history"
+    return BaselineResult(record=record, source="artifact", note=note, history=tuple(history), **provenance)
+
+
+def _entry_path(entry: dict[str, Any], gate_id: str) -> str:
+    return str(entry.get("file") or f"{gate_id}/{entry['sha']}.json")
+
+
+def _read_record(client: GitHubClient, repo: str, branch: str, path: str) -> RunRecord:
+    """One kept run record, read raw and checked (ValueError for bad JSON, AgentEvalsError otherwise)."""
+    from agent_evals.gate.reader import parse_record
+
+    response = client.request(
+        "GET", _contents(repo, path), params={"ref": branch}, permission="contents: read", accept=RAW
     )
+    if len(response.content) > MAX_RECORD_BYTES:
+        raise RunRecordError(f"{path} is over {MAX_RECORD_BYTES} bytes")
+    return parse_record(json.loads(response.content), source=f"{path} on branch {branch!r}")

@@ -452,7 +452,9 @@ def _compare(
         return compare_runs(baseline_record, record, policy, baseline_info=info)
     found = _lookup(plan, options, settings, client, gate_id)
     try:
-        return compare_runs(found.record, record, policy, baseline_info=found.to_info())
+        return compare_runs(
+            found.record, record, policy, baseline_info=found.to_info(), history=found.history
+        )
     except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
         info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
         return compare_runs(None, record, policy, baseline_info=info)
@@ -480,6 +482,7 @@ def _lookup(
             base_sha=settings.event.base_sha,
             head_sha=settings.event.head_sha,
             server_url=settings.server_url,
+            history_limit=options.keep_baselines - 1,
         )
     if not workflow:
         return missing(
@@ -497,6 +500,7 @@ def _lookup(
         head_sha=settings.event.head_sha,
         server_url=settings.server_url,
         gate_id=gate_id,
+        history_limit=options.keep_baselines - 1,
     )
 
 

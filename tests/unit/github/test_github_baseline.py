@@ -197,3 +197,57 @@ def test_find_baseline__only_the_bare_name__used_and_the_note_says_so(
     result = _lookup_gate(client, "fast")
     assert result.record is not None
     assert "bare 'agent-evals-baseline' of an older upload" in (result.note or "")
+
+
+def test_find_baseline__history_limit__reads_older_runs_newest_first_never_newer_ones(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-05T00:00:00Z")
+    state.add_run(
+        head_sha="n" * 40, created_at="2026-01-09T00:00:00Z", artifact=record_zip(record_document((False,)))
+    )
+    state.add_run(
+        head_sha=MERGE, created_at="2026-01-05T00:00:00Z", artifact=record_zip(record_document((True,)))
+    )
+    for day, outcomes in ((4, (True, False)), (3, (True, True, True)), (2, (False, False, False, False))):
+        state.add_run(head_sha=f"{day}" * 40, created_at=f"2026-01-0{day}T00:00:00Z", artifact=record_zip(record_document(outcomes)))  # fmt: skip
+    state.add_run(head_sha="1" * 40, created_at="2026-01-01T00:00:00Z", artifact=None)
+    result = find_baseline(
+        client, repo=REPO, workflow="baseline.yml", branch="main", artifact_name="agent-evals-baseline",
+        base_sha=BASE, head_sha=HEAD, history_limit=2,
+    )  # fmt: skip
+    assert result.sha == MERGE
+    assert [len(h.suites[0].cases) for h in result.history] == [2, 3]  # days 4 and 3; never day 9
+    assert "2 earlier baseline(s) read as the gate's history" in (result.note or "")
+
+
+def test_find_baseline__history__an_unreadable_earlier_run_is_left_out_not_an_error(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-05T00:00:00Z")
+    state.add_run(head_sha=MERGE, created_at="2026-01-05T00:00:00Z", artifact=record_zip())
+    state.add_run(head_sha="4" * 40, created_at="2026-01-04T00:00:00Z", artifact=b"not a zip")
+    state.add_run(head_sha="3" * 40, created_at="2026-01-03T00:00:00Z", artifact=record_zip(), expired=True)
+    state.add_run(
+        head_sha="2" * 40, created_at="2026-01-02T00:00:00Z", artifact=record_zip(record_document((True,)))
+    )
+    result = find_baseline(
+        client, repo=REPO, workflow="baseline.yml", branch="main", artifact_name="agent-evals-baseline",
+        base_sha=BASE, head_sha=HEAD, history_limit=3,
+    )  # fmt: skip
+    assert result.record is not None and result.reason_missing is None
+    assert [len(h.suites[0].cases) for h in result.history] == [1]
+
+
+def test_find_baseline__no_history_asked__stops_listing_at_the_merge_base_run(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-05T00:00:00Z")
+    state.add_run(head_sha=MERGE, created_at="2026-01-05T00:00:00Z", artifact=record_zip())
+    state.add_run(head_sha="4" * 40, created_at="2026-01-04T00:00:00Z", artifact=record_zip())
+    result = _lookup(client)
+    assert result.history == ()
+    assert len(state.api_requests("GET", "/artifacts/")) == 1  # only the chosen run's zip

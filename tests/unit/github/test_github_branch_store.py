@@ -86,3 +86,39 @@ def test_find_branch_baseline__nothing_there__missing_with_reason(
     github.state.branches.update(branches)
     result = find_branch_baseline(client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None)
     assert result.record is None and reason in (result.reason_missing or "")
+
+
+def test_find_branch_baseline__history_limit__older_kept_baselines_newest_first_never_newer(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    for day, outcomes in (
+        (1, (True,) * 4),
+        (2, (True,) * 3),
+        (3, (True,) * 2),
+        (4, (True,)),
+        (6, (False,) * 5),
+    ):
+        _store(client, f"{day}" * 40, day, outcomes)
+    github.state.merge_bases[f"{'b' * 40}...{'h' * 40}"] = ("4" * 40, "2026-01-04T00:00:00Z")
+    result = find_branch_baseline(
+        client, REPO, branch=BRANCH, gate_id="g", base_sha="b" * 40, head_sha="h" * 40, history_limit=2
+    )
+    assert result.sha == "4" * 40
+    assert [len(h.suites[0].cases) for h in result.history] == [2, 3]  # days 3 and 2; never day 6
+    assert "2 earlier baseline(s)" in (result.note or "")
+
+
+def test_find_branch_baseline__history__a_broken_kept_file_is_left_out(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    _store(client, "1" * 40, 1, (True, True))
+    _store(client, "2" * 40, 2, (True,))
+    _store(client, "3" * 40, 3, (True,))
+    github.state.branches[BRANCH]["g/" + "2" * 40 + ".json"] = b"{not json"
+    result = find_branch_baseline(
+        client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None, history_limit=5
+    )
+    assert result.record is not None and result.sha == "3" * 40
+    assert [len(h.suites[0].cases) for h in result.history] == [2]

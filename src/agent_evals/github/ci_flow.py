@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,12 +15,12 @@ from agent_evals.errors import (
     EXIT_USAGE,
     AgentEvalsError,
     GitHubError,
-    RunRecordError,
     UsageError,
 )
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
-from agent_evals.github.baseline import BaselineResult, missing
 from agent_evals.github.child_run import ChildRun, make_dirs, writing
+from agent_evals.github.ci_baseline import compare_with_baseline
+from agent_evals.github.ci_outputs import regression_annotations, step_outputs
 from agent_evals.github.comments import check_gate_id
 from agent_evals.github.plan import CIPlan, default_gate_id, make_plan
 from agent_evals.github.settings import ActionsSettings
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 
     from agent_evals.core.record import RunRecord
     from agent_evals.gate.model import Comparison
-    from agent_evals.gate.policy import Policy
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
 
@@ -186,7 +184,9 @@ def run_ci(
         suite_blocks={s.id: s.gate for s in record.suites},
         overrides=dict(options.overrides),
     )
-    comparison = _compare(plan, options, settings, client, record, baseline_record, policy, gate_id)
+    comparison = compare_with_baseline(
+        plan, options, settings, client, record, baseline_record, policy, gate_id
+    )
     if options.confirm_trials and comparison.mode == "compare":
         from agent_evals.gate.confirm import confirm
 
@@ -208,7 +208,7 @@ def run_ci(
 
         comparison = confirm(
             comparison, record, policy, trials=options.confirm_trials, rerun=rerun,
-            compare=lambda cand, pol: _compare(plan, options, settings, client, cand, baseline_record, pol, gate_id),
+            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, cand, baseline_record, pol, gate_id),
         )  # fmt: skip
     notices: list[str] = []
     accepted = False
@@ -272,7 +272,7 @@ def run_ci(
         emit(f"::stop-commands::{pause}")
         emit(render_terminal(comparison, env=secret_env).rstrip("\n"))
         emit(f"::{pause}::")
-        for line in render_annotations(_annotations(comparison, cwd, env)):
+        for line in render_annotations(regression_annotations(comparison, cwd, env)):
             emit(line)
         for notice in notices:
             emit(Annotation("notice", notice).render())
@@ -284,7 +284,7 @@ def run_ci(
     if plan.upload_baseline and options.baseline_store == "branch" and exit_code == 0:
         code = _store_on_branch(options, settings, client, gate_id, record_path, notices, emit)
         exit_code = code or exit_code
-    outputs = _outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
+    outputs = step_outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
     outputs.update(reports)
     outputs["baseline-store"] = options.baseline_store
     _write_outputs(settings, outputs)
@@ -432,78 +432,6 @@ def _default_branch(settings: ActionsSettings, client: GitHubClient | None) -> s
     return branch if isinstance(branch, str) else None
 
 
-def _compare(
-    plan: CIPlan,
-    options: CIOptions,
-    settings: ActionsSettings,
-    client: GitHubClient | None,
-    record: RunRecord,
-    baseline_record: RunRecord | None,
-    policy: Policy,
-    gate_id: str,
-) -> Comparison:
-    from agent_evals.gate.compare import compare_runs, single_run
-    from agent_evals.gate.model import BaselineInfo
-
-    if not plan.compare:
-        return single_run(record, policy)
-    if options.baseline is not None:
-        info = BaselineInfo(source="file", path=str(options.baseline))
-        return compare_runs(baseline_record, record, policy, baseline_info=info)
-    found = _lookup(plan, options, settings, client, gate_id)
-    try:
-        return compare_runs(
-            found.record, record, policy, baseline_info=found.to_info(), history=found.history
-        )
-    except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
-        info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
-        return compare_runs(None, record, policy, baseline_info=info)
-
-
-def _lookup(
-    plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None, gate_id: str
-) -> BaselineResult:
-    from agent_evals.github.baseline import find_baseline
-    from agent_evals.github.branch_store import find_branch_baseline
-
-    workflow = options.baseline_workflow or settings.workflow_file
-    if client is None or not settings.repository:
-        return missing("not running in GitHub Actions and no --baseline FILE given")
-    if not settings.token:
-        return missing(
-            "no GitHub token (pass --github-token or set GITHUB_TOKEN) to read the baseline artifact"
-        )
-    if options.baseline_store == "branch":
-        return find_branch_baseline(
-            client,
-            settings.repository,
-            branch=options.baseline_branch,
-            gate_id=gate_id,
-            base_sha=settings.event.base_sha,
-            head_sha=settings.event.head_sha,
-            server_url=settings.server_url,
-            history_limit=options.keep_baselines - 1,
-        )
-    if not workflow:
-        return missing(
-            "the baseline workflow is unknown (GITHUB_WORKFLOW_REF unset); pass --baseline-workflow"
-        )
-    if not plan.base_branch:
-        return missing("the base branch is unknown; cannot look up its baseline")
-    return find_baseline(
-        client,
-        repo=settings.repository,
-        workflow=workflow,
-        branch=plan.base_branch,
-        artifact_name=options.baseline_artifact,
-        base_sha=settings.event.base_sha,
-        head_sha=settings.event.head_sha,
-        server_url=settings.server_url,
-        gate_id=gate_id,
-        history_limit=options.keep_baselines - 1,
-    )
-
-
 def _comment(
     options: CIOptions,
     settings: ActionsSettings,
@@ -527,78 +455,6 @@ def _comment(
         return CommentResult(
             "skipped", notice=f"Could not write the pull request comment: {exc}"
         ), EXIT_INTERNAL
-
-
-def _annotations(comparison: Comparison, cwd: Path, env: Mapping[str, str]) -> list[Annotation]:
-    workspace = Path(env["GITHUB_WORKSPACE"]) if env.get("GITHUB_WORKSPACE") else cwd
-    found: list[Annotation] = []
-    for suite in comparison.suites:
-        level: Literal["error", "warning"] = "error" if suite.outcome == "fail" else "warning"
-        for case in suite.cases:
-            if case.classification != "regressed" and not case.critical_flip:
-                continue
-            file, line = _split_location(case.location, cwd, workspace)
-            scorers = ", ".join(f.name for f in case.failing_scorers[:3])
-            why = f" (failing: {scorers})" if scorers else ""
-            found.append(
-                Annotation(
-                    level,
-                    f"{case.case_id} regressed: passed on the baseline, fails now{why}",
-                    file=file,
-                    line=line,
-                    title=f"agent-evals: {suite.suite_id}",
-                )
-            )
-    return found
-
-
-def _split_location(location: str | None, cwd: Path, workspace: Path) -> tuple[str | None, int | None]:
-    if not location:
-        return None, None
-    file, _, line = location.rpartition(":")
-    if not file or not line.isdigit():
-        file, line = location, ""
-    path = Path(file) if Path(file).is_absolute() else cwd / file
-    try:
-        shown = Path(os.path.relpath(path, workspace)).as_posix()
-    except ValueError:
-        shown = path.as_posix()
-    return shown, int(line) if line else None
-
-
-def _outputs(
-    comparison: Comparison,
-    record_path: Path,
-    report_path: Path,
-    comment: CommentResult | None,
-    gate_id: str,
-    plan: CIPlan,
-    accepted: bool,
-) -> dict[str, str]:
-    from agent_evals.report.headline import overall_rate, regressed_cases_in
-
-    def rate(value: float | None) -> str:
-        return "" if value is None else f"{value:.4f}"
-
-    status: str = "accepted" if accepted else comparison.verdict
-    if comparison.outcome == "incomplete":
-        status = "incomplete"
-    baseline = comparison.baseline
-    return {
-        "status": status,
-        "pass-rate": rate(overall_rate(comparison, "candidate")),
-        "baseline-pass-rate": rate(overall_rate(comparison, "baseline")),
-        "regressions": str(sum(regressed_cases_in(s) for s in comparison.suites)),
-        "run-record": str(record_path),
-        "report": str(report_path),
-        "comment-url": (comment.url if comment and comment.url else ""),
-        "gate-id": gate_id,
-        "upload-baseline": "true" if plan.upload_baseline else "false",
-        "accepted-regression": "true" if accepted else "false",
-        "baseline-run-id": baseline.run_id or "",
-        "baseline-sha": baseline.sha or "",
-        "baseline-url": baseline.url or "",
-    }
 
 
 def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None]) -> ChildRun:

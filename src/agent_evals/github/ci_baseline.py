@@ -1,0 +1,92 @@
+"""Which baseline `agent-evals ci` compares with: a file, the artifact store or the data branch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_evals.errors import RunRecordError
+from agent_evals.github.baseline import BaselineResult, missing
+
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
+    from agent_evals.gate.model import Comparison
+    from agent_evals.gate.policy import Policy
+    from agent_evals.github.ci_flow import CIOptions
+    from agent_evals.github.client import GitHubClient
+    from agent_evals.github.plan import CIPlan
+    from agent_evals.github.settings import ActionsSettings
+
+
+def compare_with_baseline(
+    plan: CIPlan,
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    record: RunRecord,
+    baseline_record: RunRecord | None,
+    policy: Policy,
+    gate_id: str,
+) -> Comparison:
+    """The gate's comparison for this event: one run alone, against --baseline FILE, or against the
+    baseline found in the store (with its earlier baselines as history)."""
+    from agent_evals.gate.compare import compare_runs, single_run
+    from agent_evals.gate.model import BaselineInfo
+
+    if not plan.compare:
+        return single_run(record, policy)
+    if options.baseline is not None:
+        info = BaselineInfo(source="file", path=str(options.baseline))
+        return compare_runs(baseline_record, record, policy, baseline_info=info)
+    found = lookup_baseline(plan, options, settings, client, gate_id)
+    try:
+        return compare_runs(
+            found.record, record, policy, baseline_info=found.to_info(), history=found.history
+        )
+    except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
+        info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
+        return compare_runs(None, record, policy, baseline_info=info)
+
+
+def lookup_baseline(
+    plan: CIPlan, options: CIOptions, settings: ActionsSettings, client: GitHubClient | None, gate_id: str
+) -> BaselineResult:
+    """The baseline from the configured store, or exactly why there is none (never an exception)."""
+    from agent_evals.github.baseline import find_baseline
+    from agent_evals.github.branch_store import find_branch_baseline
+
+    workflow = options.baseline_workflow or settings.workflow_file
+    if client is None or not settings.repository:
+        return missing("not running in GitHub Actions and no --baseline FILE given")
+    if not settings.token:
+        return missing(
+            "no GitHub token (pass --github-token or set GITHUB_TOKEN) to read the baseline artifact"
+        )
+    if options.baseline_store == "branch":
+        return find_branch_baseline(
+            client,
+            settings.repository,
+            branch=options.baseline_branch,
+            gate_id=gate_id,
+            base_sha=settings.event.base_sha,
+            head_sha=settings.event.head_sha,
+            server_url=settings.server_url,
+            history_limit=options.keep_baselines - 1,
+        )
+    if not workflow:
+        return missing(
+            "the baseline workflow is unknown (GITHUB_WORKFLOW_REF unset); pass --baseline-workflow"
+        )
+    if not plan.base_branch:
+        return missing("the base branch is unknown; cannot look up its baseline")
+    return find_baseline(
+        client,
+        repo=settings.repository,
+        workflow=workflow,
+        branch=plan.base_branch,
+        artifact_name=options.baseline_artifact,
+        base_sha=settings.event.base_sha,
+        head_sha=settings.event.head_sha,
+        server_url=settings.server_url,
+        gate_id=gate_id,
+        history_limit=options.keep_baselines - 1,
+    )

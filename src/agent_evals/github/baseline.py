@@ -197,11 +197,7 @@ def find_baseline(
                 f"artifact {artifact_name!r} of run {run_id} has expired; "
                 "re-run the baseline workflow on the base branch or raise its retention-days",
             )
-        data = client.download(
-            f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
-            permission="actions: read",
-            max_bytes=MAX_ARTIFACT_BYTES,
-        )
+        data = _artifact_zip(client, repo, artifact)
     except GitHubPermissionError as exc:
         return missing(f"the token cannot read workflow artifacts (add `permissions: actions: read`): {exc}")
     except GitHubError as exc:
@@ -218,6 +214,15 @@ def find_baseline(
     if history:
         how += f"; {len(history)} earlier baseline(s) read as the gate's history"
     return BaselineResult(record=record, source="artifact", note=how, history=history, **provenance)
+
+
+def _artifact_zip(client: GitHubClient, repo: str, artifact: dict[str, Any]) -> bytes:
+    """An artifact's zip (a redirect to the storage host, followed without the token), size-capped."""
+    return client.download(
+        f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
+        permission="actions: read",
+        max_bytes=MAX_ARTIFACT_BYTES,
+    )
 
 
 def _earlier_baselines(
@@ -244,11 +249,7 @@ def _earlier_baselines(
             artifact = _find_artifact(client, repo, run_id, names)
             if artifact is None or artifact.get("expired"):
                 continue
-            data = client.download(
-                f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
-                permission="actions: read",
-                max_bytes=MAX_ARTIFACT_BYTES,
-            )
+            data = _artifact_zip(client, repo, artifact)
             found.append(read_run_record(data, source=f"artifact of run {run_id}"))
         except (GitHubError, AgentEvalsError) as exc:  # history is extra evidence: a lost one is left out
             log.info("earlier baseline of run %s left out of the history: %s", run_id, exc)

@@ -287,6 +287,9 @@ async def run_paths_async(
     if timeout_s is not None and timeout_s <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout_s}")
     builder = builder or RunBuilder()
+    from agent_evals.cost.prices import load_table, use_table
+
+    use_table(load_table(builder.cwd))  # the repo's prices (a bad prices: key fails before anything runs)
     plan = plan_run(
         paths,
         cwd=builder.cwd,

@@ -20,6 +20,10 @@ class OllamaAnswer:
 
     content: str = ""
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    prompt_eval_count: int = 20
+    """Prompt tokens the final chunk reports."""
+    eval_count: int = 10
+    """Completion tokens the final chunk reports."""
 
 
 def by_turn(*answers: OllamaAnswer) -> Callable[[dict[str, Any]], OllamaAnswer]:
@@ -78,9 +82,9 @@ class OllamaServer(ScriptedChatServer[OllamaAnswer]):
             "done_reason": "stop",
             "total_duration": 1_000_000,
             "load_duration": 1_000,
-            "prompt_eval_count": 20,
+            "prompt_eval_count": answer.prompt_eval_count,
             "prompt_eval_duration": 1_000,
-            "eval_count": 10,
+            "eval_count": answer.eval_count,
             "eval_duration": 1_000,
         }
         if body.get("stream", True) is False:

@@ -16,6 +16,8 @@ class TextAnswer:
     """An assistant message with text content (e.g. a JSON document for structured output)."""
 
     content: str
+    usage: dict[str, int] | None = None
+    """The ``usage`` the response reports (default: 10 prompt and 5 completion tokens)."""
 
 
 @dataclass
@@ -24,6 +26,8 @@ class ToolCallAnswer:
 
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, int] | None = None
+    """The ``usage`` the response reports (default: 10 prompt and 5 completion tokens)."""
 
 
 Answer = TextAnswer | ToolCallAnswer
@@ -88,7 +92,7 @@ class OpenAIServer(ScriptedChatServer[Answer]):
                 "created": 1_700_000_000,
                 "model": body.get("model", "scripted"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                "usage": answer.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
             },
         )
 

@@ -73,7 +73,11 @@ def test_run_paths__eval_file_becomes_a_suite_with_stable_case_ids(project: Path
     assert greets.location is not None and greets.location.line == 4
     assert greets.input == "hi" and greets.labels == ["smoke"]
     assert greets.trials[0].usage is not None
-    assert greets.trials[0].usage.model_dump() == {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01}
+    assert greets.trials[0].usage.model_dump(exclude_none=True) == {
+        "input_tokens": 5,
+        "output_tokens": 2,
+        "cost_usd": 0.01,
+    }
     assert greets.trials[0].output == "hello"
     assert two.trials[0].passed and not three.trials[0].passed
     assert three.trials[0].scores["pass"].notes == "odd"

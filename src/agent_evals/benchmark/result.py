@@ -371,7 +371,7 @@ class BenchmarkResult:
 def _trial_record(trial: TrialOutcome) -> Trial:
     usage = None
     if isinstance(trial.usage, dict):
-        known = {k: trial.usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd")}
+        known = {k: trial.usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "models")}
         try:
             usage = Usage.model_validate(known)
         except ValueError:

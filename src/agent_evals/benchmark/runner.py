@@ -25,7 +25,10 @@ from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import Score
+from agent_evals.cost.http_usage import metering
+from agent_evals.cost.meter import UsageMeter, trial_usage, usage_of_messages
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
+from agent_evals.evals.context import normalize_usage
 
 if TYPE_CHECKING:
     from agent_evals.shard import Slicer
@@ -262,7 +265,8 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
     start = time.perf_counter()
     # the trial executor: the agent's own TimeoutError or SystemExit is its fault; ours says the limit,
     # and an async agent that comes back after the limit (it blocked the loop) is errored, never passed
-    outcome = await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None)
+    with metering() as meter:  # the agent's model calls (the scorers' judges are not the agent's)
+        outcome = await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None)
     if not outcome.ok:
         if outcome.fault is not None:
             logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
@@ -271,6 +275,7 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
             error=outcome.error,
             traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
+            usage=trial_usage(None, meter, None),  # calls made before the fault were paid for
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
@@ -279,15 +284,28 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
         scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]
-    usage = (task_result.context or {}).get("usage")
+    usage = _agent_usage(task_result, meter)
     return TrialOutcome(
         passed=not errored and all(s.passed for s in scores.values()),
         error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
         scores=scores,
         duration_s=time.perf_counter() - start,
         output=task_result.output,
-        usage=usage if isinstance(usage, dict) else None,
+        usage=usage,
     )
+
+
+def _agent_usage(task_result: Any, meter: UsageMeter) -> dict[str, Any] | None:
+    """The trial's usage: the agent's ``context["usage"]`` (ignored when malformed, as before), over
+    the metered calls or the usage its returned messages report."""
+    context = getattr(task_result, "context", None) or {}
+    explicit = None
+    if isinstance(context.get("usage"), dict):
+        try:
+            explicit = normalize_usage(context["usage"])
+        except ValueError:
+            explicit = None
+    return trial_usage(explicit, meter, usage_of_messages(context.get("outputs")))
 
 
 def run_benchmark(

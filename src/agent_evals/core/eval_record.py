@@ -93,15 +93,7 @@ def _trial(example: ExampleResult) -> Trial:
     errored = [key for key, score in every.items() if score.error is not None]
     if error is None and errored:
         error = f"scorer {errored[0]!r} errored: {every[errored[0]].error}"
-    usage = (example.context or {}).get("usage")
-    parsed_usage = None
-    if isinstance(usage, Mapping):
-        try:
-            parsed_usage = Usage.model_validate(
-                {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd")}
-            )
-        except ValueError:
-            parsed_usage = None
+    parsed_usage = _usage(example)
     return Trial(
         # the library's own rule (ExampleResult.passed): no error, at least one score, all passed
         passed=error is None and example.passed,
@@ -178,3 +170,24 @@ def _version() -> str:
     from agent_evals import __version__
 
     return __version__
+
+
+def _usage(example: ExampleResult) -> Usage | None:
+    """The example's ``context["usage"]`` (malformed values ignored) over the tokens its returned
+    messages report, priced with the price table."""
+    from agent_evals.cost.meter import combine, record_usage, usage_of_messages
+    from agent_evals.cost.prices import active_table
+
+    context = example.context or {}
+    usage = context.get("usage")
+    explicit = None
+    if isinstance(usage, Mapping):
+        explicit = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "model")}
+        explicit = {k: v for k, v in explicit.items() if v is not None}
+    combined = combine(explicit, usage_of_messages(context.get("outputs")))
+    if combined is None:
+        return None
+    try:
+        return Usage.model_validate(record_usage(active_table().priced(combined)))
+    except (ValueError, TypeError):
+        return None

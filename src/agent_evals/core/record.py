@@ -19,6 +19,17 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
 
+class ModelUsage(_Model):
+    """One model's share of a trial's usage."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+    calls: int = 0
+    """Model calls counted."""
+
+
 class Usage(_Model):
     """Tokens and cost one trial reported, when it did."""
 
@@ -28,6 +39,9 @@ class Usage(_Model):
     """Completion tokens."""
     cost_usd: float | None = None
     """Cost in US dollars."""
+    models: dict[str, ModelUsage] | None = None
+    """Tokens per model, when they were captured from the model calls (so both sides of a comparison
+    can be priced with one table); absent when the agent reported its own counts."""
 
 
 class TrialScore(_Model):

@@ -15,15 +15,21 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
 _USAGE_ALIASES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens", "cost": "cost_usd"}
 
 
-def normalize_usage(raw: Any, *, where: str = "usage") -> dict[str, float]:
-    """Validate a usage mapping (OpenAI spellings accepted) into ``input_tokens``/``output_tokens``/``cost_usd``."""
+def normalize_usage(raw: Any, *, where: str = "usage") -> dict[str, Any]:
+    """Validate a usage mapping (OpenAI spellings accepted) into ``input_tokens``/``output_tokens``/``cost_usd``,
+    and ``model`` (a name the price table prices the tokens by) when given."""
     if not isinstance(raw, Mapping):
         raise ValueError(
             f"{where} must be a dict with any of {', '.join(USAGE_FIELDS)}, got {type(raw).__name__}"
         )
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     for name, value in raw.items():
         field = _USAGE_ALIASES.get(str(name), str(name))
+        if field == "model":
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{where}.model must be a model name, got {value!r}")
+            out["model"] = value
+            continue
         if field not in USAGE_FIELDS:
             continue  # providers report extra counters (cached tokens, ...); keep the ones we record
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -38,7 +44,16 @@ class EvalContext:
     Set ``ctx.output`` to the agent's answer, assert on it, or call ``ctx.store(...)``.
     """
 
-    __slots__ = ("default_score_key", "input", "metadata", "output", "reference", "scores", "usage")
+    __slots__ = (
+        "default_score_key",
+        "input",
+        "messages_usage",
+        "metadata",
+        "output",
+        "reference",
+        "scores",
+        "usage",
+    )
 
     def __init__(
         self,
@@ -59,8 +74,10 @@ class EvalContext:
         """The agent's output; set it in the eval body (or let ``target=`` set it)."""
         self.scores: list[EvalScore] = []
         """Scores stored so far."""
-        self.usage: dict[str, float] | None = None
+        self.usage: dict[str, Any] | None = None
         """Tokens and cost reported for this trial."""
+        self.messages_usage: dict[str, Any] | None = None
+        """Tokens the returned LangChain/LangGraph messages report (used when no model call was metered)."""
         self.default_score_key: str = default_score_key
         """Key used for assertions and for bare ``True``/``False``/number scores."""
 

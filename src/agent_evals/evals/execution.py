@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 from agent_evals.core.executor import call_now, run_user
 from agent_evals.core.faults import absorbed
+from agent_evals.cost.http_usage import metering
+from agent_evals.cost.meter import trial_usage, usage_of_messages
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
@@ -45,7 +47,10 @@ def _take_task_result(ctx: EvalContext, value: Any) -> Any:
         usage = (value.context or {}).get("usage")
         if usage is not None:
             ctx.usage = {**(ctx.usage or {}), **normalize_usage(usage, where="TaskResult.context['usage']")}
+        ctx.messages_usage = usage_of_messages((value.context or {}).get("outputs")) or ctx.messages_usage
         return value.output
+    if isinstance(value, (list, tuple, dict)):  # LangChain/LangGraph messages, or a state holding them
+        ctx.messages_usage = usage_of_messages(value) or ctx.messages_usage
     return value
 
 
@@ -138,10 +143,11 @@ async def run_trial(
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
     run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout
-    if sync_mode:  # in a worker thread: the scheduler bounds the wait for the whole trial
-        outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
-    else:  # the trial executor: our limit, and a late return (it blocked the loop) is errored
-        outcome = await run_user(_body, run_spec, ctx, False, timeout=limit)
+    with metering() as meter:  # the model calls of the target and the body (not the evaluators')
+        if sync_mode:  # in a worker thread: the scheduler bounds the wait for the whole trial
+            outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
+        else:  # the trial executor: our limit, and a late return (it blocked the loop) is errored
+            outcome = await run_user(_body, run_spec, ctx, False, timeout=limit)
     failure = outcome.fault
     if outcome.timed_out:
         result.error = outcome.error
@@ -158,7 +164,7 @@ async def run_trial(
     result.input = ctx.input
     result.reference = ctx.reference
     result.metadata = ctx.metadata
-    result.usage = ctx.usage
+    result.usage = trial_usage(ctx.usage, meter, ctx.messages_usage)
     result.add_scores(ctx.scores, "body")
     if result.error is None and spec.evaluators:
         await run_evaluators(

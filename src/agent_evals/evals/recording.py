@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.cost.meter import record_usage
 from agent_evals.evals.result import EvalCaseResult, record_keys
 
 TEXT_LIMIT = 100_000
@@ -54,14 +55,7 @@ class TrialWriter:
             }
             for key, s in zip(record_keys(result.scores), result.scores, strict=True)
         }
-        usage = None
-        if result.usage:
-            u = result.usage
-            usage = {
-                "input_tokens": int(u["input_tokens"]) if "input_tokens" in u else None,
-                "output_tokens": int(u["output_tokens"]) if "output_tokens" in u else None,
-                "cost_usd": float(u["cost_usd"]) if "cost_usd" in u else None,
-            }
+        usage = record_usage(result.usage)
         output, output_json = self.text(result.output)
         return {
             "passed": result.passed,

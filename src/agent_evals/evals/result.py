@@ -55,7 +55,7 @@ class EvalCaseResult:
     """Seconds spent in the target, the body and the evaluators."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Metadata declared on the eval plus what it stored."""
-    usage: dict[str, float] | None = None
+    usage: dict[str, Any] | None = None
     """Tokens and cost reported by the eval, when any."""
     traceback: str | None = None
     """The error's traceback trimmed to the user's frames, when there is an error."""

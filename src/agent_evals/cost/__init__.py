@@ -1,0 +1,1 @@
+"""What model calls cost: usage capture per trial, the price table, and run budgets."""

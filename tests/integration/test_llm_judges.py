@@ -74,7 +74,7 @@ async def test_factuality__run_eval__judges_each_example_with_its_question(
     scores = [example.scores["Factuality"] for example in result.examples]
     assert [(s.value, s.passed) for s in scores] == [(1.0, True), (0.0, False), (0.0, False)]
     assert scores[1].reasoning == "Contradicts the expert."
-    assert scores[2].error is not None and "needs a reference" in scores[2].error
+    assert scores[2].metadata["error"] == "Expected value is required for Factuality"
     assert result.pass_rates["Factuality"] == pytest.approx(1 / 3)
     prompts = [body["messages"][0]["content"] for body in openai_server.chat_requests]
     assert len(prompts) == 2  # the example without a reference never reached the judge

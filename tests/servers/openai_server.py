@@ -1,4 +1,4 @@
-"""A loopback server speaking OpenAI chat completions (text and tool calls) and embeddings, with scripted answers."""
+"""A loopback server speaking OpenAI chat completions (text and tool calls), embeddings and moderation, scripted."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ class OpenAIServer(ScriptedChatServer[Answer]):
     Chat answers come from ``script(...)`` (a queue, one answer per request) or from a
     ``responder(body) -> Answer`` function; with neither, the request fails with a 400 that says
     the script ran out. Embeddings come from ``embeddings[text]``; an unknown text is a 400.
+    Moderation (``POST /v1/moderations``) flags nothing unless ``moderation[text]`` holds that
+    text's category scores; a text with any score above 0.5 is flagged.
     """
 
     CHAT_PATH = "/v1/chat/completions"
@@ -51,6 +53,8 @@ class OpenAIServer(ScriptedChatServer[Answer]):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self.embeddings: dict[str, list[float]] = {}
+        self.moderation: dict[str, dict[str, float]] = {}
+        self.routes[("POST", "/v1/moderations")] = self._moderate
         self.routes[("POST", "/v1/chat/completions")] = self._chat
         self.routes[("POST", "/v1/embeddings")] = self._embed
         self.routes[("GET", "/v1/models")] = lambda _: Reply(200, {"object": "list", "data": []})
@@ -115,6 +119,18 @@ class OpenAIServer(ScriptedChatServer[Answer]):
                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
             },
         )
+
+    def _moderate(self, request: Recorded) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        results = []
+        for text in texts:
+            scores = self.moderation.get(text, {"violence": 0.0})
+            flagged = any(value > 0.5 for value in scores.values())
+            categories = {name: value > 0.5 for name, value in scores.items()}
+            results.append({"flagged": flagged, "categories": categories, "category_scores": scores})
+        return Reply(200, {"id": "modr-1", "model": body.get("model", "scripted"), "results": results})
 
 
 def _encode(vector: list[float], body: dict[str, Any]) -> list[float] | str:

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 ACCEPTED_ENDPOINT_FORMS = (
     "https://HOST[:PORT][/PATH] or wss://HOST[:PORT][/PATH] for any host; "
-    "http:// or ws:// only for localhost, 127.0.0.0/8 or [::1] "
+    "http:// or ws:// only for localhost (or localhost.), 127.0.0.0/8 or [::1] "
     "(for example http://localhost:11434/v1)"
 )
 """Human-readable list of the endpoint forms `validate_endpoint` accepts (quoted in its errors)."""
@@ -26,8 +26,9 @@ def _mask_password(value: str) -> str:
 
 
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost`` and loopback IP literals (127.0.0.0/8, ::1); False for any other name."""
-    if host.lower() == "localhost":
+    """True for ``localhost`` (also written ``localhost.``, the same name fully qualified) and loopback
+    IP literals (127.0.0.0/8, ::1); False for any other name."""
+    if host.lower() in ("localhost", "localhost."):
         return True
     try:
         address = ipaddress.ip_address(host)
@@ -70,7 +71,7 @@ def validate_endpoint(value: object, *, parameter: str) -> str:
     """Check that an endpoint URL may carry prompts, and return it unchanged.
 
     Accepted: ``https://`` and ``wss://`` for any host; ``http://`` and ``ws://`` only when the host is
-    ``localhost`` or a loopback literal (``127.0.0.0/8``, ``::1``). Everything else (other hosts in
+    ``localhost`` (``localhost.`` too) or a loopback literal (``127.0.0.0/8``, ``::1``). Everything else (other hosts in
     cleartext, private-range addresses, misspelt or missing schemes, URLs without a host) raises
     ``ValueError`` naming ``parameter``, the value with any password masked, and the accepted forms.
     """

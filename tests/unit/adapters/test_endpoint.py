@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 import openai
 import pytest
@@ -19,6 +18,7 @@ ACCEPTED = [
     "https://user:secret@judge.example.com/v1",
     "http://localhost:11434/v1",
     "http://LocalHost:8080",
+    "http://localhost.:11434/v1",  # the same name, fully qualified
     "http://127.0.0.1:11434",
     "http://127.8.9.10/v1",
     "http://[::1]:11434/v1",
@@ -95,6 +95,10 @@ def test_validate_endpoint__not_a_string__refused_naming_parameter(value: object
     ("host", "loopback"),
     [
         ("localhost", True),
+        ("localhost.", True),
+        ("LOCALHOST.", True),
+        ("localhost..", False),
+        (".localhost", False),
         ("127.0.0.1", True),
         ("127.255.0.1", True),
         ("::1", True),
@@ -111,11 +115,6 @@ def test_is_loopback_host__only_localhost_and_loopback_literals(host: str, loopb
 # --- every scorer factory that takes an endpoint enforces the rule -----------------------------
 
 ENDPOINT_PARAMETERS = ("base_url", "judge_base_url")
-# arguments a factory needs besides its endpoint
-REQUIRED_ARGS: dict[str, dict[str, Any]] = {
-    "LLMClassifier": {"name": "Tone", "prompt_template": "Tone of {{output}}?", "choice_scores": {"ok": 1}},
-    "Translation": {"language": "Spanish"},
-}
 
 
 def _endpoint_factories() -> list[tuple[str, str]]:
@@ -144,6 +143,7 @@ def test_endpoint_factories__enumeration_finds_every_model_backed_scorer() -> No
         "Possible",
         "Battle",
         "LLMClassifier",
+        "Moderation",
         "TrajectoryLLMAsJudge",
         "GraphTrajectoryLLMAsJudge",
     }
@@ -158,16 +158,18 @@ def test_endpoint_factory__refused_endpoint__raises_at_construction(
 ) -> None:
     factory = registry.factory(name)
     with pytest.raises(ValueError, match=rf"^{parameter}=.*is refused.*Accepted forms"):
-        factory(**REQUIRED_ARGS.get(name, {}), **{parameter: url})
+        factory(**{parameter: url})
 
 
 @pytest.mark.parametrize(("name", "parameter"), ENDPOINT_FACTORIES)
 @pytest.mark.parametrize(
     "url", ["http://localhost:11434/v1", "http://127.0.0.1:8080/v1", "https://judge.example.com/v1"]
 )
-def test_endpoint_factory__accepted_endpoint__constructs(name: str, parameter: str, url: str) -> None:
-    factory = registry.factory(name)
-    scorer = factory(**REQUIRED_ARGS.get(name, {}), **{parameter: url}, api_key="test-key")
+def test_endpoint_factory__accepted_endpoint__constructs_without_an_api_key(
+    name: str, parameter: str, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    scorer = registry.factory(name)(**{parameter: url})
     assert callable(scorer)
 
 
@@ -177,13 +179,41 @@ def test_endpoint_factory__client_with_cleartext_remote_base_url__refused(name: 
     client = openai.OpenAI(base_url="http://10.20.30.40/v1", api_key="test-key")
     try:
         with pytest.raises(ValueError, match=r"^client\.base_url=.*is refused"):
-            factory(**REQUIRED_ARGS.get(name, {}), client=client)
+            factory(client=client)
     finally:
         client.close()
 
 
-@pytest.mark.parametrize(("name", "parameter"), ENDPOINT_FACTORIES)
-def test_endpoint_factory__no_endpoint__raises_at_construction(name: str, parameter: str) -> None:
-    factory = registry.factory(name)
+@pytest.mark.parametrize(
+    ("name", "parameter"), [(n, p) for n, p in ENDPOINT_FACTORIES if p == "judge_base_url"]
+)
+def test_trajectory_judge__no_judge_base_url__raises_at_construction(name: str, parameter: str) -> None:
     with pytest.raises(ValueError, match=parameter):
-        factory(**REQUIRED_ARGS.get(name, {}))
+        registry.factory(name)()
+
+
+AUTOEVALS_JUDGES = [n for n, p in ENDPOINT_FACTORIES if p == "base_url"]
+
+
+@pytest.mark.parametrize("name", AUTOEVALS_JUDGES)
+def test_autoevals_judge__no_endpoint_and_no_key__constructs_for_openai_https_default(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    scorer = registry.factory(name)()
+    assert scorer.endpoint == "https://api.openai.com/v1"
+
+
+@pytest.mark.parametrize("name", AUTOEVALS_JUDGES)
+def test_autoevals_judge__openai_base_url_env__used_when_no_base_url_and_checked(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    factory = registry.factory(name)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost.:8080/v1")
+    assert factory().endpoint == "http://localhost.:8080/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://judge.example.com/v1")
+    with pytest.raises(ValueError, match=r"^base_url \(from OPENAI_BASE_URL\)=.*cleartext"):
+        factory()
+    # an explicit base_url wins over the environment
+    assert factory(base_url="https://judge.example.com/v1").endpoint == "https://judge.example.com/v1"

@@ -38,6 +38,7 @@ AUTOEVALS_SCORERS: tuple[str, ...] = (
     "Possible",
     "Battle",
     "LLMClassifier",
+    "Moderation",
     "ListContains",
     "ValidJSON",
 )
@@ -70,6 +71,7 @@ __all__ = [
     "LLMClassifier",
     "Levenshtein",
     "ListContains",
+    "Moderation",
     "NumericDiff",
     "Possible",
     "Security",

@@ -159,19 +159,31 @@ class _TrajectoryMatch:
                 reference_value(expected, self.name, required=True), "context['reference_outputs']"
             )
         except TrajectoryInputError as exc:
-            return failing_score(self.name, f"{self.name}: {exc}")
+            return _error(self.name, f"{self.name}: {exc}")
         try:
             for evaluate in self._evaluators:  # every pass must hold; the first that fails decides
                 verdict = evaluate(outputs=outputs, reference_outputs=reference)
                 if verdict.get("score") is not True:
                     break
         except Exception as exc:  # a third-party failure must not take the run down
-            return failing_score(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}")
+            return _error(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}", exc)
+        metadata: dict[str, Any] = {
+            # agentevals' key for this mode (the unordered mode runs as two passes, see __init__)
+            "agentevals_key": f"trajectory_{self.match_mode}_match",
+            **(verdict.get("metadata") or {}),
+            "mode": self.match_mode,
+            "trajectory_length": len(outputs),
+            "tool_args_match_mode": self.tool_args_match_mode,
+        }
+        if reference:
+            metadata["reference_trajectory_length"] = len(reference)
+        if self.tool_args_match_overrides:
+            metadata["tool_args_match_overrides"] = self.tool_args_match_overrides
         return threshold_score(
             self.name,
             verdict.get("score"),
             self.threshold,
-            metadata={"mode": self.match_mode, **(verdict.get("metadata") or {})},
+            metadata=metadata,
             reasoning=verdict.get("comment"),
         )
 
@@ -230,11 +242,29 @@ class GraphTrajectoryStrictMatch:
                 reference_value(expected, self.name, required=True), "context['reference_outputs']"
             )
         except TrajectoryInputError as exc:
-            return failing_score(self.name, f"{self.name}: {exc}")
+            return _error(self.name, f"{self.name}: {exc}")
         try:
             verdict = self._match(outputs=outputs, reference_outputs=reference)
         except Exception as exc:
-            return failing_score(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}")
+            return _error(self.name, f"{self.name} failed: {type(exc).__name__}: {exc}", exc)
+        nodes = [node for step in outputs.get("steps") or [] for node in step]
+        metadata = {
+            "agentevals_key": verdict.get("key", "unknown"),
+            **(verdict.get("metadata") or {}),
+            "trajectory_length": len(nodes),
+            "reference_trajectory_length": sum(len(step) for step in reference.get("steps") or []),
+            "graph_nodes": nodes,
+        }
         return threshold_score(
-            self.name, verdict.get("score"), self.threshold, reasoning=verdict.get("comment")
+            self.name,
+            verdict.get("score"),
+            self.threshold,
+            metadata=metadata,
+            reasoning=verdict.get("comment"),
         )
+
+
+def _error(name: str, message: str, exc: Exception | None = None) -> Score:
+    """An errored Score with the seed's metadata (``error``, ``exception_type``) and reasoning."""
+    metadata = {"exception_type": type(exc).__name__} if exc is not None else {}
+    return failing_score(name, message, metadata, reasoning=f"Scorer failed: {message}")

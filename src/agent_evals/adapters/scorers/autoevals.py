@@ -1,8 +1,9 @@
 """autoevals scorers usable in ``run_eval_async``: our Score semantics, thresholds, safe judge endpoints.
 
 Every wrapper takes ``threshold`` (``passed = value >= threshold``; defaults in docs/adapters.md)
-plus the autoevals options. Heuristic and composite scorers never touch the network; judges need
-``base_url`` (checked by the transport rule) or a ready ``client``.
+plus the autoevals options. Heuristic and composite scorers never touch the network. Judges send
+to ``base_url`` or a ready ``client`` (default: ``OPENAI_BASE_URL``, else OpenAI's https endpoint),
+checked by the transport rule at construction; the API key is read when a judge is first called.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from agent_evals.adapters.scorers.autoevals_judges import (
     Factuality,
     Humor,
     LLMClassifier,
+    Moderation,
     Possible,
     Security,
     Sql,
     Summary,
     Translation,
 )
-from agent_evals.core.types import ExpectedResult, TaskResult
+from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 __all__ = [
     "Battle",
@@ -38,6 +40,7 @@ __all__ = [
     "LLMClassifier",
     "Levenshtein",
     "ListContains",
+    "Moderation",
     "NumericDiff",
     "Possible",
     "Security",
@@ -129,6 +132,12 @@ class ValidJSON(AutoevalsScorer):
         # from its constructor; passing it by position is what makes a schema take effect.
         return self._scorer.eval(arguments["output"], self.schema)
 
+    def _to_score(self, raw: Any, expected: ExpectedResult | None) -> Score:
+        score = super()._to_score(raw, expected)
+        if self.schema is None:
+            return score
+        return score.model_copy(update={"metadata": {**score.metadata, "schema": self.schema}})
+
 
 def _json_list(text: str, what: str, scorer: str) -> list[Any]:
     try:
@@ -145,7 +154,8 @@ def _json_list(text: str, what: str, scorer: str) -> list[Any]:
 class ListContains(AutoevalsScorer):
     """How well the output list covers the reference list (best pairing by a pairwise scorer).
 
-    Output and reference are JSON lists given as text (``'["a", "b"]'``). Needs scipy.
+    Output and reference are JSON lists given as text (``'["a", "b"]'``). Extra output items do not
+    lower the score unless ``allow_extra_entities=False`` (the seed's default). Needs scipy.
     """
 
     name = "ListContains"
@@ -156,8 +166,10 @@ class ListContains(AutoevalsScorer):
         *,
         threshold: float | None = None,
         pairwise_scorer: Any | None = None,
-        allow_extra_entities: bool = False,
+        allow_extra_entities: bool = True,
     ) -> None:
+        self.allow_extra_entities = allow_extra_entities
+        self.pairwise_scorer_name = type(pairwise_scorer).__name__ if pairwise_scorer else "Levenshtein"
         options: dict[str, Any] = {"allow_extra_entities": allow_extra_entities}
         if pairwise_scorer is not None:
             options["pairwise_scorer"] = pairwise_scorer
@@ -171,3 +183,11 @@ class ListContains(AutoevalsScorer):
             "output": _json_list(args["output"], "output", self.name),
             "expected": _json_list(args["expected"], "reference", self.name),
         }
+
+    def _to_score(self, raw: Any, expected: ExpectedResult | None) -> Score:
+        score = super()._to_score(raw, expected)
+        extra = {
+            "allow_extra_entities": self.allow_extra_entities,
+            "pairwise_scorer": self.pairwise_scorer_name,
+        }
+        return score.model_copy(update={"metadata": {**score.metadata, **extra}})

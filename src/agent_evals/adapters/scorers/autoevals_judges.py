@@ -5,11 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_evals.adapters.scorers.autoevals_base import LLMJudgeScorer, ScorerInputError, prompt_text
-from agent_evals.adapters.scorers.wrapped_score import expected_text, threshold_score
+from agent_evals.adapters.scorers.autoevals_base import (
+    LLMJudgeScorer,
+    ScorerInputError,
+    context_value,
+    prompt_text,
+)
+from agent_evals.adapters.scorers.wrapped_score import check_threshold, expected_text, threshold_score
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 _DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
+"""The chat model the judges ask when ``model`` is not given (the seed's default)."""
+DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"
+"""The embedding model ``EmbeddingSimilarity`` uses when ``model`` is not given (the seed's default)."""
 
 
 # --- embedding --------------------------------------------------------------------------------
@@ -25,7 +34,7 @@ class EmbeddingSimilarity(LLMJudgeScorer):
         self,
         *,
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_EMBEDDING_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
@@ -59,7 +68,7 @@ class _SpecJudge(LLMJudgeScorer):
         self,
         *,
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_JUDGE_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
@@ -88,7 +97,10 @@ class Factuality(_SpecJudge):
 
 
 class ClosedQA(_SpecJudge):
-    """Judge whether the output answers the input and meets ``criteria`` (no reference needed)."""
+    """Judge whether the output answers the input and meets ``criteria`` (no reference needed).
+
+    ``criteria`` defaults to the example's ``TaskResult.context["criteria"]``, else none.
+    """
 
     name = "ClosedQA"
     default_threshold = 0.8
@@ -100,7 +112,7 @@ class ClosedQA(_SpecJudge):
         *,
         criteria: str = "",
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_JUDGE_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
@@ -125,7 +137,8 @@ class ClosedQA(_SpecJudge):
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
     ) -> dict[str, Any]:
-        return {**super()._arguments(result, expected, context), "criteria": self.criteria}
+        criteria = self.criteria or context_value("criteria", result, context) or ""
+        return {**super()._arguments(result, expected, context), "criteria": str(criteria)}
 
 
 class Humor(_SpecJudge):
@@ -153,7 +166,11 @@ class Summary(_SpecJudge):
 
 
 class Translation(_SpecJudge):
-    """Judge whether the output translates the input (from ``language``) like the reference does."""
+    """Judge whether the output translates the input (from ``language``) like the reference does.
+
+    ``language`` defaults to the example's ``TaskResult.context["language"]``; an example with
+    neither is an errored Score, and no model call is made.
+    """
 
     name = "Translation"
     default_threshold = 0.8
@@ -162,9 +179,9 @@ class Translation(_SpecJudge):
     def __init__(
         self,
         *,
-        language: str,
+        language: str | None = None,
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_JUDGE_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
@@ -173,7 +190,7 @@ class Translation(_SpecJudge):
         max_tokens: int | None = None,
         timeout_s: float = _DEFAULT_TIMEOUT_S,
     ) -> None:
-        if not isinstance(language, str) or not language:
+        if language is not None and (not isinstance(language, str) or not language.strip()):
             raise ValueError("Translation: language must name the source language, e.g. language='Spanish'")
         self.language = language
         super().__init__(
@@ -191,7 +208,14 @@ class Translation(_SpecJudge):
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
     ) -> dict[str, Any]:
-        return {**super()._arguments(result, expected, context), "language": self.language}
+        args = super()._arguments(result, expected, context)
+        language = self.language or context_value("language", result, context)
+        if not language:
+            raise ScorerInputError(
+                "Translation needs the source language: pass language=... or put it in "
+                "TaskResult.context['language']"
+            )
+        return {**args, "language": str(language)}
 
 
 class Sql(_SpecJudge):
@@ -214,7 +238,7 @@ class Possible(_SpecJudge):
 class Battle(_SpecJudge):
     """Judge whether the output is a better response to ``instructions`` than the reference response.
 
-    ``instructions`` defaults to the example input.
+    ``instructions`` defaults to ``TaskResult.context["instructions"]``, else the example input.
     """
 
     name = "Battle"
@@ -225,7 +249,7 @@ class Battle(_SpecJudge):
         *,
         instructions: str | None = None,
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_JUDGE_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
@@ -253,51 +277,93 @@ class Battle(_SpecJudge):
         args = super()._arguments(result, expected, context)
         instructions = self.instructions
         if instructions is None:
-            if context.get("input") is None:
+            given = context_value("instructions", result, context)
+            if given is None:
+                given = context_value("input", result, context)
+            if given is None:
                 raise ScorerInputError(
                     "Battle needs instructions: pass instructions=... or run it with the example input"
                 )
-            instructions = prompt_text(context["input"])
+            instructions = prompt_text(given)
         return {**args, "instructions": instructions}
 
 
-class LLMClassifier(LLMJudgeScorer):
-    """A custom judge: the model picks one of ``choice_scores``' labels for the output.
+DEFAULT_CATEGORIES: dict[str, str] = {
+    "positive": "Positive sentiment",
+    "negative": "Negative sentiment",
+    "neutral": "Neutral sentiment",
+}
+"""The labels ``LLMClassifier()`` sorts outputs into when neither a prompt nor categories are given."""
 
-    The example's ``ExpectedResult.expected`` is the label it should pick: value 1 when the judge's
-    choice equals it, else 0. A missing expected label, or one that is not among the choices, is a
-    failing score (with ``error``) and no model call. The prompt may use ``{{output}}``,
-    ``{{expected}}`` and ``{{input}}``.
+
+def _categories_prompt(categories: Mapping[str, str]) -> str:
+    listed = "\n".join(f"- {label}: {description}" for label, description in categories.items())
+    return (
+        "Which one of these categories does the text below belong to?\n\n"
+        f"{listed}\n\nText: {{{{output}}}}\n\nAnswer with the single category that fits best."
+    )
+
+
+class LLMClassifier(LLMJudgeScorer):
+    """A judge that sorts the output into one of several labels; passes when it picks the expected one.
+
+    Two ways to set it up: ``LLMClassifier(name, prompt_template, choice_scores)`` with your own
+    prompt (``{{output}}``, ``{{expected}}`` and ``{{input}}`` may be used), or
+    ``LLMClassifier(categories={label: description, ...})`` (the seed's form; with no arguments at
+    all, positive/negative/neutral sentiment), which writes the prompt from the categories.
+
+    The example's ``ExpectedResult.expected`` is the label the judge should pick: value 1 when its
+    choice equals it, else 0. A missing expected label, or one that is not among the labels, is an
+    errored Score and no model call is made, so a mislabelled dataset can never pass.
     """
 
     default_threshold = 0.8
 
     def __init__(
         self,
-        name: str,
-        prompt_template: str,
-        choice_scores: Mapping[str, float],
+        name: str | None = None,
+        prompt_template: str | None = None,
+        choice_scores: Mapping[str, float] | None = None,
         *,
+        categories: Mapping[str, str] | None = None,
         threshold: float | None = None,
-        model: str | None = None,
+        model: str = DEFAULT_JUDGE_MODEL,
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any | None = None,
         use_cot: bool = True,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = 512,
         timeout_s: float = _DEFAULT_TIMEOUT_S,
     ) -> None:
-        if not isinstance(name, str) or not name:
+        if name is not None and (not isinstance(name, str) or not name):
             raise ValueError("LLMClassifier: name must be a non-empty string (it names the Score)")
-        if not isinstance(choice_scores, Mapping) or not choice_scores:
+        self.name = name or "LLMClassifier"
+        custom = prompt_template is not None or choice_scores is not None
+        if custom and categories is not None:
             raise ValueError(
-                "LLMClassifier: choice_scores must map each label to a score, e.g. {'Y': 1, 'N': 0}"
+                "LLMClassifier: give either prompt_template and choice_scores, or categories, not both"
             )
-        self.name = name
-        self.choice_scores = dict(choice_scores)
+        if custom:
+            if not isinstance(prompt_template, str) or not prompt_template:
+                raise ValueError("LLMClassifier: prompt_template must be a non-empty string")
+            if not isinstance(choice_scores, Mapping) or not choice_scores:
+                raise ValueError(
+                    "LLMClassifier: choice_scores must map each label to a score, e.g. {'Y': 1, 'N': 0}"
+                )
+            self.choice_scores = dict(choice_scores)
+        else:
+            chosen = DEFAULT_CATEGORIES if categories is None else categories
+            if not isinstance(chosen, Mapping) or not chosen:
+                raise ValueError(
+                    "LLMClassifier: categories must map each label to a description, "
+                    "e.g. {'positive': 'Expresses approval'}"
+                )
+            self.categories = {str(label): str(text) for label, text in chosen.items()}
+            prompt_template = _categories_prompt(self.categories)
+            self.choice_scores = dict.fromkeys(self.categories, 1.0)
         options: dict[str, Any] = {
-            "name": name,
+            "name": self.name,
             "prompt_template": prompt_template,
             "choice_scores": self.choice_scores,
             **_judge_options(use_cot, temperature, max_tokens),
@@ -312,8 +378,8 @@ class LLMClassifier(LLMJudgeScorer):
             options=options,
         )
 
-    def _build(self, autoevals: Any) -> Any:
-        return autoevals.LLMClassifier(**self.options)
+    def _make(self, autoevals: Any, options: dict[str, Any]) -> Any:
+        return autoevals.LLMClassifier(**options)
 
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
@@ -330,13 +396,14 @@ class LLMClassifier(LLMJudgeScorer):
                 f"{self.name} (LLMClassifier): the expected label {label!r} is not one of its choices {choices}"
             )
         args: dict[str, Any] = {"output": result.output, "expected": label}
-        if context.get("input") is not None:
-            args["input"] = prompt_text(context["input"])
+        given = context_value("input", result, context)
+        if given is not None:
+            args["input"] = prompt_text(given)
         return args
 
     def _to_score(self, raw: Any, expected: ExpectedResult | None) -> Score:
         metadata = dict(getattr(raw, "metadata", None) or {})
-        rationale = metadata.pop("rationale", None)
+        rationale = metadata.get("rationale")
         label = expected_text(expected)
         choice = metadata.get("choice")
         metadata.update(expected_label=label, choice_score=getattr(raw, "score", None))
@@ -347,3 +414,42 @@ class LLMClassifier(LLMJudgeScorer):
             metadata=metadata,
             reasoning=None if rationale is None else str(rationale),
         )
+
+
+class Moderation(LLMJudgeScorer):
+    """OpenAI's moderation endpoint: value 1 (passes) when the output is not flagged, else 0.
+
+    ``threshold`` is the seed's and autoevals' meaning, not a pass mark: None uses the endpoint's
+    own flag; a number flags the output when any category score is above it.
+    """
+
+    name = "Moderation"
+    default_threshold = 0.5
+    needs_expected = False
+
+    def __init__(
+        self,
+        threshold: float | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any | None = None,
+        timeout_s: float = _DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.category_threshold = None if threshold is None else check_threshold(threshold, self.name)
+        super().__init__(
+            threshold=None,
+            model=None,
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            timeout_s=timeout_s,
+            options={"threshold": self.category_threshold},
+        )
+
+    def _to_score(self, raw: Any, expected: ExpectedResult | None) -> Score:
+        score = super()._to_score(raw, expected)
+        if score.error is not None or score.reasoning is not None:
+            return score
+        verdict = "was not flagged" if score.passed else "was flagged"
+        return score.model_copy(update={"reasoning": f"The output {verdict} by the moderation endpoint"})

@@ -1,4 +1,4 @@
-"""Where an LLM judge is reached and with which key: endpoint rule applied, keys never guessed remotely."""
+"""Where an LLM judge is reached and with which key: endpoint rule applied, keys read when first needed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,29 @@ from agent_evals.adapters.endpoint import is_loopback_host, validate_endpoint
 LOOPBACK_PLACEHOLDER_KEY = "agent-evals-loopback-no-key"
 """Sent as the API key to a loopback judge when none is configured (local servers ignore keys)."""
 
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""Where an autoevals judge without ``base_url``, ``client`` or ``OPENAI_BASE_URL`` sends prompts."""
+
+
+class JudgeKeyMissing(ValueError):
+    """A remote judge has no API key; raised when the judge is first called, never at construction."""
+
+
+def judge_endpoint(base_url: str | None, *, env: Mapping[str, str] | None = None) -> str:
+    """The endpoint an autoevals judge sends to, checked by the transport rule.
+
+    ``base_url`` when given, else ``OPENAI_BASE_URL`` from the environment, else OpenAI's https
+    endpoint (never autoevals' own fallback, a third-party gateway). A cleartext URL to a host that
+    is not loopback raises ValueError naming where the URL came from.
+    """
+    if base_url is not None:
+        return validate_endpoint(base_url, parameter="base_url")
+    environ = os.environ if env is None else env
+    from_env = environ.get("OPENAI_BASE_URL")
+    if from_env:
+        return validate_endpoint(from_env, parameter="base_url (from OPENAI_BASE_URL)")
+    return OPENAI_DEFAULT_BASE_URL
+
 
 def resolve_api_key(
     api_key: str | None,
@@ -21,8 +44,9 @@ def resolve_api_key(
 ) -> str:
     """The API key for a judge at ``base_url``: the explicit one, else ``OPENAI_API_KEY``.
 
-    A judge on a loopback address needs no key, so a placeholder is used there; a remote judge
-    without any key is a ValueError at construction rather than a failed request at scoring time.
+    A judge on a loopback address needs no key, so a placeholder is used there; for a remote judge
+    without any key this raises JudgeKeyMissing (the wrappers call it when the judge is first used
+    and turn it into an errored Score, so a missing key can never pass an example).
     """
     if api_key:
         return api_key
@@ -33,7 +57,7 @@ def resolve_api_key(
     host = urlsplit(base_url).hostname or ""
     if is_loopback_host(host):
         return LOOPBACK_PLACEHOLDER_KEY
-    raise ValueError(
+    raise JudgeKeyMissing(
         f"{scorer}: no API key for the judge at {base_url!r}: pass api_key=... "
         "(or a ready client=...), or set OPENAI_API_KEY."
     )

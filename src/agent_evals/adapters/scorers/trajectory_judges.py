@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from agent_evals.adapters.endpoint import validate_endpoint
-from agent_evals.adapters.scorers.judge_settings import resolve_api_key
+from agent_evals.adapters.scorers.judge_settings import JudgeKeyMissing, resolve_api_key
 from agent_evals.adapters.scorers.trajectory_input import (
     TrajectoryInputError,
     actual_value,
@@ -62,16 +63,25 @@ def _chat_model(model: str, *, base_url: str, api_key: str | None, timeout_s: fl
         raise MissingDependency(package, "agentevals", f"The {scorer} judge model {model!r}") from exc
 
 
+DEFAULT_TRAJECTORY_JUDGE_MODEL = "ollama:gpt-oss:20b"
+"""The judge model when ``model`` is not given (the seed's default)."""
+
+
 class _TrajectoryJudge:
-    """Shared construction of the agentevals judge scorers (endpoint required and checked)."""
+    """Shared set-up of the agentevals judge scorers: endpoint required and checked at construction.
+
+    The LangChain chat model is built on the first call (so no API key is needed to construct one);
+    while it cannot be built (a provider LangChain does not know, no key for a remote OpenAI judge,
+    a missing provider package) every call is an errored Score saying why.
+    """
 
     name: str = ""
 
     def __init__(
         self,
         prompt: str | None = None,
+        model: str = DEFAULT_TRAJECTORY_JUDGE_MODEL,
         *,
-        model: str = "openai:gpt-4o-mini",
         judge_base_url: str | None = None,
         api_key: str | None = None,
         continuous: bool = False,
@@ -89,30 +99,43 @@ class _TrajectoryJudge:
         self.continuous = continuous
         self.threshold = check_threshold(threshold, self.name)
         self._agentevals = import_agentevals(f"The {self.name} scorer")
-        self.setup_error: str | None = None
-        """Why the judge model could not be built (an unknown provider); every call then errors."""
-        try:
-            self._judge = _chat_model(
-                model, base_url=judge_base_url, api_key=api_key, timeout_s=timeout_s, scorer=self.name
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._choices = list(choices) if choices is not None else None
+        self._use_reasoning = use_reasoning
+        self._ready_lock = threading.Lock()
+        self._built = False
+
+    def _ready(self) -> None:
+        """Build the judge model and the evaluators once; raises while that is not possible."""
+        with self._ready_lock:
+            if self._built:
+                return
+            judge = _chat_model(
+                self.model,
+                base_url=self.judge_base_url,
+                api_key=self._api_key,
+                timeout_s=self._timeout_s,
+                scorer=self.name,
             )
-        except MissingDependency:
-            raise
-        except ValueError as exc:  # init_chat_model: a provider LangChain does not know
-            self.setup_error = f"{self.name}: cannot use the judge model {model!r}: {exc}"
-            return
-        self._judge_options: dict[str, Any] = {
-            "judge": self._judge,
-            "continuous": continuous,
-            "choices": list(choices) if choices is not None else None,
-            "use_reasoning": use_reasoning,
-        }
-        self._prepare()
+            self._judge_options: dict[str, Any] = {
+                "judge": judge,
+                "continuous": self.continuous,
+                "choices": self._choices,
+                "use_reasoning": self._use_reasoning,
+            }
+            self._prepare()
+            self._built = True
 
     def _unusable(self) -> Score | None:
-        """The errored Score every call gets when the judge model could not be built."""
-        if self.setup_error is None:
-            return None
-        return failing_score(self.name, self.setup_error, metadata={"error": self.setup_error})
+        """None when the judge is ready, else the errored Score saying why it cannot be used."""
+        try:
+            self._ready()
+        except JudgeKeyMissing as exc:
+            return _judge_error(self.name, str(exc))
+        except (ValueError, ImportError) as exc:  # init_chat_model: an unknown provider or package
+            return _judge_error(self.name, f"{self.name}: cannot use the judge model {self.model!r}: {exc}")
+        return None
 
     def _prepare(self) -> None:
         """Build what the subclass's calls need once the judge is configured (nothing by default)."""
@@ -120,16 +143,32 @@ class _TrajectoryJudge:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, judge_base_url={self.judge_base_url!r})"
 
-    def _score(self, verdict: Any) -> Score:
+    def _score(self, verdict: Any, trajectory_length: int | None, reference_length: int | None) -> Score:
         if isinstance(verdict, list):  # a custom prompt/schema may yield several results
             verdict = verdict[0] if verdict else {}
+        metadata: dict[str, Any] = {
+            "agentevals_key": verdict.get("key", "unknown"),
+            **(verdict.get("metadata") or {}),
+            "model": self.model,
+            "model_used": self.model,
+        }
+        if trajectory_length is not None:
+            metadata["trajectory_length"] = trajectory_length
+        if reference_length is not None:
+            metadata["reference_trajectory_length"] = reference_length
+        if self.prompt is not None:
+            metadata["prompt_template"] = self.prompt[:50] + "..." if len(self.prompt) > 50 else self.prompt
         return threshold_score(
             self.name,
             verdict.get("score"),
             self.threshold,
-            metadata={"model": self.model, **(verdict.get("metadata") or {})},
+            metadata=metadata,
             reasoning=verdict.get("comment"),
         )
+
+
+def _judge_error(name: str, message: str) -> Score:
+    return failing_score(name, message, reasoning=f"Scorer failed: {message}")
 
 
 class TrajectoryLLMAsJudge(_TrajectoryJudge):
@@ -155,7 +194,7 @@ class TrajectoryLLMAsJudge(_TrajectoryJudge):
         self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
     ) -> Score:
         """Ask the judge; a missing trajectory or a judge failure is a failing Score with ``error``."""
-        unusable = self._unusable()
+        unusable = await asyncio.to_thread(self._unusable)  # the first call imports the provider package
         if unusable is not None:
             return unusable
         try:
@@ -165,15 +204,13 @@ class TrajectoryLLMAsJudge(_TrajectoryJudge):
                 None if raw_reference is None else message_list(raw_reference, "context['reference_outputs']")
             )
         except TrajectoryInputError as exc:
-            return failing_score(self.name, f"{self.name}: {exc}")
+            return _judge_error(self.name, f"{self.name}: {exc}")
         evaluator = self._with_reference if reference else self._without_reference
         try:
             verdict = await asyncio.to_thread(evaluator, outputs=outputs, reference_outputs=reference)
         except Exception as exc:
-            return failing_score(
-                self.name, f"{self.name}: the judge call failed: {type(exc).__name__}: {exc}"
-            )
-        return self._score(verdict)
+            return _judge_error(self.name, f"{self.name}: the judge call failed: {type(exc).__name__}: {exc}")
+        return self._score(verdict, len(outputs), len(reference) if reference else None)
 
 
 class GraphTrajectoryLLMAsJudge(_TrajectoryJudge):
@@ -196,7 +233,7 @@ class GraphTrajectoryLLMAsJudge(_TrajectoryJudge):
         self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any
     ) -> Score:
         """Ask the judge; a missing trajectory or a judge failure is a failing Score with ``error``."""
-        unusable = self._unusable()
+        unusable = await asyncio.to_thread(self._unusable)  # the first call imports the provider package
         if unusable is not None:
             return unusable
         try:
@@ -208,16 +245,20 @@ class GraphTrajectoryLLMAsJudge(_TrajectoryJudge):
                 else graph_trajectory(raw_reference, "context['reference_outputs']")
             )
         except TrajectoryInputError as exc:
-            return failing_score(self.name, f"{self.name}: {exc}")
+            return _judge_error(self.name, f"{self.name}: {exc}")
         try:
             verdict = await asyncio.to_thread(
                 self._evaluator, inputs=outputs["inputs"], outputs=outputs, reference_outputs=reference
             )
         except Exception as exc:
-            return failing_score(
-                self.name, f"{self.name}: the judge call failed: {type(exc).__name__}: {exc}"
-            )
-        return self._score(verdict)
+            return _judge_error(self.name, f"{self.name}: the judge call failed: {type(exc).__name__}: {exc}")
+        return self._score(
+            verdict, _node_count(outputs), None if reference is None else _node_count(reference)
+        )
+
+
+def _node_count(trajectory: Any) -> int:
+    return sum(len(step) for step in trajectory.get("steps") or [])
 
 
 def _import_graph_llm(scorer: str) -> Any:

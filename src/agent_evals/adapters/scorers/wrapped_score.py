@@ -18,9 +18,24 @@ def check_threshold(threshold: object, scorer: str) -> float:
     return float(threshold)
 
 
-def failing_score(name: str, error: str, metadata: Mapping[str, Any] | None = None) -> Score:
-    """A Score that fails with ``error`` explaining why (value 0)."""
-    return Score(name=name, value=0.0, passed=False, error=error, metadata=json_safe(metadata or {}))
+def failing_score(
+    name: str, error: str, metadata: Mapping[str, Any] | None = None, *, reasoning: str | None = None
+) -> Score:
+    """An errored Score (value 0, never passing): ``error`` says why, also under ``metadata["error"]``."""
+    meta = json_safe(metadata or {})
+    meta.setdefault("error", error)
+    return Score(name=name, value=0.0, passed=False, error=error, metadata=meta, reasoning=reasoning)
+
+
+def missing_reference_score(name: str, output: object) -> Score:
+    """The errored Score of a comparison scorer without a reference (the seed's metadata and reasoning)."""
+    return failing_score(
+        name,
+        f"Expected value is required for {name}: set ExpectedResult.expected for this example "
+        "(it is missing, empty or blank)",
+        {"error": f"Expected value is required for {name}", "output": str(output), "expected": None},
+        reasoning=f"{name} requires an expected value for comparison",
+    )
 
 
 def unit_value(raw: object) -> float:
@@ -59,13 +74,13 @@ def threshold_score(
         return Score(
             name=name, value=0.0, passed=False, error=f"{name}: {exc}", metadata=meta, reasoning=reasoning
         )
-    meta.setdefault("threshold", threshold)
+    meta.setdefault("_threshold", threshold)
     return Score(name=name, value=value, passed=value >= threshold, metadata=meta, reasoning=reasoning)
 
 
 def expected_text(expected: ExpectedResult | None) -> str | None:
-    """The example's reference text, or None when there is none (missing or empty)."""
-    if expected is None or expected.expected is None or expected.expected == "":
+    """The example's reference text, or None when there is none (missing, empty or only whitespace)."""
+    if expected is None or expected.expected is None or not expected.expected.strip():
         return None
     return expected.expected
 

@@ -131,6 +131,32 @@ async def test_trajectory_match__seed_weather_examples__each_mode(
     )
 
 
+@pytest.mark.parametrize(
+    ("factory", "mode"),
+    [
+        (ag.TrajectoryStrictMatch, "strict"),
+        (ag.TrajectoryUnorderedMatch, "unordered"),
+        (ag.TrajectorySupsetMatch, "superset"),
+        (ag.TrajectorySubsetMatch, "subset"),
+    ],
+)
+async def test_trajectory_match__metadata__the_seeds_keys(factory: Any, mode: str) -> None:
+    score = factory(tool_args_match_overrides={"get_weather": "ignore"})(SF_WEATHER_AGENT, WEATHER_SF)
+    outputs = SF_WEATHER_AGENT.context["outputs"]
+    assert score.metadata["agentevals_key"] == f"trajectory_{mode}_match"
+    assert score.metadata["trajectory_length"] == len(outputs)
+    assert score.metadata["reference_trajectory_length"] == 4
+    assert score.metadata["tool_args_match_mode"] == "exact"
+    assert score.metadata["tool_args_match_overrides"] == {"get_weather": "ignore"}
+
+
+async def test_trajectory_match__missing_trajectory__errored_with_the_seeds_reasoning() -> None:
+    score = ag.TrajectoryStrictMatch()(TaskResult(output=""), WEATHER_SF)
+    assert (score.value, score.passed) == (0.0, False)
+    assert score.metadata["error"] == score.error
+    assert score.reasoning == f"Scorer failed: {score.error}"
+
+
 async def test_trajectory_match__messages_mapping_on_both_sides__accepted() -> None:
     agent = TaskResult(output="", context={"outputs": {"messages": SF_WEATHER_AGENT.context["outputs"]}})  # type: ignore[index]
     reference = ExpectedResult(
@@ -256,6 +282,33 @@ def test_judge__no_judge_base_url__explains_model_is_a_nickname(factory: Any) ->
         factory(model="ollama:gpt-oss:20b")
 
 
+@pytest.mark.parametrize("factory", [ag.TrajectoryLLMAsJudge, ag.GraphTrajectoryLLMAsJudge])
+def test_judge__seed_defaults__constructs_with_only_judge_base_url_and_no_key(
+    factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = factory(judge_base_url="https://ollama.example.com/v1")
+    assert judge.model == "ollama:gpt-oss:20b"
+    assert factory(
+        "Prompt {outputs}", "openai:gpt-4o-mini", judge_base_url="https://j.example.com"
+    ).model == ("openai:gpt-4o-mini")
+
+
+@pytest.mark.parametrize("factory", [ag.TrajectoryLLMAsJudge, ag.GraphTrajectoryLLMAsJudge])
+async def test_judge__remote_openai_judge_without_key__errored_score_per_call(
+    factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = factory(model="openai:gpt-4o-mini", judge_base_url="https://judge.example.com/v1")
+    score = await judge(SF_WEATHER_AGENT)
+    assert (score.value, score.passed) == (0.0, False)
+    assert (
+        score.error is not None
+        and "no API key for the judge at 'https://judge.example.com/v1'" in score.error
+    )
+    assert score.metadata["error"] == score.error
+
+
 @pytest.mark.parametrize("model", ["gpt-4o-mini", ":gpt", "openai:", 42])
 def test_judge__model_without_provider_prefix__refused(model: Any) -> None:
     with pytest.raises(ValueError, match="model must be 'provider:model-name'"):
@@ -294,6 +347,9 @@ async def test_trajectory_judge__no_reference__uses_accuracy_prompt(openai_serve
         True,
         "Logical steps.",
     )
+    assert score.metadata["model_used"] == "openai:judge-1"
+    assert score.metadata["trajectory_length"] == len(SF_WEATHER_AGENT.context["outputs"])
+    assert "reference_trajectory_length" not in score.metadata
     request = openai_server.chat_requests[-1]
     prompt = request["messages"][0]["content"]
     assert request["model"] == "judge-1"

@@ -62,13 +62,20 @@ async def test_heuristic_scorer__value_and_pass_follow_threshold(
 @pytest.mark.parametrize(
     "factory", [ae.Levenshtein, ae.ExactMatch, ae.NumericDiff, ae.JSONDiff, ae.ListContains]
 )
-@pytest.mark.parametrize("expected", [None, ""])
-async def test_reference_scorer__empty_expected__fails_clearly(factory: Any, expected: str | None) -> None:
+@pytest.mark.parametrize("expected", [None, "", "   "])
+async def test_reference_scorer__missing_or_blank_expected__errored_with_the_seed_metadata(
+    factory: Any, expected: str | None
+) -> None:
+    name = factory.__name__
     score = factory()(TaskResult(output="1"), _expected(expected))
     assert (score.value, score.passed) == (0.0, False)
-    assert score.error == (
-        f"{factory.__name__} needs a reference: set ExpectedResult.expected for this example (it is missing or empty)"
-    )
+    assert score.error is not None and score.error.startswith(f"Expected value is required for {name}: set")
+    assert score.metadata == {
+        "error": f"Expected value is required for {name}",
+        "output": "1",
+        "expected": None,
+    }
+    assert score.reasoning == f"{name} requires an expected value for comparison"
 
 
 @pytest.mark.parametrize(
@@ -133,41 +140,50 @@ def test_heuristic_scorers__score_without_any_network_access() -> None:
 
 # --- default thresholds ---------------------------------------------------------------------------
 
-LOOPBACK = {"base_url": "http://127.0.0.1:9/v1", "api_key": "test-key"}
 DEFAULT_THRESHOLDS = [
-    (ae.Levenshtein, {}, 1.0),
-    (ae.ExactMatch, {}, 1.0),
-    (ae.JSONDiff, {}, 1.0),
-    (ae.ValidJSON, {}, 1.0),
-    (ae.ListContains, {}, 1.0),
-    (ae.NumericDiff, {}, 0.9),
-    (ae.EmbeddingSimilarity, LOOPBACK, 0.8),
-    (ae.ClosedQA, LOOPBACK, 0.8),
-    (ae.Security, LOOPBACK, 0.8),
-    (ae.Translation, {**LOOPBACK, "language": "French"}, 0.8),
-    (ae.Sql, LOOPBACK, 0.8),
-    (
-        ae.LLMClassifier,
-        {**LOOPBACK, "name": "T", "prompt_template": "{{output}}", "choice_scores": {"a": 1}},
-        0.8,
-    ),
-    (ae.Factuality, LOOPBACK, 0.7),
-    (ae.Battle, LOOPBACK, 0.7),
-    (ae.Summary, LOOPBACK, 0.7),
-    (ae.Possible, LOOPBACK, 0.7),
-    (ae.Humor, LOOPBACK, 0.6),
+    (ae.Levenshtein, 1.0),
+    (ae.ExactMatch, 1.0),
+    (ae.JSONDiff, 1.0),
+    (ae.ValidJSON, 1.0),
+    (ae.ListContains, 1.0),
+    (ae.NumericDiff, 0.9),
+    (ae.EmbeddingSimilarity, 0.8),
+    (ae.ClosedQA, 0.8),
+    (ae.Security, 0.8),
+    (ae.Translation, 0.8),
+    (ae.Sql, 0.8),
+    (ae.LLMClassifier, 0.8),
+    (ae.Factuality, 0.7),
+    (ae.Battle, 0.7),
+    (ae.Summary, 0.7),
+    (ae.Possible, 0.7),
+    (ae.Humor, 0.6),
+    (ae.Moderation, 0.5),
 ]
 
 
-@pytest.mark.parametrize(("factory", "kwargs", "threshold"), DEFAULT_THRESHOLDS)
-def test_default_threshold__matches_documented_table(
-    factory: Any, kwargs: dict[str, Any], threshold: float
+@pytest.mark.parametrize(("factory", "threshold"), DEFAULT_THRESHOLDS)
+def test_default_threshold__every_wrapper_constructs_with_no_arguments_and_no_key(
+    factory: Any, threshold: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert factory(**kwargs).threshold == threshold
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert factory().threshold == threshold
 
 
 def test_default_thresholds__cover_every_autoevals_wrapper() -> None:
-    assert {f.__name__ for f, _, _ in DEFAULT_THRESHOLDS} == set(ae.__all__)
+    assert {f.__name__ for f, _ in DEFAULT_THRESHOLDS} == set(ae.__all__)
+
+
+@pytest.mark.parametrize(
+    ("factory", "model"),
+    [
+        (ae.Factuality, "gpt-4o-mini"),
+        (ae.LLMClassifier, "gpt-4o-mini"),
+        (ae.EmbeddingSimilarity, "text-embedding-ada-002"),
+    ],
+)
+def test_judge__default_model__the_seeds(factory: Any, model: str) -> None:
+    assert factory().model == model
 
 
 @pytest.mark.parametrize("threshold", [1.5, -1, "high"])
@@ -245,7 +261,10 @@ async def test_llm_judge_needing_reference__empty_expected__fails_without_callin
         TaskResult(output="x"), ExpectedResult(expected=""), input="q"
     )
     assert score.passed is False
-    assert score.error is not None and "needs a reference" in score.error
+    assert score.error is not None and score.error.startswith(
+        f"Expected value is required for {factory.__name__}"
+    )
+    assert score.metadata["error"] == f"Expected value is required for {factory.__name__}"
     assert openai_server.requests == []
 
 
@@ -274,11 +293,55 @@ async def test_llm_judge__ready_sync_and_async_clients__both_used(openai_server:
     assert len(openai_server.chat_requests) == 2
 
 
-def test_llm_judge__remote_endpoint_without_key__refused_at_construction() -> None:
-    with pytest.raises(
-        ValueError, match=r"Factuality: no API key for the judge at 'https://judge.example.com/v1'"
-    ):
-        ae.Factuality(base_url="https://judge.example.com/v1")
+@pytest.mark.parametrize("base_url", ["https://judge.example.com/v1", None])
+async def test_llm_judge__remote_endpoint_without_key__errored_score_at_call_never_a_pass(
+    monkeypatch: pytest.MonkeyPatch, base_url: str | None
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    scorer = ae.Humor(base_url=base_url)  # constructing needs no key
+    score = await scorer(TaskResult(output="a pun"))
+    where = base_url or "https://api.openai.com/v1"
+    assert (score.value, score.passed) == (0.0, False)
+    assert score.error == (
+        f"Humor: no API key for the judge at {where!r}: pass api_key=... (or a ready client=...), "
+        "or set OPENAI_API_KEY."
+    )
+    assert score.metadata["error"] == score.error
+
+
+async def test_llm_judge__api_key_from_environment__read_at_the_first_call(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    scorer = ae.Humor(base_url=openai_server.base_url, model="m")
+    monkeypatch.setenv("OPENAI_API_KEY", "key-set-after-construction")
+    openai_server.script(select_choice("Yes"))
+    score = await scorer(TaskResult(output="a pun"))
+    assert (score.value, score.error) == (1.0, None)
+    assert openai_server.requests[-1].headers.get("authorization") == "Bearer key-set-after-construction"
+
+
+async def test_llm_judge__input_from_task_result_context__as_in_the_seed(openai_server: OpenAIServer) -> None:
+    openai_server.script(select_choice("C"), select_choice("Y"))
+    result = TaskResult(output="Paris", context={"input": "Capital of France?", "language": "French"})
+    fact = await _judge(ae.Factuality, openai_server)(result, ExpectedResult(expected="Paris"))
+    tran = await _judge(ae.Translation, openai_server)(result, ExpectedResult(expected="Paris"))
+    assert (fact.value, fact.error, tran.value, tran.error) == (1.0, None, 1.0, None)
+    prompts = [body["messages"][0]["content"] for body in openai_server.chat_requests]
+    assert "[Question]: Capital of France?" in prompts[0]
+    assert "from French to English" in prompts[1]
+
+
+async def test_translation__no_language_anywhere__errored_without_calling_model(
+    openai_server: OpenAIServer,
+) -> None:
+    score = await _judge(ae.Translation, openai_server)(
+        TaskResult(output="Paris"), ExpectedResult(expected="Paris"), input="Paris"
+    )
+    assert score.passed is False
+    assert score.error is not None and score.error.startswith("Translation needs the source language")
+    assert openai_server.requests == []
 
 
 async def test_llm_judge__loopback_endpoint_without_key__works(openai_server: OpenAIServer) -> None:
@@ -330,6 +393,73 @@ async def test_llm_classifier__missing_or_unknown_expected_label__fails_without_
     assert score.passed is False
     assert score.error is not None and error in score.error
     assert openai_server.requests == []
+
+
+@pytest.mark.parametrize(("choice", "passed"), [("negative", True), ("positive", False)])
+async def test_llm_classifier__no_arguments__sorts_into_the_seeds_sentiment_categories(
+    openai_server: OpenAIServer, choice: str, passed: bool
+) -> None:
+    openai_server.script(select_choice(choice, "tone"))
+    scorer = ae.LLMClassifier(base_url=openai_server.base_url)
+    score = await scorer(TaskResult(output="I hate it"), ExpectedResult(expected="negative"))
+    assert (score.name, score.passed, score.error) == ("LLMClassifier", passed, None)
+    request = openai_server.chat_requests[-1]
+    assert (request["model"], request["temperature"], request["max_tokens"]) == ("gpt-4o-mini", 0, 512)
+    assert "- negative: Negative sentiment" in request["messages"][0]["content"]
+
+
+async def test_llm_classifier__categories_given__expected_label_outside_them_errored(
+    openai_server: OpenAIServer,
+) -> None:
+    scorer = ae.LLMClassifier(
+        categories={"bug": "A defect", "feature": "A request"}, base_url=openai_server.base_url
+    )
+    score = await scorer(TaskResult(output="It crashes"), ExpectedResult(expected="question"))
+    assert score.passed is False and score.error is not None
+    assert "not one of its choices ['bug', 'feature']" in score.error
+    assert openai_server.requests == []
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"prompt_template": "{{output}}"},
+        {"choice_scores": {"a": 1}},
+        {"prompt_template": "{{output}}", "choice_scores": {"a": 1}, "categories": {"a": "A"}},
+        {"categories": {}},
+    ],
+)
+def test_llm_classifier__incomplete_or_mixed_setup__refused_at_construction(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="LLMClassifier: "):
+        ae.LLMClassifier(**kwargs)
+
+
+# --- Moderation -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("category_scores", "threshold", "value", "reasoning"),
+    [
+        ({"violence": 0.1}, None, 1.0, "The output was not flagged by the moderation endpoint"),
+        ({"violence": 0.9}, None, 0.0, "The output was flagged by the moderation endpoint"),
+        ({"violence": 0.3}, 0.2, 0.0, "The output was flagged by the moderation endpoint"),
+        ({"violence": 0.9}, 0.95, 1.0, "The output was not flagged by the moderation endpoint"),
+    ],
+)
+async def test_moderation__flagged_output_fails__threshold_is_the_category_score_limit(
+    openai_server: OpenAIServer,
+    category_scores: dict[str, float],
+    threshold: float | None,
+    value: float,
+    reasoning: str,
+) -> None:
+    openai_server.moderation = {"some text": category_scores}
+    score = await ae.Moderation(threshold, base_url=openai_server.base_url)(TaskResult(output="some text"))
+    assert (score.name, score.value, score.passed, score.error) == ("Moderation", value, value == 1.0, None)
+    assert score.reasoning == reasoning
+    assert score.metadata["category_scores"] == category_scores
+    assert score.metadata["_threshold"] == 0.5
+    assert openai_server.requests_to("/v1/moderations")[-1].body["input"] == "some text"
 
 
 # --- EmbeddingSimilarity ----------------------------------------------------------------------

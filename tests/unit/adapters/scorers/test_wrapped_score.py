@@ -48,7 +48,7 @@ def test_threshold_score__passed_is_value_at_least_threshold(
 ) -> None:
     score = threshold_score("S", value, threshold)
     assert (score.name, score.passed, score.error) == ("S", passed, None)
-    assert score.metadata["threshold"] == threshold
+    assert score.metadata["_threshold"] == threshold  # the seed's key
 
 
 def test_threshold_score__none__failing_score_with_error() -> None:

@@ -8,6 +8,7 @@ checked by the transport rule at construction; the API key is read when a judge 
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -78,7 +79,9 @@ def _number(text: str, what: str, scorer: str) -> float:
     try:
         return float(text.strip())
     except ValueError:
-        raise ScorerInputError(f"{scorer} needs numbers; the {what} {text!r} is not one") from None
+        raise ScorerInputError(
+            f"{scorer} needs numbers; the {what} {text!r} is not one (Failed to convert to numeric)"
+        ) from None
 
 
 class NumericDiff(AutoevalsScorer):
@@ -99,6 +102,20 @@ class NumericDiff(AutoevalsScorer):
             "expected": _number(args["expected"], "reference", self.name),
         }
 
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
+        """Score one example; the metadata keeps both texts and the numbers read from them (the seed's keys)."""
+        score = super().__call__(result, expected, **context)
+        if score.error is not None:
+            return score
+        converted = self._arguments(result, expected, context)
+        extra = {
+            "original_output": result.output,
+            "original_expected": expected.expected if expected is not None else None,
+            "converted_output": converted["output"],
+            "converted_expected": converted["expected"],
+        }
+        return score.model_copy(update={"metadata": {**score.metadata, **extra}})
+
 
 class JSONDiff(AutoevalsScorer):
     """Structural similarity of two JSON documents (strings by edit distance, numbers by NumericDiff)."""
@@ -106,8 +123,21 @@ class JSONDiff(AutoevalsScorer):
     name = "JSONDiff"
     default_threshold = 1.0
 
-    def __init__(self, *, threshold: float | None = None, preserve_strings: bool = False) -> None:
-        super().__init__(threshold=threshold, options={"preserve_strings": preserve_strings})
+    def __init__(
+        self,
+        *,
+        threshold: float | None = None,
+        string_scorer: Any | None = None,
+        number_scorer: Any | None = None,
+        preserve_strings: bool = False,
+    ) -> None:
+        options: dict[str, Any] = {"preserve_strings": preserve_strings}
+        # autoevals scorer objects compare the strings and numbers inside (defaults: Levenshtein, NumericDiff)
+        if string_scorer is not None:
+            options["string_scorer"] = string_scorer
+        if number_scorer is not None:
+            options["number_scorer"] = number_scorer
+        super().__init__(threshold=threshold, options=options)
 
 
 # --- composite --------------------------------------------------------------------------------
@@ -139,13 +169,30 @@ class ValidJSON(AutoevalsScorer):
         return score.model_copy(update={"metadata": {**score.metadata, "schema": self.schema}})
 
 
+MAX_LITERAL_LENGTH = 32 * 1024
+"""Longest text ``ListContains`` reads as a Python literal list (``['a', 'b']``) when it is not JSON."""
+
+
+def _literal_list(text: str, what: str, scorer: str, json_error: json.JSONDecodeError) -> Any:
+    """The seed's fallback for a list written as a Python literal; bounded, since the text is untrusted."""
+    if len(text) > MAX_LITERAL_LENGTH:
+        raise ScorerInputError(
+            f"{scorer} needs a JSON list as the {what}; it does not parse ({json_error}) and is too large "
+            f"to read as a Python literal ({len(text)} > {MAX_LITERAL_LENGTH} characters)"
+        )
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise ScorerInputError(
+            f"{scorer} needs a JSON list as the {what}; it does not parse: {json_error}"
+        ) from None
+
+
 def _json_list(text: str, what: str, scorer: str) -> list[Any]:
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ScorerInputError(
-            f"{scorer} needs a JSON list as the {what}; it does not parse: {exc}"
-        ) from None
+        parsed = _literal_list(text, what, scorer, exc)
     if not isinstance(parsed, list):
         raise ScorerInputError(f"{scorer} needs a JSON list as the {what}, got {type(parsed).__name__}")
     return parsed
@@ -190,4 +237,8 @@ class ListContains(AutoevalsScorer):
             "allow_extra_entities": self.allow_extra_entities,
             "pairwise_scorer": self.pairwise_scorer_name,
         }
-        return score.model_copy(update={"metadata": {**score.metadata, **extra}})
+        update: dict[str, Any] = {"metadata": {**score.metadata, **extra}}
+        if score.error is None and score.reasoning is None:
+            extras = "do not lower the score" if self.allow_extra_entities else "lower the score"
+            update["reasoning"] = f"Found {score.value:.0%} of the expected items; extra items {extras}."
+        return score.model_copy(update=update)

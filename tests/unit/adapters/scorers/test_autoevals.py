@@ -100,6 +100,74 @@ async def test_heuristic_scorer__unusable_input__failing_score_names_problem(
     assert score.error is not None and score.error.startswith(error)
 
 
+def test_numeric_diff__metadata__keeps_texts_and_numbers_read_from_them() -> None:
+    score = ae.NumericDiff()(TaskResult(output="42.5"), ExpectedResult(expected="4.2e1"))
+    assert score.metadata["original_output"] == "42.5"
+    assert score.metadata["original_expected"] == "4.2e1"
+    assert (score.metadata["converted_output"], score.metadata["converted_expected"]) == (42.5, 42.0)
+    assert score.metadata["_threshold"] == 0.9
+
+
+def test_numeric_diff__not_a_number__errored_saying_conversion_failed() -> None:
+    score = ae.NumericDiff()(TaskResult(output="n/a"), ExpectedResult(expected="1"))
+    assert score.passed is False
+    assert score.metadata["error"] == score.error
+    assert score.error is not None and "Failed to convert to numeric" in score.error
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "output", "value"),
+    [
+        ({}, '{"name": "Jon"}', 0.75),  # Levenshtein on the strings
+        ({"string_scorer": "ExactMatch"}, '{"name": "Jon"}', 0.0),
+        ({"number_scorer": "ExactMatch"}, '{"name": "John", "age": 31}', 0.5),
+    ],
+)
+def test_json_diff__string_and_number_scorers__replace_the_defaults(
+    kwargs: dict[str, str], output: str, value: float
+) -> None:
+    import autoevals
+
+    options = {key: getattr(autoevals, name)() for key, name in kwargs.items()}
+    reference = '{"name": "John", "age": 30}' if "number_scorer" in kwargs else '{"name": "John"}'
+    score = ae.JSONDiff(**options)(TaskResult(output=output), ExpectedResult(expected=reference))
+    assert score.value == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("output", "value", "reasoning"),
+    [
+        ("['a', 'b']", 1.0, "Found 100% of the expected items; extra items do not lower the score."),
+        ('["a"]', 0.5, "Found 50% of the expected items; extra items do not lower the score."),
+    ],
+)
+def test_list_contains__python_literal_list__read_as_in_the_seed(
+    output: str, value: float, reasoning: str
+) -> None:
+    score = ae.ListContains()(TaskResult(output=output), ExpectedResult(expected='["a", "b"]'))
+    assert (score.value, score.error, score.reasoning) == (value, None, reasoning)
+    assert (score.metadata["allow_extra_entities"], score.metadata["pairwise_scorer"]) == (
+        True,
+        "Levenshtein",
+    )
+
+
+def test_list_contains__oversized_literal__errored_before_parsing() -> None:
+    payload = "[" + "'x'," * (ae.MAX_LITERAL_LENGTH // 4 + 1) + "]"  # a valid literal, too long to read
+    score = ae.ListContains()(TaskResult(output=payload), ExpectedResult(expected='["x"]'))
+    assert score.passed is False
+    assert score.error is not None and "too large to read as a Python literal" in score.error
+
+
+def test_list_contains__extra_items__allowed_by_default_as_in_the_seed() -> None:
+    extra = ae.ListContains()(TaskResult(output='["a", "b", "c"]'), ExpectedResult(expected='["a", "b"]'))
+    strict = ae.ListContains(allow_extra_entities=False)(
+        TaskResult(output='["a", "b", "c"]'), ExpectedResult(expected='["a", "b"]')
+    )
+    assert (extra.value, extra.passed) == (1.0, True)
+    assert strict.value == pytest.approx(2 / 3) and strict.passed is False
+
+
 def test_heuristic_scorers__score_without_any_network_access() -> None:
     script = textwrap.dedent(
         """

@@ -10,6 +10,9 @@ if TYPE_CHECKING:
 MAX_FAILING_LISTED = 25
 """Failing cases listed before the rest are summarised as a count."""
 
+MAX_TASK_ROWS = 200
+"""Cases listed per capability in the Tasks section before the rest are summarised as a count."""
+
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
@@ -42,8 +45,42 @@ def _trial_counts(cases: list[CaseOutcome]) -> tuple[int, int]:
     return sum(c.passes for c in cases), sum(len(c.trials) for c in cases)
 
 
+def _verdict(case: CaseOutcome) -> str:
+    trial = case.trials[0] if case.trials else None
+    if trial is None or trial.error is not None:
+        return "ERROR"
+    return "PASS" if trial.passed else "FAIL"
+
+
+def _tasks(by_capability: dict[str, list[CaseOutcome]]) -> list[str]:
+    """One table per capability, a row per scenario: its verdict, or over several trials Pass% and Std."""
+    lines = ["", "## Tasks"]
+    for name in sorted(by_capability):
+        cases = by_capability[name]
+        keys = list(dict.fromkeys(key for case in cases for key in case.dimensions))
+        several = any(len(case.trials) > 1 for case in cases)
+        tail = ["Passed", "Errored", "Pass%", "Std"] if several else ["Result", "Duration"]
+        header = ["Scenario", "Name", *keys, *tail]
+        lines += ["", f"### {_cell(name)}", "", "| " + " | ".join(_cell(h) for h in header) + " |"]
+        lines.append("|" + "---|" * (2 + len(keys)) + "---:|" * len(tail))
+        for case in cases[:MAX_TASK_ROWS]:
+            cells = [case.scenario_id, case.name or "", *(case.dimensions.get(key, "") for key in keys)]
+            if several:
+                cells += [f"{case.passes}/{len(case.trials)}", str(case.errors), _pct(case.pass_fraction)]
+                cells.append(f"{case.std:.2f}")
+            else:
+                duration = case.trials[0].duration_s if case.trials else 0.0
+                cells += [_verdict(case), f"{duration:.2f} s"]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        if len(cases) > MAX_TASK_ROWS:
+            lines.append(
+                f"\n… and {len(cases) - MAX_TASK_ROWS} more scenarios (every trial is in the run record)"
+            )
+    return lines
+
+
 def render_result(result: BenchmarkResult) -> str:
-    """Run info, the score (passed/total trials, micro/macro rates), breakdowns and the failures."""
+    """Run info, the score (passed/total trials, micro/macro rates), breakdowns, tasks and the failures."""
     passed, total = _trial_counts(result.cases)
     lines = [f"# Benchmark `{_cell(result.benchmark_id)}`", "", *_run_info(result), "", "## Score", ""]
     lines += [
@@ -84,6 +121,7 @@ def render_result(result: BenchmarkResult) -> str:
             lines.append(f"| {_cell(value)} | {_count(*_trial_counts(cases))} | {_pct(rate)} |")
     lines += ["", "### By scorer", "", "| Scorer | Pass rate |", "|---|---:|"]
     lines += [f"| {_cell(name)} | {_pct(rate)} |" for name, rate in result.pass_rates_by_scorer.items()]
+    lines += _tasks(by_capability)
     failing = [c for c in result.cases if c.passes < len(c.trials)]
     lines += ["", "## Failures", ""]
     if not failing:

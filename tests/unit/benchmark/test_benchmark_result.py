@@ -220,6 +220,9 @@ def test_to_markdown__seed_sections_and_passed_over_total_counts() -> None:
         "### By capability",
         "### By difficulty",
         "### By scorer",
+        "## Tasks",
+        "### doors",
+        "### lights",
         "## Failures",
     ]
     assert "| agent | a 1 |" in text and "| config | b.yaml |" in text
@@ -235,3 +238,47 @@ def test_to_markdown__agent_without_name__no_agent_row() -> None:
     result = _result()
     result.agent_name, result.agent_version = "", None
     assert "| agent |" not in result.to_markdown().split("## Score")[0]
+
+
+def test_to_markdown__tasks_over_several_trials__passed_errored_pass_pct_and_std_per_scenario() -> None:
+    tasks = _result().to_markdown().split("## Tasks")[1].split("## Failures")[0]
+    lights = tasks.split("### lights")[1]
+    assert "| Scenario | Name | difficulty | Passed | Errored | Pass% | Std |" in lights
+    # the errored trial is left out of Pass% (1 of 2 verdicts) but not out of Passed (1 of 3 trials)
+    assert "| 2 |  | hard | 1/3 | 1 | 50.0% | 0.71 |" in lights
+    assert "| 3 |  | hard | 0/3 | 0 | 0.0% | 0.00 |" in lights
+    assert lights.count("| hard |") == 2 and tasks.index("### doors") < tasks.index("### lights")
+
+
+def test_to_markdown__tasks_of_one_trial__pass_fail_or_error_and_duration() -> None:
+    result = BenchmarkResult(
+        benchmark_id="b",
+        source="b.yaml",
+        agent_name=None,
+        agent_version=None,
+        runs_per_scenario=1,
+        cases=[_case("c", "1", [True]), _case("c", "2", [False]), _case("c", "3", [None])],
+    )
+    result.cases[0].name = "kitchen | on"
+    tasks = result.to_markdown().split("## Tasks")[1].split("## Failures")[0]
+    assert "| Scenario | Name | Result | Duration |" in tasks
+    assert "| 1 | kitchen \\| on | PASS | 0.50 s |" in tasks  # a pipe in a name cannot break the table
+    assert "| 2 |  | FAIL | 0.50 s |" in tasks
+    assert "| 3 |  | ERROR | 0.00 s |" in tasks
+
+
+def test_to_markdown__tasks__long_capability_listed_up_to_the_limit_then_counted() -> None:
+    from agent_evals.benchmark.markdown import MAX_TASK_ROWS
+
+    cases = [_case("c", str(i), [True]) for i in range(MAX_TASK_ROWS + 7)]
+    result = BenchmarkResult(
+        benchmark_id="b",
+        source="b.yaml",
+        agent_name=None,
+        agent_version=None,
+        runs_per_scenario=1,
+        cases=cases,
+    )
+    tasks = result.to_markdown().split("## Tasks")[1].split("## Failures")[0]
+    assert tasks.count("| PASS |") == MAX_TASK_ROWS
+    assert "… and 7 more scenarios" in tasks

@@ -26,6 +26,7 @@ from agent_evals.gate.model import (
 )
 from agent_evals.gate.paired import (
     Pairs,
+    charge_lost_grades,
     delta_stat,
     error_rise,
     pairs_of_counts,
@@ -66,6 +67,8 @@ class _SuiteWork:
     result: SuiteComparison
     unit: _Unit | None
     group_units: dict[str, _Unit] = field(default_factory=dict)
+    lost_trials: int = 0
+    """Candidate trials of cases that lost their grade, charged as errored (``charge_lost_grades``)."""
 
 
 def compare_runs(
@@ -288,9 +291,11 @@ def _prepare(
     if stat is not None and earlier and base is not None:
         pairs = _with_history(stat, pick, earlier, knobs)
     unit = _Unit(stat, pairs, knobs) if stat is not None else None
+    lost_trials = 0
     if base is not None:
-        result.error_rise = error_rise(sides)
-    work = _SuiteWork(pick, result, unit)
+        charged, lost_trials = charge_lost_grades(sides)
+        result.error_rise = error_rise(charged)
+    work = _SuiteWork(pick, result, unit, lost_trials=lost_trials)
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
             row.gated = True
@@ -344,7 +349,16 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_deta
     diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))
     result.cases = diffs
     result.counts = {klass: pick.counts.get(klass, 0) for klass in CLASS_ORDER}
-    flips = [d.case_id for d in diffs if d.critical_flip]
+    flips = [d.case_id for d in diffs if d.critical_flip and d.classification == "regressed"]
+    # graded in the baseline, no graded trial now (every trial errored, or no pass/fail verdict)
+    lost = [
+        (d.case_id, d.candidate.errors > 0)
+        for d in diffs
+        if d.baseline is not None
+        and d.baseline.pass_fraction is not None
+        and d.candidate is not None
+        and d.candidate.pass_fraction is None
+    ]
     decision = decide(
         label=f"Suite {sid}",
         suite_id=sid,
@@ -354,6 +368,9 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_deta
         delta=result.delta,
         has_baseline=pick.base_view is not None,
         critical_flips=flips,
+        critical_lost=[d.case_id for d in diffs if d.critical_flip and d.classification != "regressed"],
+        lost_cases=lost,
+        lost_trials=work.lost_trials,
         report_missing=report_missing,
         fingerprint=result.fingerprint,
         baseline=result.paired_baseline if pick.base_view is not None else None,

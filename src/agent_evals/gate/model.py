@@ -25,6 +25,7 @@ ReasonKind = Literal[
     "removed-suite",
     "incomplete-run",
     "ungraded",
+    "lost-grade",
     "confirm",
 ]
 """Why a verdict or outcome is what it is."""
@@ -300,7 +301,7 @@ class CaseDiff(_Model):
     critical: bool = False
     """Marked critical (record or policy glob)."""
     critical_flip: bool = False
-    """Critical and went from passing every trial to failing every trial."""
+    """Critical and went from passing every trial to failing every trial (or to no graded trial)."""
     baseline: CaseSide | None = None
     """Baseline side (None for new cases)."""
     candidate: CaseSide | None = None

@@ -352,6 +352,21 @@ def over_error_budget(errored: int, trials: int, budget: float) -> bool:
     return stats.binom_sf(errored, trials, budget) < 1.0 - ERROR_BOUND_LEVEL
 
 
+def charge_lost_grades(sides: Mapping[tuple[Key, Key], int]) -> tuple[Counter[tuple[Key, Key]], int]:
+    """Paired sides with every case that lost its grade (valid trials in the baseline, no graded or
+    errored trial now: its trials have no pass/fail verdict, or it has none) charged as errored in as
+    many trials as the baseline counted; and how many trials were so charged. A case that stopped
+    being graded then weighs on the error budget like one that errored, instead of vanishing."""
+    charged: Counter[tuple[Key, Key]] = Counter()
+    lost = 0
+    for (bk, ck), w in sides.items():
+        if ck[0] == 0 and bk[0] > bk[2]:
+            ck = (bk[0], 0, bk[0])
+            lost += bk[0] * w
+        charged[(bk, ck)] += w
+    return charged, lost
+
+
 def error_rise(sides: Mapping[tuple[Key, Key], int]) -> ErrorRise | None:
     """Paired error-rate change over cases with trials on both sides, and its one-sided p for a rise
     (the stratified test on the non-errored trials: a rise in errors is a drop in those); None when

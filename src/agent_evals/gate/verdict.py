@@ -25,6 +25,10 @@ OUTCOME_RANK: dict[Outcome, int] = {"pass": 0, "warn": 1, "fail": 2, "incomplete
 """Severity order of outcomes."""
 
 
+LOST_LISTED = 20
+"""Cases that lost their grade named in the ``lost-grade`` reason (the rest are counted)."""
+
+
 def pct(x: float) -> str:
     """A rate as a percentage with one decimal."""
     return f"{x * 100:.1f}%"
@@ -59,12 +63,19 @@ def decide(
     delta: DeltaStat | None,
     has_baseline: bool,
     critical_flips: Sequence[str] = (),
+    critical_lost: Sequence[str] = (),
+    lost_cases: Sequence[tuple[str, bool]] = (),
+    lost_trials: int = 0,
     report_missing: bool = True,
     fingerprint: FingerprintCheck | None = None,
     baseline: RateSummary | None = None,
     errors: ErrorRise | None = None,
 ) -> Decision:
-    """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm)."""
+    """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm).
+
+    ``lost_cases``: (case id, errored) of each case graded in the baseline with no graded trial now;
+    ``lost_trials``: the trials of those without a pass/fail verdict, charged as errored to the error
+    budget; ``critical_lost``: critical cases among them that passed every baseline trial."""
     reasons: list[Reason] = []
     failed = False
     inconclusive = False
@@ -84,16 +95,18 @@ def decide(
             f"{label}: pass rate {pct(rate)} is below the floor of {pct(knobs.min_pass_rate)}.",
             blocking=True,
         )
-    error_rate = candidate.error_rate if candidate is not None else None
-    if (
-        candidate is not None
-        and error_rate is not None
-        and over_error_budget(candidate.errored_trials, candidate.trials, knobs.max_error_rate)
-    ):
+    errored = (candidate.errored_trials if candidate is not None else 0) + lost_trials
+    trials = (candidate.trials if candidate is not None else 0) + lost_trials
+    if candidate is not None and trials and over_error_budget(errored, trials, knobs.max_error_rate):
         failed = True
+        unverdicted = (
+            f" ({lost_trials} of them have no pass/fail verdict, in cases the baseline graded)"
+            if lost_trials
+            else ""
+        )
         add(
             "error-budget",
-            f"{label}: {candidate.errored_trials} of {candidate.trials} trials errored ({pct(error_rate)}), "
+            f"{label}: {errored} of {trials} trials errored{unverdicted} ({pct(errored / trials)}), "
             f"significantly over the error budget of {pct(knobs.max_error_rate)} (its lower 95% bound is above it).",
             blocking=True,
         )
@@ -116,6 +129,30 @@ def decide(
                 blocking=blocking,
                 case_id=case_id,
             )
+        for case_id in critical_lost:
+            blocking = knobs.critical == "fail"
+            failed = failed or blocking
+            add(
+                "critical-case",
+                f"{label}: critical case {case_id} passed every trial in the baseline and has no graded "
+                "trial now (every trial errored or has no pass/fail verdict).",
+                blocking=blocking,
+                case_id=case_id,
+            )
+    if lost_cases:
+        n_errored = sum(1 for _, was_errored in lost_cases if was_errored)
+        shown = ", ".join(cid for cid, _ in lost_cases[:LOST_LISTED])
+        more = f" and {len(lost_cases) - LOST_LISTED} more" if len(lost_cases) > LOST_LISTED else ""
+        one = len(lost_cases) == 1
+        add(
+            "lost-grade",
+            f"{label}: {len(lost_cases):,} {'case' if one else 'cases'} graded in the baseline "
+            f"{'has' if one else 'have'} no graded trial now ({n_errored:,} errored, "
+            f"{len(lost_cases) - n_errored:,} without a pass/fail verdict); "
+            f"{'it is' if one else 'they are'} left out of the paired comparison and "
+            f"{'its' if one else 'their'} trials count against the error budget: {shown}{more}.",
+            blocking=False,
+        )
     if candidate is not None and candidate.cases > 0 and candidate.cases_scored == 0:
         # Nothing graded: the suite cannot show it did not regress. Losing every verdict the baseline
         # had fails; with nothing graded on either side (or no baseline) it is a warning.

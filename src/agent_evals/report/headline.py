@@ -26,6 +26,7 @@ _EXTRA_REASONS = (
     ("removed-suite", "{suites} removed"),
     ("incomplete-run", "incomplete run"),
     ("ungraded", "no graded trial in {suites}"),
+    ("lost-grade", "cases lost their grade in {suites}"),
     ("fingerprint", "runs not alike in {suites}"),
 )
 

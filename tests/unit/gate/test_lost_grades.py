@@ -1,0 +1,116 @@
+"""A case graded in the baseline that has no graded trial now counts against the candidate, never vanishes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.model import Comparison
+from agent_evals.gate.policy import resolve_policy
+from agent_evals.report.headline import headline
+from agent_evals.report.markdown import render_markdown
+
+
+def compare(base: dict[str, Any], cand: dict[str, Any], **flags: Any) -> Comparison:
+    return compare_documents(base, cand, resolve_policy(repo_config=None, suite_blocks={}, overrides=flags))
+
+
+def ungrade(doc: dict[str, Any], case_ids: set[str]) -> dict[str, Any]:
+    """The named cases' trials keep running but carry no pass/fail verdict (a numeric-only score)."""
+    for case in doc["suites"][0]["cases"]:
+        if case["id"] in case_ids:
+            for t in case["trials"]:
+                t.update(passed=False, graded=False, scores={"check": {"value": 0.4, "passed": None}})
+    return doc
+
+
+def kinds(result: Comparison) -> set[str]:
+    return {r.kind for r in result.reasons}
+
+
+@pytest.mark.parametrize(
+    ("n", "lost", "codes"),
+    [
+        (20, 2, "P"),  # 10% of a small suite stopped being graded
+        (20, 4, "PPP"),
+        (200, 20, "P"),  # 10% of 200 cases: significantly over the 5% budget
+    ],
+)
+def test_compare__cases_that_lost_their_verdict__count_as_errored_against_the_budget(
+    record, n: int, lost: int, codes: str
+) -> None:
+    base = record({"home": {f"g/c{i}": codes for i in range(n)}})
+    gone = {f"g/c{i}" for i in range(lost)}
+    cand = ungrade(record({"home": {f"g/c{i}": codes for i in range(n)}}), gone)
+    result = compare(base, cand)
+    assert result.outcome == "fail"
+    assert result.exit_code == 1
+    assert {"error-budget", "lost-grade"} <= kinds(result)
+    budget = next(r for r in result.reasons if r.kind == "error-budget")
+    assert "no pass/fail verdict" in budget.message
+
+
+@pytest.mark.parametrize("how", ["errored", "ungraded"])
+def test_compare__one_lost_case_within_the_budget__warns_and_names_it(record, how: str) -> None:
+    base = record({"home": {f"g/c{i}": "P" for i in range(200)}})
+    if how == "errored":
+        cand = record({"home": {f"g/c{i}": "E" if i == 7 else "P" for i in range(200)}})
+    else:
+        cand = ungrade(record({"home": {f"g/c{i}": "P" for i in range(200)}}), {"g/c7"})
+    result = compare(base, cand)
+    assert result.outcome == "warn"  # never a clean pass: a case the baseline graded is not graded now
+    assert result.exit_code == 0
+    reason = next(r for r in result.reasons if r.kind == "lost-grade")
+    assert "g/c7" in reason.message
+    assert ("1 errored" if how == "errored" else "1 without a pass/fail verdict") in reason.message
+    assert "lost their grade" in headline(result) or "lost its grade" in headline(result)
+    assert "g/c7" in render_markdown(result, env={})
+
+
+@pytest.mark.parametrize("how", ["errored", "ungraded"])
+@pytest.mark.parametrize(("critical", "outcome"), [("fail", "fail"), ("warn", "warn")])
+def test_compare__critical_case_that_passed_and_lost_its_grade__is_a_critical_flip(
+    record, how: str, critical: str, outcome: str
+) -> None:
+    base = record({"home": {f"g/c{i}": "PPP" for i in range(200)}}, critical=("g/c3",))
+    if how == "errored":
+        cand = record(
+            {"home": {f"g/c{i}": "EEE" if i == 3 else "PPP" for i in range(200)}}, critical=("g/c3",)
+        )
+    else:
+        cand = ungrade(record({"home": {f"g/c{i}": "PPP" for i in range(200)}}, critical=("g/c3",)), {"g/c3"})
+    result = compare(base, cand, critical=critical)
+    assert result.outcome == outcome
+    reason = next(r for r in result.reasons if r.kind == "critical-case")
+    assert reason.case_id == "g/c3"
+    assert "no graded trial now" in reason.message
+    assert next(c for c in result.suites[0].cases if c.case_id == "g/c3").critical_flip
+
+
+@pytest.mark.parametrize(
+    ("base_codes", "cand_codes"),
+    [
+        ("E", "E"),  # errored on both sides: nothing was lost
+        ("U", "U"),  # never graded
+        ("U", "P"),  # gained a grade
+        ("E", "P"),
+    ],
+)
+def test_compare__no_grade_lost__no_lost_grade_reason(record, base_codes: str, cand_codes: str) -> None:
+    def side(codes: str) -> dict[str, Any]:
+        doc = record({"home": {f"g/c{i}": codes if i == 0 else "P" for i in range(200)}})
+        return ungrade(doc, {"g/c0"}) if codes == "U" else doc
+
+    result = compare(side(base_codes), side(cand_codes))
+    assert "lost-grade" not in kinds(result)
+
+
+def test_compare__lost_case_lowers_nothing_it_should_not__paired_rate_still_over_graded_cases(record) -> None:
+    # the lost cases stay out of the pass fraction (GATE.md): errored/ungraded is not failed
+    base = record({"home": {f"g/c{i}": "P" for i in range(20)}})
+    cand = ungrade(record({"home": {f"g/c{i}": "P" for i in range(20)}}), {"g/c0", "g/c1"})
+    suite = compare(base, cand).suites[0]
+    assert suite.candidate.rate == 1.0
+    assert suite.delta is not None and suite.delta.n_paired == 18

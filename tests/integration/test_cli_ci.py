@@ -626,3 +626,54 @@ def test_ci__one_trial_four_flips__earlier_baselines_from_the_store_make_them_fa
     result = h.run("--keep-baselines", keep, fail=tuple(CASES[:4]))
     assert result.code == code, result.stdout + result.stderr
     assert result.outputs["status"] == status
+
+
+def _corrupt_deflate_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("run.json", json.dumps({"schema": "agent-evals/run@1", "pad": "x" * 4000}))
+    data = bytearray(buffer.getvalue())
+    start = data.index(b"run.json") + len(b"run.json")
+    for i in range(start + 10, start + 60):  # scramble the deflate stream, keep the zip's directory
+        data[i] ^= 0x5A
+    return bytes(data)
+
+
+UNREADABLE_BASELINES = {
+    "schema-invalid": make_zip(
+        {"run.json": '{"schema": "agent-evals/run@1", "run": {"git": 5}, "suites": []}'}
+    ),
+    "corrupt-deflate": _corrupt_deflate_zip(),
+    "1000-deep": make_zip(
+        {"run.json": '{"schema": "agent-evals/run@1", "x": ' + "[" * 1000 + "]" * 1000 + "}"}
+    ),
+    "5000-digit-integer": make_zip({"run.json": '{"schema": "agent-evals/run@1", "x": ' + "9" * 5000 + "}"}),
+    "not-a-zip": b"this is not a zip archive",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNREADABLE_BASELINES))
+@pytest.mark.parametrize(("policy", "code"), [("warn", 0), ("fail", 1)])
+def test_ci__unreadable_baseline_artifact__on_missing_baseline_decides_and_every_output_says_it_loudly(
+    h: Harness, kind: str, policy: str, code: int
+) -> None:
+    h.add_baseline_run(UNREADABLE_BASELINES[kind])
+    result = h.run("--on-missing-baseline", policy)
+    assert result.code == code, result.stderr  # never 3: on_missing_baseline decides
+    assert result.outputs["status"] == "no-baseline"
+    [comment] = _comments(h)
+    for text in (comment["body"], result.summary):
+        headline = text.splitlines()[1]
+        assert "baseline unreadable" in headline and "no regression" not in headline
+        assert "could not be read" in text
+    assert "> [!WARNING]" in result.summary
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("baseline" in w and "could not be read" in w for w in warnings), result.stdout
+    verdict = json.loads(Path(result.outputs["verdict-json"]).read_text())
+    assert verdict["baseline"]["unreadable"]
+
+
+def test_ci__no_baseline_yet__not_called_unreadable(h: Harness) -> None:
+    result = h.run()
+    assert result.code == 0
+    assert "unreadable" not in result.summary and "could not be read" not in result.summary

@@ -221,8 +221,10 @@ def _compare(
     reasons += [
         Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
     ]
+    if info.unreadable and base is None and mode == "compare":
+        reasons.append(Reason(kind="baseline-unreadable", message=_unreadable_message(info, policy)))
     reasons.sort(key=lambda r: not r.blocking)
-    outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes else [])
+    outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
     return Comparison(
         mode=mode,
         verdict=worst_verdict([s.verdict for s in suites]) if suites else "no-baseline",
@@ -480,6 +482,16 @@ def _info_from(baseline: RunSummary | None) -> BaselineInfo:
         return BaselineInfo(source="none", reason_missing="no baseline run record was given")
     view = _run_info(baseline.run)
     return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
+
+
+def _unreadable_message(info: BaselineInfo, policy: Policy) -> str:
+    """The warning of a baseline that was found but could not be used: it is not a first run."""
+    where = f" (CI run {info.run_id})" if info.run_id else ""
+    return (
+        f"The baseline{where} could not be read: {info.unreadable}. Nothing was compared with it, and "
+        f"on_missing_baseline ({policy.effective.on_missing_baseline}) decides the exit code. Replace it: "
+        "re-run the baseline workflow on the base branch."
+    )
 
 
 def _mark_not_run(suite: SuiteComparison) -> None:

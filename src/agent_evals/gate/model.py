@@ -24,6 +24,7 @@ ReasonKind = Literal[
     "fingerprint",
     "removed-suite",
     "incomplete-run",
+    "baseline-unreadable",
     "ungraded",
     "lost-grade",
     "confirm",
@@ -414,6 +415,9 @@ class BaselineInfo(_Model):
     """Local file path, for ``file`` baselines."""
     reason_missing: str | None = None
     """Why there is no baseline (which one was looked for)."""
+    unreadable: str | None = None
+    """Why the baseline that was found could not be used (a corrupt or invalid artifact, a record of
+    other suites); None when there was none to read. Reports say it loudly: it is not a first run."""
     selection: str | None = None
     """How this baseline run was chosen among the candidates, as a phrase for the report (e.g. "the run at
     the merge base abc1234", or the newest older run when none exists there); None when not chosen by

@@ -48,6 +48,8 @@ class BaselineResult:
     """How the run was chosen (merge base, or the newest older run)."""
     history: tuple[RunRecord, ...] = ()
     """Earlier baselines of the gate (older than the chosen one, newest first), for the gate's history."""
+    unreadable: str | None = None
+    """Why the baseline that was found could not be used (set with ``reason_missing``)."""
 
     def to_info(self) -> BaselineInfo:
         """The gate's provenance model for reports."""
@@ -62,6 +64,7 @@ class BaselineResult:
             url=self.url,
             path=self.path,
             reason_missing=self.reason_missing,
+            unreadable=self.unreadable,
             selection=self.note,
         )
 
@@ -69,6 +72,12 @@ class BaselineResult:
 def missing(reason: str) -> BaselineResult:
     """A result that says why no baseline is available."""
     return BaselineResult(record=None, source="none", reason_missing=reason)
+
+
+def unreadable(reason: str, **provenance: Any) -> BaselineResult:
+    """A baseline was found but cannot be used: missing for the gate (``on_missing_baseline``), and
+    marked so that every report says so instead of reading like a first run."""
+    return BaselineResult(record=None, source="none", reason_missing=reason, unreadable=reason, **provenance)
 
 
 def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tuple[str | None, str | None]:
@@ -209,7 +218,7 @@ def find_baseline(
     try:
         record = read_run_record(data, source=f"artifact {artifact_name!r} of run {run_id}")
     except AgentEvalsError as exc:
-        return _missing_with(provenance, f"rejected the baseline artifact: {exc}")
+        return unreadable(f"rejected the baseline artifact: {exc}", **provenance)
     history = _earlier_baselines(client, repo, runs, chosen, names, history_limit)
     if history:
         how += f"; {len(history)} earlier baseline(s) read as the gate's history"

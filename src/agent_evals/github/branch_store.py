@@ -171,7 +171,7 @@ def find_branch_baseline(
 
     With ``history_limit`` > 0, up to that many kept baselines older than the chosen one are read
     too, for the gate's history; one that cannot be read is left out, never an error."""
-    from agent_evals.github.baseline import BaselineResult, choose_run, find_merge_base, missing
+    from agent_evals.github.baseline import BaselineResult, choose_run, find_merge_base, missing, unreadable
 
     merge_sha, merge_date = (
         find_merge_base(client, repo, base_sha, head_sha) if base_sha and head_sha else (None, None)
@@ -203,12 +203,7 @@ def find_branch_baseline(
     try:
         record = _read_record(client, repo, branch, path)
     except ValueError as exc:
-        return BaselineResult(
-            record=None,
-            source="none",
-            reason_missing=f"{path} on branch {branch!r} is not JSON: {exc}",
-            **provenance,
-        )
+        return unreadable(f"{path} on branch {branch!r} is not JSON: {exc}", **provenance)
     except GitHubError as exc:
         return BaselineResult(
             record=None,
@@ -217,9 +212,7 @@ def find_branch_baseline(
             **provenance,
         )
     except AgentEvalsError as exc:
-        return BaselineResult(
-            record=None, source="none", reason_missing=f"rejected the baseline {path}: {exc}", **provenance
-        )
+        return unreadable(f"rejected the baseline {path}: {exc}", **provenance)
     when = str(entry.get("date") or "")
     history: list[RunRecord] = []
     older = [e for e in entries if e is not entry and str(e.get("date") or "") <= when]

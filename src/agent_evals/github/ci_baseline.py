@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent_evals.errors import RunRecordError
@@ -43,7 +44,8 @@ def compare_with_baseline(
             found.record, record, policy, baseline_info=found.to_info(), history=found.history
         )
     except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
-        info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
+        why = f"the baseline is not comparable: {exc}"
+        info = replace(found, record=None, source="none", reason_missing=why, unreadable=why).to_info()
         return compare_runs(None, record, policy, baseline_info=info)
 
 

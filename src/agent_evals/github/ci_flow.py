@@ -246,7 +246,11 @@ def run_ci(
             f"Regression accepted with the {options.accept_label!r} label: the gate failed, and the pull "
             "request may merge because the label acknowledges it (exit code 0)."
         )
-    if comparison.baseline.reason_missing and plan.compare:
+    warnings: list[str] = []  # said as ::warning:: and > [!WARNING]: what no user should miss
+    if comparison.baseline.unreadable and plan.compare:
+        reason = next(r for r in comparison.reasons if r.kind == "baseline-unreadable")
+        warnings.append(reason.message)
+    elif comparison.baseline.reason_missing and plan.compare:
         notices.append(f"No baseline: {comparison.baseline.reason_missing}")
     comment_result: CommentResult | None = None
     if plan.comment and options.comment != "never":
@@ -260,7 +264,8 @@ def run_ci(
         notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
         exit_code = EXIT_INTERNAL
     if settings.step_summary:
-        extra = "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
+        extra = "".join(f"\n> [!WARNING]\n> {_quote(w)}\n" for w in warnings)
+        extra += "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
         step_summary = settings.step_summary
         writing("the job summary", step_summary, lambda: append_summary(step_summary, summary_md + extra))
     if settings.in_actions:
@@ -274,10 +279,14 @@ def run_ci(
         emit(f"::{pause}::")
         for line in render_annotations(regression_annotations(comparison, cwd, env)):
             emit(line)
+        for warning in warnings:
+            emit(Annotation("warning", warning).render())
         for notice in notices:
             emit(Annotation("notice", notice).render())
     else:
         emit(summary_md.rstrip("\n"))
+        for warning in warnings:
+            emit(f"warning: {warning}")
         for notice in notices:
             emit(f"note: {notice}")
 
@@ -289,6 +298,13 @@ def run_ci(
     outputs["baseline-store"] = options.baseline_store
     _write_outputs(settings, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
+
+
+def _quote(text: str) -> str:
+    """Untrusted text (it may quote an artifact's member names) escaped for one Markdown quote line."""
+    from agent_evals.report.escape import escape_untrusted
+
+    return escape_untrusted(text, 1_000, line_break=" ")
 
 
 def _store_on_branch(

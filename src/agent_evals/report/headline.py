@@ -97,6 +97,8 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
             else f"not enough evidence at alpha {comparison.effective_policy.alpha:g}"
         )
         main = f"{pluralize(n, 'case')} regressed; {why}"
+    elif comparison.baseline.unreadable and comparison.mode == "compare":
+        main = "baseline unreadable, nothing compared"
     else:
         main = "no regression"
     extras = []

@@ -124,6 +124,7 @@ def test_find_baseline__malicious_zip__rejected_as_missing_with_reason(
     result = _lookup(client)
     assert result.record is None
     assert "rejected the baseline artifact" in (result.reason_missing or "")
+    assert result.unreadable == result.reason_missing  # found but unusable: not a first run
 
 
 def test_find_baseline__zip_download__token_never_reaches_storage_host(

@@ -122,3 +122,31 @@ def test_find_branch_baseline__history__a_broken_kept_file_is_left_out(
     )
     assert result.record is not None and result.sha == "3" * 40
     assert [len(h.suites[0].cases) for h in result.history] == [2]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"{not json", "is not JSON"),
+        (b'{"schema": "agent-evals/run@1", "run": {"git": 5}}', "rejected the baseline"),
+    ],
+    ids=["not-json", "schema-invalid"],
+)
+def test_find_branch_baseline__stored_record_unreadable__missing_and_marked_unreadable(
+    github: GitHubServer, client: GitHubClient, content: bytes, reason: str
+) -> None:
+    github.state.branches[BRANCH] = {}
+    _store(client, "m" * 40, 2)
+    github.state.branches[BRANCH]["g/" + "m" * 40 + ".json"] = content
+    result = find_branch_baseline(client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None)
+    assert result.record is None and result.source == "none"
+    assert reason in (result.unreadable or "") and result.reason_missing == result.unreadable
+    assert result.to_info().unreadable == result.unreadable
+
+
+def test_find_branch_baseline__no_baseline_yet__not_marked_unreadable(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    github.state.branches[BRANCH] = {}
+    result = find_branch_baseline(client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None)
+    assert result.reason_missing and result.unreadable is None

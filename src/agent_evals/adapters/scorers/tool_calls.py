@@ -209,6 +209,21 @@ class ToolCallExactMatch(_ToolCallScorer):
     def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
         if len(actual) == len(reference) and all(map(matches, actual, reference)):
             return True, {}
+        ok, details = self._first_difference(actual, reference, matches)
+        index = details.get("index")
+        if isinstance(index, int):
+            details["mismatch_index"] = index  # the seed's key
+            if index < len(actual) and index < len(reference):
+                details["expected_name"], details["actual_name"] = reference[index][0], actual[index][0]
+        if len(actual) != len(reference):
+            details["reason"] = (
+                f"Expected {len(reference)} tool call(s), got {len(actual)}; {details.get('reason', '')}"
+            ).rstrip("; ")
+        return ok, details
+
+    def _first_difference(
+        self, actual: list[Call], reference: list[Call], matches: Matcher
+    ) -> tuple[bool, Details]:
         for i in range(max(len(actual), len(reference))):
             if i >= len(actual):
                 return False, {

@@ -292,6 +292,30 @@ def test_exact_match__wrong_tool__reason_names_both_tools() -> None:
     assert "expected tool 'fly_to', got 'take_photo'" in result.metadata["reason"]
 
 
+@pytest.mark.parametrize(
+    ("actual", "reference", "index", "names", "counts"),
+    [
+        ([C, A], [A, C], 0, ("fly_to", "take_photo"), None),  # wrong order
+        ([A, call("crash")], [A, B], 1, ("land", "crash"), None),  # wrong tool at call 1
+        ([A, B], [A], 1, None, "Expected 1 tool call(s), got 2"),  # an extra call
+        ([A], [A, B], 1, None, "Expected 2 tool call(s), got 1"),  # a missing call
+    ],
+)
+def test_exact_match__failure__the_seeds_mismatch_keys_and_count_wording(
+    actual: list[Any], reference: list[Any], index: int, names: tuple[str, str] | None, counts: str | None
+) -> None:
+    result = score(ToolCallExactMatch(), actual, reference)
+    assert result.passed is False
+    assert result.metadata["mismatch_index"] == result.metadata["index"] == index
+    if names is not None:
+        assert (result.metadata["expected_name"], result.metadata["actual_name"]) == names
+    else:
+        assert "expected_name" not in result.metadata
+    assert (
+        (result.reasoning or "").startswith(counts) if counts else "Expected" not in (result.reasoning or "")
+    )
+
+
 def test_superset_match__missing_reference_call__reports_its_index() -> None:
     result = score(ToolCallSupersetMatch(), [A, C], [A, B])
     assert result.metadata["index"] == 1

@@ -460,15 +460,23 @@ class ToolCallAnyMatch(_ToolCallScorer):
     default_name = "ToolCallAnyMatch"
 
     def _compare(self, actual: list[Call], reference: list[Call], matches: Matcher) -> tuple[bool, Details]:
+        # failure_mode and matched_name are the seed's keys
         if not reference:
-            return False, {"reason": "the reference lists no acceptable tool calls"}
+            return False, {
+                "reason": "the reference lists no acceptable tool calls",
+                "failure_mode": "no_reference",
+            }
         if not actual:
-            return False, {"reason": "the agent made no tool calls"}
+            return False, {"reason": "the agent made no tool calls", "failure_mode": "silence"}
         for i, call in enumerate(actual):
             for j, ref in enumerate(reference):
                 if matches(call, ref):
-                    return True, {"matched": {"actual_index": i, "reference_index": j}}
+                    return True, {
+                        "matched": {"actual_index": i, "reference_index": j},
+                        "matched_name": call[0],
+                    }
         return False, {
             "reason": f"none of the agent's {len(actual)} call(s) matches any of the "
-            f"{len(reference)} acceptable call(s): got {', '.join(_show(c) for c in actual[:5])}"
+            f"{len(reference)} acceptable call(s): got {', '.join(_show(c) for c in actual[:5])}",
+            "failure_mode": "no_match",
         }

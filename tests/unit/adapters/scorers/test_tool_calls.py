@@ -316,6 +316,22 @@ def test_exact_match__failure__the_seeds_mismatch_keys_and_count_wording(
     )
 
 
+@pytest.mark.parametrize(
+    ("actual", "passed", "keys"),
+    [
+        ([C, A], True, {"matched_name": "fly_to"}),
+        ([], False, {"failure_mode": "silence", "actual_count": 0}),
+        ([C], False, {"failure_mode": "no_match"}),
+    ],
+)
+def test_any_match__metadata__the_seeds_matched_name_and_failure_mode(
+    actual: list[Any], passed: bool, keys: dict[str, Any]
+) -> None:
+    result = score(ToolCallAnyMatch(), actual, [B, A])
+    assert result.passed is passed
+    assert {key: result.metadata.get(key) for key in keys} == keys
+
+
 def test_superset_match__missing_reference_call__reports_its_index() -> None:
     result = score(ToolCallSupersetMatch(), [A, C], [A, B])
     assert result.metadata["index"] == 1

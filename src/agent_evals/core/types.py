@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -209,6 +210,44 @@ def wire_tool_calls(trajectory: list[Any] | None) -> list[dict[str, Any]] | None
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             calls.extend(message.get("tool_calls") or [])
     return calls
+
+
+def task_result_to_example(
+    *,
+    task_result: TaskResult,
+    input: Any,
+    expected: ExpectedResult | None,
+    scores: dict[str, Score],
+    metadata: dict[str, Any],
+    duration: float,
+    error: str | None,
+) -> EvalExample:
+    """The EvalExample for a task result (the seed's helper, for code that builds results itself).
+
+    The trajectory is ``task_result.context["outputs"]`` when that is a list of messages, and
+    ``tool_calls`` its assistant turns' calls in order; any other ``outputs`` value is left out with
+    a warning naming it, and a missing or None one means no trajectory.
+    """
+    outputs = (task_result.context or {}).get("outputs")
+    if outputs is not None and not isinstance(outputs, list):
+        logging.getLogger(__name__).warning(
+            "context['outputs'] is a %s, not a list of messages; the example keeps no trajectory",
+            type(outputs).__name__,
+        )
+        outputs = None
+    return EvalExample(
+        input=input,
+        output=task_result.output,
+        expected=expected.expected if expected is not None else None,
+        expected_context=expected.context if expected is not None else None,
+        context=task_result.context,
+        scores=scores,
+        metadata=metadata,
+        duration=duration,
+        error=error,
+        trajectory=outputs,
+        tool_calls=wire_tool_calls(outputs),
+    )
 
 
 class EvalResult(BaseModel):

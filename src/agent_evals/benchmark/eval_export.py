@@ -17,7 +17,7 @@ NO_SCORES = "__no_scores__"
 
 
 def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> EvalResult:
-    """One EvalExample per trial (metadata carries case id, trial, capability and dimensions).
+    """One EvalExample per trial (metadata: case id, trial, capability, dimensions, and the seed's keys).
 
     With ``capability``, only that capability's cases. An errored trial counts as failed, value 0,
     for every scorer; when no trial was scored at all the pass rates are ``{"__no_scores__": 0.0}``.
@@ -37,10 +37,15 @@ def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> Ev
                     error=trial.error,
                     duration=trial.duration_s,
                     metadata={
+                        # each dimension as its own key too, then the seed's keys (scenario ids are text)
+                        **case.dimensions,
                         "case_id": case.id,
                         "trial": number,
                         "capability": case.capability,
                         "dimensions": dict(case.dimensions),
+                        "scenario_id": case.scenario_id,
+                        "scenario_name": case.name,
+                        "run_index": number,
                     },
                 )
             )

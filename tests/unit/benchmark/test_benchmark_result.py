@@ -282,3 +282,20 @@ def test_to_markdown__tasks__long_capability_listed_up_to_the_limit_then_counted
     tasks = result.to_markdown().split("## Tasks")[1].split("## Failures")[0]
     assert tasks.count("| PASS |") == MAX_TASK_ROWS
     assert "… and 7 more scenarios" in tasks
+
+
+def test_seed_view__example_metadata__the_seeds_keys_and_each_dimension() -> None:
+    result = _result()
+    result.cases[1].name = "bedroom off"
+    examples = result.eval_results["lights"].examples
+    second_trial = examples[4]  # lights/2, trial 1
+    assert second_trial.metadata == {
+        "difficulty": "hard",
+        "case_id": "lights/2",
+        "trial": 1,
+        "capability": "lights",
+        "dimensions": {"difficulty": "hard"},
+        "scenario_id": "2",
+        "scenario_name": "bedroom off",
+        "run_index": 1,
+    }

@@ -16,6 +16,11 @@ NO_SCORES = "__no_scores__"
 """The pass-rate key of a run in which nothing was scored (every trial errored): 0.0, never an empty dict."""
 
 
+def _seed_id(text: str) -> int | str:
+    """A scenario id as the seed's metadata has it: a number when the id is written as one (``1``)."""
+    return int(text) if text.isdecimal() and str(int(text)) == text else text
+
+
 def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> EvalResult:
     """One EvalExample per trial (metadata: case id, trial, capability, dimensions, and the seed's keys).
 
@@ -37,13 +42,13 @@ def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> Ev
                     error=trial.error,
                     duration=trial.duration_s,
                     metadata={
-                        # each dimension as its own key too, then the seed's keys (scenario ids are text)
+                        # each dimension as its own key too, then the seed's keys
                         **case.dimensions,
                         "case_id": case.id,
                         "trial": number,
                         "capability": case.capability,
                         "dimensions": dict(case.dimensions),
-                        "scenario_id": case.scenario_id,
+                        "scenario_id": _seed_id(case.scenario_id),
                         "scenario_name": case.name,
                         "run_index": number,
                     },

@@ -295,7 +295,22 @@ def test_seed_view__example_metadata__the_seeds_keys_and_each_dimension() -> Non
         "trial": 1,
         "capability": "lights",
         "dimensions": {"difficulty": "hard"},
-        "scenario_id": "2",
+        "scenario_id": 2,  # an id written as a number is one here, as in the seed
         "scenario_name": "bedroom off",
         "run_index": 1,
     }
+
+
+@pytest.mark.parametrize(
+    ("sid", "shown"), [("1", 1), ("12", 12), ("007", "007"), ("kitchen", "kitchen"), ("1e3", "1e3")]
+)
+def test_seed_view__scenario_id__a_number_only_when_written_as_one(sid: str, shown: int | str) -> None:
+    result = BenchmarkResult(
+        benchmark_id="b",
+        source="b.yaml",
+        agent_name=None,
+        agent_version=None,
+        runs_per_scenario=1,
+        cases=[_case("c", sid, [True])],
+    )
+    assert result.eval_results["c"].examples[0].metadata["scenario_id"] == shown

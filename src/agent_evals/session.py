@@ -23,6 +23,7 @@ from agent_evals.core.record import (
     fingerprint,
 )
 from agent_evals.core.redact import Redactor
+from agent_evals.core.retry import RetryPolicy
 from agent_evals.errors import UsageError
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.recording import TrialWriter
@@ -270,6 +271,7 @@ async def run_paths_async(
     progress: Progress | None = None,
     builder: RunBuilder | None = None,
     shard: Slicer | None = None,
+    retry_errors: int = 0,
 ) -> RunRecord:
     """Run eval files and YAML benchmarks and return the run record.
 
@@ -278,7 +280,9 @@ async def run_paths_async(
     ``trials``, ``timeout_s`` and ``concurrency`` override what the files declare. ``datasets``,
     ``labels`` select evals; ``case_filter`` selects case ids. Pass a ``RunBuilder`` to keep the
     partial results of an interrupted run. With ``shard`` only that shard's cases run and the record
-    is stamped as the shard (``shard.stamp``). Raises ``UsageError`` (incl. ``EvalFileError``).
+    is stamped as the shard (``shard.stamp``). ``retry_errors`` retries a trial that errored with an
+    infrastructure error (HTTP 429/5xx, rate-limit, timeout and connection errors; ``core.retry``).
+    Raises ``UsageError`` (incl. ``EvalFileError``).
     """
     if trials is not None and trials < 1:
         raise UsageError(f"--trials must be at least 1, got {trials}")
@@ -286,6 +290,8 @@ async def run_paths_async(
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
     if timeout_s is not None and timeout_s <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout_s}")
+    if retry_errors < 0:
+        raise UsageError(f"--retry-errors must be 0 or more, got {retry_errors}")
     builder = builder or RunBuilder()
     from agent_evals.cost.prices import load_table, use_table
 
@@ -323,7 +329,12 @@ async def run_paths_async(
 
     if jobs:
         await run_jobs(
-            builder.specs, jobs, on_result=on_result, concurrency=concurrency or 1, timeout=timeout_s
+            builder.specs,
+            jobs,
+            on_result=on_result,
+            concurrency=concurrency or 1,
+            timeout=timeout_s,
+            retry=RetryPolicy(retry_errors),
         )
     for yaml_file in plan.benchmark_files:
         offset = done
@@ -343,6 +354,7 @@ async def run_paths_async(
             on_start=builder.add_benchmark,
             on_setup_error="record",  # the other suites still run; the CLI exits 3 afterwards
             shard=shard,
+            retry_errors=retry_errors,
         )
     record = builder.record(complete=True)
     return shard.stamp(record) if shard is not None else record
@@ -361,6 +373,7 @@ def run_paths(
     progress: Progress | None = None,
     builder: RunBuilder | None = None,
     shard: Slicer | None = None,
+    retry_errors: int = 0,
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
     holder: list[RunRecord] = []
@@ -381,6 +394,7 @@ def run_paths(
                 progress=progress,
                 builder=builder,
                 shard=shard,
+                retry_errors=retry_errors,
             )
         )
 

@@ -28,6 +28,23 @@ class Reply:
     status: int = 200
     body: Any = None
     lines: Iterable[Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (e.g. ``Retry-After``)."""
+
+
+@dataclass
+class Failure:
+    """A scripted error answer: the chat endpoint replies with ``status`` (and ``headers``) instead."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted failure"
+
+    def reply(self) -> Reply:
+        """The error response (an OpenAI- and Ollama-shaped error body)."""
+        return Reply(
+            self.status, {"error": {"message": self.message, "type": "scripted"}}, headers=self.headers
+        )
 
 
 Route = Callable[[Recorded], Reply]
@@ -81,6 +98,8 @@ class LoopbackJSONServer:
                 else:
                     try:
                         reply = route(recorded)
+                    except ScriptedFailure as failed:
+                        reply = failed.failure.reply()
                     except Exception as exc:  # a broken script shows up as a 500 the client reports
                         reply = Reply(500, {"error": f"{type(exc).__name__}: {exc}"})
                 self._send(reply)
@@ -95,6 +114,8 @@ class LoopbackJSONServer:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 # One request per connection: clients never keep a socket open past a test.
                 self.send_header("Connection", "close")
                 self.close_connection = True
@@ -158,11 +179,11 @@ class ScriptedChatServer(LoopbackJSONServer, Generic[AnswerT]):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self.responder: Callable[[dict[str, Any]], AnswerT] | None = None
-        self._answers: deque[AnswerT] = deque()
+        self._answers: deque[AnswerT | Failure] = deque()
         self._answers_lock = threading.Lock()
 
-    def script(self, *answers: AnswerT) -> None:
-        """Queue answers for the next chat requests, in order."""
+    def script(self, *answers: AnswerT | Failure) -> None:
+        """Queue answers (or :class:`Failure` replies) for the next chat requests, in order."""
         with self._answers_lock:
             self._answers.extend(answers)
 
@@ -171,8 +192,27 @@ class ScriptedChatServer(LoopbackJSONServer, Generic[AnswerT]):
         """Bodies of the chat requests received so far."""
         return [r.body for r in self.requests_to(self.CHAT_PATH)]
 
-    def _next_answer(self, body: dict[str, Any]) -> AnswerT | None:
+    @property
+    def chat_count(self) -> int:
+        """Chat requests received so far (what a response cache must keep from reaching the server)."""
+        return len(self.requests_to(self.CHAT_PATH))
+
+    def _next(self, body: dict[str, Any]) -> AnswerT | Failure | None:
         with self._answers_lock:
             if self._answers:
                 return self._answers.popleft()
         return self.responder(body) if self.responder is not None else None
+
+    def _next_answer(self, body: dict[str, Any]) -> AnswerT | None:
+        answer = self._next(body)
+        if isinstance(answer, Failure):
+            raise ScriptedFailure(answer)
+        return answer
+
+
+class ScriptedFailure(Exception):
+    """Raised inside a route to send a scripted :class:`Failure` reply."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.status)
+        self.failure = failure

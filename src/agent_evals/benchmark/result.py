@@ -56,6 +56,10 @@ class TrialOutcome:
     """``context["usage"]`` when the agent reported it."""
     traceback: str | None = None
     """The error's traceback, when one was kept (an agent whose setup raised)."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Earlier attempts retried by ``--retry-errors`` (this trial is the final one)."""
+    cache: dict[str, Any] | None = None
+    """What the response cache did in this trial, when a cache mode was on."""
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -384,6 +388,8 @@ def _trial_record(trial: TrialOutcome) -> Trial:
         usage=usage,
         output=short(trial.output, TEXT_LIMIT),
         traceback=trial.traceback,
+        attempts=trial.attempts,
+        cache=trial.cache,
     )
 
 

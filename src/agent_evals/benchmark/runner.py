@@ -20,9 +20,10 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
-from agent_evals.core.executor import run_user
+from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
+from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import Score
 from agent_evals.cost.http_usage import metering
@@ -134,6 +135,7 @@ async def run_benchmark_async(
     on_start: OnStart | None = None,
     on_setup_error: Literal["raise", "record"] = "raise",
     shard: Slicer | None = None,
+    retry_errors: int = 0,
 ) -> BenchmarkResult:
     """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
 
@@ -147,13 +149,15 @@ async def run_benchmark_async(
     When the agent's ``setup()`` raises, ``teardown()`` still runs and the exception propagates
     (as in the seed project); with ``on_setup_error="record"`` (what ``run`` and ``ci`` use) every
     trial is recorded as errored with the traceback and ``result.setup_error`` says why instead.
-    With ``shard`` (``run --shard``) only the scenarios dealt to that shard run.
+    With ``shard`` (``run --shard``) only the scenarios dealt to that shard run. ``retry_errors``
+    retries an agent call that failed with an infrastructure error (``core.retry``) that many times.
     """
     for name, value in (("trials", trials), ("concurrency", concurrency)):
         if value is not None and value < 1:
             raise ValueError(f"{name} must be at least 1, got {value}")
     if timeout_s is not None and timeout_s <= 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    retry = RetryPolicy(retry_errors)
     bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
     k = trials or bench.execution.runs_per_scenario
     limit = timeout_s or bench.execution.timeout_s
@@ -187,7 +191,7 @@ async def run_benchmark_async(
     async def one(index: int, job: _Job, trial: int) -> None:
         nonlocal done
         async with gate:
-            outcome = await _run_trial(handle, job, trial, limit)
+            outcome = await _run_trial(handle, job, trial, limit, retry)
         # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
         slots = finished.setdefault(index, {})
         slots[trial] = outcome
@@ -250,7 +254,8 @@ def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
     return jobs
 
 
-async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | None) -> TrialOutcome:
+def _context(handle: AgentHandle, job: _Job, trial: int) -> dict[str, Any]:
+    """What the agent's ``run_case`` receives besides the prompt (fresh for every attempt)."""
     context: dict[str, Any] = {
         "case_id": job.case.id,
         "trial": trial,
@@ -262,20 +267,41 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         context["state"] = {}
     # the seed's form: appliers the agent applies to the world it keeps (always passed, [] when none)
     context["preconditions"] = copy.deepcopy(job.plan.preconditions)
-    start = time.perf_counter()
+    return context
+
+
+def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]:
+    return outcome.fault, outcome.error, outcome.elapsed
+
+
+async def _run_trial(
+    handle: AgentHandle, job: _Job, trial: int, limit: float | None, retry: RetryPolicy
+) -> TrialOutcome:
     # the trial executor: the agent's own TimeoutError or SystemExit is its fault; ours says the limit,
-    # and an async agent that comes back after the limit (it blocked the loop) is errored, never passed
-    with metering() as meter:  # the agent's model calls (the scorers' judges are not the agent's)
-        outcome = await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None)
-    if not outcome.ok:
+    # and an async agent that comes back after the limit (it blocked the loop) is errored, never passed;
+    # an infrastructure error is retried (with a fresh context) while retries remain
+    async def attempt() -> tuple[Outcome, UsageMeter]:
+        # the agent's model calls, per attempt (the scorers' judges are not the agent's)
+        with metering() as meter:
+            context = _context(handle, job, trial)
+            return await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None), meter
+
+    done: Attempted[tuple[Outcome, UsageMeter]] = await run_attempts(
+        attempt, lambda pair: _inspect(pair[0]), retry, trial=trial
+    )
+    outcome, meter = done.value
+    start = time.perf_counter() - outcome.elapsed  # the final attempt is the trial
+    if not outcome.ok or done.cache_error:
         if outcome.fault is not None:
             logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
         return TrialOutcome(
             passed=False,
-            error=outcome.error,
+            error=done.cache_error or outcome.error,
             traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
             usage=trial_usage(None, meter, None),  # calls made before the fault were paid for
+            attempts=done.attempts,
+            cache=done.cache_summary,
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
@@ -292,6 +318,8 @@ async def _run_trial(handle: AgentHandle, job: _Job, trial: int, limit: float | 
         duration_s=time.perf_counter() - start,
         output=task_result.output,
         usage=usage,
+        attempts=done.attempts,
+        cache=done.cache_summary,
     )
 
 

@@ -100,6 +100,15 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="Largest --confirm-trials allowed [default: 50].",
 )
 @click.option(
+    "--retry-errors",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    envvar=_env("retry-errors"),
+    help="Retry a trial up to N times when it errored with an infrastructure error (HTTP 429/5xx, an "
+    "SDK's rate-limit, timeout or connection error), honouring Retry-After [default: 0].",
+)
+@click.option(
     "--github-token",
     envvar=[_env("github-token"), "GITHUB_TOKEN"],
     show_envvar=False,
@@ -142,6 +151,7 @@ def ci(
     concurrency: int | None,
     confirm_trials: int,
     confirm_max_trials: int,
+    retry_errors: int,
     github_token: str | None,
     update_baseline: bool,
     accept_label: str,
@@ -176,6 +186,7 @@ def ci(
         trials=trials,
         concurrency=concurrency,
         confirm_trials=confirm_trials,
+        run_flags=tuple(run_flags(retry_errors)),
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
@@ -212,6 +223,14 @@ def ci(
         )
         sys.exit(EXIT_INTERNAL)
     sys.exit(result.exit_code)
+
+
+def run_flags(retry_errors: int) -> list[str]:
+    """The ``agent-evals run`` flags ci hands on to the child run of the suites."""
+    flags: list[str] = []
+    if retry_errors:
+        flags += ["--retry-errors", str(retry_errors)]
+    return flags
 
 
 def _scrub(text: str, token: str | None) -> str:

@@ -145,6 +145,16 @@ class ProgressLine:
     help="Run only shard INDEX of COUNT (1/4 .. 4/4), a deterministic balanced slice; merge the shard "
     "records with `agent-evals merge`.",
 )
+@click.option(
+    "--retry-errors",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Retry a trial up to N times when it errored with an infrastructure error (HTTP 429 or 5xx, an "
+    "SDK's rate-limit, timeout or connection error), waiting as Retry-After says, else 1, 2, 4 s (at most "
+    "30 s); earlier attempts are kept in the trial's `attempts`. Our --timeout and failed assertions are "
+    "never retried. [default: 0]",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
 def run(
@@ -159,6 +169,7 @@ def run(
     agent: str | None,
     fail_under: float | None,
     shard_text: str | None,
+    retry_errors: int,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -201,6 +212,7 @@ def run(
             progress=progress,
             builder=builder,
             shard=slicer,
+            retry_errors=retry_errors,
         )
     except KeyboardInterrupt as exc:
         interrupted = 143 if isinstance(exc, Terminated) else 130

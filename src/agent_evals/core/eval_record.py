@@ -102,6 +102,8 @@ def _trial(example: ExampleResult) -> Trial:
         duration_s=round(example.duration, 4),
         usage=parsed_usage,
         output=None if example.output is None else example.output[:TEXT_LIMIT],
+        attempts=example.attempts,
+        cache=example.cache,
     )
 
 

@@ -14,8 +14,8 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from agent_evals.core.faults import (
     OVERRUN_GRACE_S,
@@ -26,6 +26,10 @@ from agent_evals.core.faults import (
     overran,
     user_traceback,
 )
+from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.core.trial_scope import TrialScope, close_scope, open_scope
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -148,6 +152,75 @@ async def run_user(
     if outcome.timed_out:
         outcome.limit = timeout  # the caller's limit, not what was left of it for a late awaitable
     return outcome
+
+
+@dataclass(slots=True)
+class Attempted(Generic[T]):
+    """The final attempt of a trial, with the earlier ones it replaced."""
+
+    value: T
+    """What the final attempt gave (the trial)."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Earlier attempts, oldest first: ``error``, ``duration_s``, ``reason`` (why it was retried), ``waited_s``."""
+    scope: TrialScope | None = None
+    """The final attempt's response-cache scope (None when no cache is active)."""
+
+    @property
+    def cache_error(self) -> str | None:
+        """The error a replay miss gives the trial (it overrides whatever the trial did)."""
+        return self.scope.miss_error if self.scope is not None else None
+
+    @property
+    def cache_summary(self) -> dict[str, Any] | None:
+        """The trial's ``cache`` entry in the run record (None without a cache)."""
+        return self.scope.summary() if self.scope is not None else None
+
+
+Inspect = Callable[[T], "tuple[BaseException | None, str | None, float]"]
+"""What an attempt gave, as ``(the user fault or None, the error text, seconds)``."""
+
+
+async def run_attempts(
+    attempt: Callable[[], Awaitable[T]],
+    inspect_attempt: Inspect[T],
+    policy: RetryPolicy = NO_RETRIES,
+    *,
+    trial: int = 0,
+    blocking: bool = False,
+) -> Attempted[T]:
+    """Run one trial: ``attempt()`` again while its fault is an infrastructure error and retries remain.
+
+    Every layer (the library runner, code-first evals, benchmarks) runs a trial through this, so
+    retries, their backoff and the response cache's view of the trial are the same everywhere.
+    Each attempt runs in a fresh cache scope for trial ``trial``; an attempt that missed the
+    replay cache is never retried. ``blocking`` (a worker thread that drives the trial without an
+    event loop) waits with the policy's blocking sleep.
+    """
+    history: list[dict[str, Any]] = []
+    while True:
+        scope, token = open_scope(trial)
+        try:
+            value = await attempt()
+        finally:
+            close_scope(token)
+        if scope is not None and scope.misses:
+            return Attempted(value, history, scope)
+        fault, error, elapsed = inspect_attempt(value)
+        decision = policy.decide(fault, len(history) + 1)
+        if decision.wait_s is None:
+            return Attempted(value, history, scope)
+        history.append(
+            {
+                "error": error,
+                "duration_s": round(elapsed, 6),
+                "reason": decision.reason,
+                "waited_s": round(decision.wait_s, 3),
+            }
+        )
+        if blocking:
+            policy.sleep_blocking(decision.wait_s)
+        else:
+            await policy.sleep(decision.wait_s)
 
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:

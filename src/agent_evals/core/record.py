@@ -63,6 +63,32 @@ class TrialScore(_Model):
     """Code-first evals: ``body`` (the eval itself) or ``evaluator``; lets ``regrade`` replace evaluator scores."""
 
 
+class Attempt(_Model):
+    """An earlier attempt of a trial that errored with an infrastructure error and was retried."""
+
+    error: str | None = None
+    """The attempt's error."""
+    duration_s: float = 0.0
+    """Wall-clock seconds of the attempt."""
+    reason: str | None = None
+    """Why the error counts as infrastructure (``HTTP 429``, ``openai.APIConnectionError``)."""
+    waited_s: float = 0.0
+    """Seconds waited before the next attempt (``Retry-After``, else the backoff)."""
+
+
+class TrialCache(_Model):
+    """What the response cache did in a trial (``--cache record|replay``)."""
+
+    mode: Literal["record", "replay"]
+    """The run's cache mode."""
+    replayed: int = 0
+    """Model responses served from the cache."""
+    recorded: int = 0
+    """Model responses fetched live and stored."""
+    missed: int = 0
+    """Requests replay mode had no entry for (the trial is errored)."""
+
+
 class Trial(_Model):
     """One execution of a case."""
 
@@ -84,6 +110,10 @@ class Trial(_Model):
     """False when the trial has no pass/fail score (numeric-only eval): left out of pass rates and pass@k."""
     traceback: str | None = None
     """The error's traceback trimmed to user frames, when the trial errored."""
+    attempts: list[Attempt] = Field(default_factory=list)
+    """Earlier attempts retried by ``--retry-errors`` (oldest first); this trial is the final attempt."""
+    cache: TrialCache | None = None
+    """The response cache's part in this trial, when a cache mode was on."""
 
 
 class Location(_Model):

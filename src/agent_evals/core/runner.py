@@ -8,7 +8,7 @@ import inspect
 import logging
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
@@ -21,9 +21,11 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
-from agent_evals.core.executor import Outcome, await_user, call_now, run_user
+from agent_evals.core.executor import Attempted, Outcome, await_user, call_now, run_attempts, run_user
 from agent_evals.core.gc_tuning import relaxed_gc
+from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
+from agent_evals.core.trial_scope import active_cache
 from agent_evals.core.types import (
     EvalConfig,
     EvalExample,
@@ -41,8 +43,9 @@ NO_TASK = (
     "no task and no stored output: either pass task=... or give this example a pre-populated "
     "output=TaskResult(...) to replay"
 )
-# (result or whatever the task returned, error message, seconds spent in the task)
-_Outcome = tuple[Any, "str | None", float]
+# (result or whatever the task returned, error message, seconds spent in the task, the attempts
+# when the trial executor's retries or response cache were in play)
+_Outcome = tuple[Any, "str | None", float, "Attempted[Outcome] | None"]
 
 # Sync tasks run in worker threads. A thread hop costs tens of microseconds, more than a trivial
 # task, so a lane hands a worker several examples at once while tasks stay fast; the batch
@@ -168,6 +171,7 @@ class _Run:
         self.cursor = 0
         self.done = 0
         self.task_is_async = task is not None and is_async_callable(task)
+        self.retry = RetryPolicy(config.retry_errors)
         self.pool: ThreadPoolExecutor | None = None
         self.any_context = any(s.accepts_context for s in scorers)
         self.returned_names: dict[int, str] = {}  # scorer index -> the Score.name it returned
@@ -229,7 +233,8 @@ class _Run:
         scores[score.name] = score
 
     async def _lane(self) -> None:
-        if self.pool is not None and self.config.timeout_s is None:
+        tracked = self.retry.retries > 0 or active_cache() is not None  # one trial executor call each
+        if self.pool is not None and self.config.timeout_s is None and not tracked:
             await self._batched_lane(self.pool)
             return
         loop = asyncio.get_running_loop()
@@ -279,31 +284,40 @@ class _Run:
 
     async def _run_async_task(self, example: ExampleData) -> _Outcome:
         if example.output is not None:
-            return example.output, None, 0.0
+            return example.output, None, 0.0, None
         task = self.task
         if task is None:
-            return None, NO_TASK, 0.0
-        outcome = await run_user(task, example.input, timeout=self.config.timeout_s)
-        return _outcome(outcome, example)
+            return None, NO_TASK, 0.0, None
+        return await self._attempts(
+            lambda: run_user(task, example.input, timeout=self.config.timeout_s), example
+        )
 
     async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
         if example.output is not None:
-            return example.output, None, 0.0
+            return example.output, None, 0.0, None
         task = self.task
         if task is None:
-            return None, NO_TASK, 0.0
+            return None, NO_TASK, 0.0, None
+        limit, pool = self.config.timeout_s, self.pool or True
         # the worker thread cannot be interrupted: past the limit it finishes in the background
-        outcome = await run_user(task, example.input, timeout=self.config.timeout_s, thread=self.pool or True)
-        return _outcome(outcome, example)
+        return await self._attempts(
+            lambda: run_user(task, example.input, timeout=limit, thread=pool), example
+        )
+
+    async def _attempts(self, attempt: Callable[[], Awaitable[Outcome]], example: ExampleData) -> _Outcome:
+        """One example's task call through the trial executor (retries, response cache)."""
+        done = await run_attempts(attempt, _inspect, self.retry)
+        value, error, elapsed, _ = _outcome(done.value, example)
+        return value, done.cache_error or error, elapsed, done  # the final attempt is the trial
 
     async def _finish(self, index: int, outcome: _Outcome) -> None:
         example = self.examples[index]
-        value, error, task_duration = outcome
+        value, error, task_duration, attempted = outcome
         t = time.perf_counter()
         result: TaskResult | None = None
         if error is None and type(value) is not TaskResult and inspect.isawaitable(value):
             # a "sync" callable that handed back a coroutine
-            value, error, extra = await self._await_late(value)
+            value, error, extra, _ = await self._await_late(value)
             task_duration += extra
         if error is None:
             if isinstance(value, TaskResult):
@@ -341,6 +355,9 @@ class _Run:
             tool_calls=wire_tool_calls(trajectory),
         )
         finished.replaced_scores.extend(replaced)
+        if attempted is not None:
+            finished.attempts = attempted.attempts
+            finished.cache = attempted.cache_summary
         self.done += 1
         if self.progress is not None:
             try:
@@ -351,7 +368,7 @@ class _Run:
 
     async def _await_late(self, awaitable: Any) -> _Outcome:
         outcome = await await_user(awaitable, self.config.timeout_s)
-        return outcome.value, outcome.error, outcome.elapsed
+        return outcome.value, outcome.error, outcome.elapsed, None
 
 
 def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> list[_Outcome]:
@@ -359,10 +376,10 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
     outcomes: list[_Outcome] = []
     for example in examples:
         if example.output is not None:
-            outcomes.append((example.output, None, 0.0))
+            outcomes.append((example.output, None, 0.0, None))
             continue
         if task is None:
-            outcomes.append((None, NO_TASK, 0.0))
+            outcomes.append((None, NO_TASK, 0.0, None))
             continue
         outcomes.append(_outcome(call_now(task, example.input), example))
     return outcomes
@@ -372,4 +389,8 @@ def _outcome(outcome: Outcome, example: ExampleData) -> _Outcome:
     """The runner's (value, error, seconds) of a task call made by the trial executor."""
     if outcome.fault is not None:
         logger.debug("task raised on example %r", example.input, exc_info=outcome.fault)
-    return outcome.value, outcome.error, outcome.elapsed
+    return outcome.value, outcome.error, outcome.elapsed, None
+
+
+def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]:
+    return outcome.fault, outcome.error, outcome.elapsed

@@ -164,6 +164,10 @@ class EvalExample(BaseModel):
     """The reference's structured part (``ExpectedResult.context``)."""
     context: dict[str, Any] | None = None
     """The task's context (outputs, final_state, usage)."""
+    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    """Earlier attempts of the task retried by ``retry_errors`` (the run record's ``attempts``)."""
+    cache: dict[str, Any] | None = None
+    """What the response cache did for this example (the run record's ``cache``), when it was on."""
 
     @property
     def scorer_errors(self) -> dict[str, str]:
@@ -317,6 +321,9 @@ class EvalConfig(BaseModel):
     """Per-example timeout in seconds for the task, None for no limit."""
     scorer_timeout_s: float | None = Field(default=None, gt=0)
     """Per-scorer timeout in seconds, None for no limit."""
+    retry_errors: int = Field(default=0, ge=0)
+    """Retry a task call that failed with an infrastructure error (HTTP 429/5xx, the SDKs'
+    rate-limit, timeout and connection errors) up to this many more times (see ``core.retry``)."""
 
     @field_validator("max_concurrent_tests")
     @classmethod

@@ -10,8 +10,9 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from agent_evals.core.executor import call_now, run_user
+from agent_evals.core.executor import Attempted, call_now, run_attempts, run_user
 from agent_evals.core.faults import absorbed
+from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import trial_usage, usage_of_messages
 from agent_evals.evals.context import EvalContext, normalize_usage
@@ -118,6 +119,10 @@ def add_automatic_pass(result: EvalCaseResult, key: str) -> None:
         result.add_scores([EvalScore(key=key, passed=True)], "auto")
 
 
+Attempt = tuple[EvalCaseResult, "BaseException | None"]
+"""One attempt of a trial: its result and the fault of its target or body (for the retry decision)."""
+
+
 async def run_trial(
     spec: EvalCaseSpec,
     *,
@@ -125,13 +130,52 @@ async def run_trial(
     sync_mode: bool = False,
     output: Any = None,
     replay: bool = False,
+    trial: int = 0,
+    retry: RetryPolicy = NO_RETRIES,
 ) -> EvalCaseResult:
-    """Run one trial of ``spec`` and return its result; user exceptions never escape.
+    """Run trial ``trial`` of ``spec`` and return its result; user exceptions never escape.
 
-    ``timeout`` (else the spec's) bounds the target and the body. ``sync_mode`` is for a worker
-    thread without an event loop. With ``replay=True`` the target is skipped and ``output`` is used
-    (how ``regrade`` re-scores a stored output).
+    ``timeout`` (else the spec's) bounds the target and the body of each attempt. ``sync_mode`` is
+    for a worker thread without an event loop. With ``replay=True`` the target is skipped and
+    ``output`` is used (how ``regrade`` re-scores a stored output). ``retry`` runs the trial again
+    after an infrastructure error (the trial executor's rule); the final attempt is the result.
     """
+    done = await run_attempts(
+        lambda: run_attempt(spec, timeout=timeout, sync_mode=sync_mode, output=output, replay=replay),
+        inspect_attempt,
+        retry,
+        trial=trial,
+        blocking=sync_mode,
+    )
+    return final_result(done)
+
+
+def inspect_attempt(attempt: Attempt) -> tuple[BaseException | None, str | None, float]:
+    """The trial executor's view of an attempt: its fault, error text and seconds."""
+    result, fault = attempt
+    return fault, result.error, result.duration
+
+
+def final_result(done: Attempted[Attempt]) -> EvalCaseResult:
+    """The final attempt's result, with the earlier attempts and the cache's part; a replay miss errors it."""
+    result = done.value[0]
+    result.attempts = done.attempts
+    result.cache = done.cache_summary
+    miss = done.cache_error
+    if miss is not None:
+        result.error, result.traceback = miss, None
+    return result
+
+
+async def run_attempt(
+    spec: EvalCaseSpec,
+    *,
+    timeout: float | None = None,
+    sync_mode: bool = False,
+    output: Any = None,
+    replay: bool = False,
+) -> Attempt:
+    """One attempt of a trial of ``spec`` (see :func:`run_trial`)."""
     started = time.perf_counter()
     ctx = EvalContext(
         input=spec.input,
@@ -173,7 +217,7 @@ async def run_trial(
     else:
         add_automatic_pass(result, spec.default_score_key)
     result.duration = time.perf_counter() - started
-    return result
+    return result, failure if not isinstance(failure, AssertionError) else None
 
 
 def drive_sync(coro: Coroutine[Any, Any, T]) -> T:

@@ -62,6 +62,10 @@ class EvalCaseResult:
     score_sources: dict[str, str] = field(default_factory=dict)
     """Which step produced each score, by its record key (see :func:`record_keys`): ``body``,
     ``evaluator`` or ``auto`` (the automatic pass)."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Earlier attempts retried by ``--retry-errors`` (this result is the final one)."""
+    cache: dict[str, Any] | None = None
+    """What the response cache did in this trial, when a cache mode was on."""
 
     def add_scores(self, scores: list[EvalScore], source: str) -> None:
         """Append ``scores`` (kept next to any score of the same key) and note where they came from."""

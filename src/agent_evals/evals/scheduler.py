@@ -15,8 +15,16 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from agent_evals.core.executor import run_user
-from agent_evals.evals.execution import drive_sync, run_trial
+from agent_evals.core.executor import Outcome, run_attempts, run_user
+from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.evals.execution import (
+    Attempt,
+    drive_sync,
+    final_result,
+    inspect_attempt,
+    run_attempt,
+    run_trial,
+)
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 
@@ -64,17 +72,38 @@ def _plan(
     return units
 
 
-def _sync_trial(spec: EvalCaseSpec) -> EvalCaseResult:
-    return drive_sync(run_trial(spec, sync_mode=True))
+def _sync_attempt(spec: EvalCaseSpec) -> Attempt:
+    return drive_sync(run_attempt(spec, sync_mode=True))
+
+
+def _timed_out(spec: EvalCaseSpec, outcome: Outcome) -> Attempt:
+    """A sync trial's attempt as its result: our limit stopped the wait for its thread, or it returned."""
+    if outcome.fault is not None:  # run_attempt absorbs user faults: this is a bug of ours
+        raise outcome.fault
+    if outcome.timed_out:
+        result = EvalCaseResult(
+            input=spec.input,
+            reference=spec.reference,
+            metadata=dict(spec.metadata),
+            error=outcome.error,
+            duration=outcome.elapsed,
+        )
+        return result, None
+    attempt: Attempt = outcome.value
+    return attempt
 
 
 def _run_chunk(
-    specs: Sequence[EvalCaseSpec], jobs: list[Job], on_result: OnResult, stop: threading.Event
+    specs: Sequence[EvalCaseSpec],
+    jobs: list[Job],
+    on_result: OnResult,
+    stop: threading.Event,
+    retry: RetryPolicy,
 ) -> None:
     for job in jobs:
         if stop.is_set():
             return
-        result = drive_sync(run_trial(specs[job.spec_index], sync_mode=True))
+        result = drive_sync(run_trial(specs[job.spec_index], sync_mode=True, trial=job.trial, retry=retry))
         on_result(job.spec_index, job.trial, result)
 
 
@@ -85,11 +114,13 @@ async def run_jobs(
     on_result: OnResult,
     concurrency: int = 1,
     timeout: float | None = None,
+    retry: RetryPolicy = NO_RETRIES,
 ) -> None:
     """Run every job with at most ``concurrency`` trials in flight; results go to ``on_result``.
 
     ``timeout`` overrides the per-eval timeout. Sync trials with a timeout run one per thread
     hand-off; a sync trial that overruns is reported as timed out (its thread cannot be interrupted).
+    ``retry`` re-runs a trial that errored with an infrastructure error (each attempt under the limit).
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -100,28 +131,22 @@ async def run_jobs(
 
     async def run_unit(kind: str, unit_jobs: list[Job]) -> None:
         if kind == "sync":
-            await loop.run_in_executor(pool, _run_chunk, specs, unit_jobs, on_result, stop)
+            await loop.run_in_executor(pool, _run_chunk, specs, unit_jobs, on_result, stop, retry)
             return
         job = unit_jobs[0]
         spec = specs[job.spec_index]
         if kind == "async":
-            result = await run_trial(spec, timeout=timeout)
+            result = await run_trial(spec, timeout=timeout, trial=job.trial, retry=retry)
         else:
             limit = _limit(spec, timeout)
-            # the trial executor, in its own daemon thread: one stuck past the limit takes no worker
-            # and never keeps the process alive
-            outcome = await run_user(_sync_trial, spec, timeout=limit, thread=True)
-            if outcome.fault is not None:  # run_trial absorbs user faults: this is a bug of ours
-                raise outcome.fault
-            result = outcome.value
-            if outcome.timed_out:
-                result = EvalCaseResult(
-                    input=spec.input,
-                    reference=spec.reference,
-                    metadata=dict(spec.metadata),
-                    error=outcome.error,
-                    duration=outcome.elapsed,
-                )
+
+            async def attempt() -> Attempt:
+                # the trial executor, in its own daemon thread: one stuck past the limit takes no
+                # worker and never keeps the process alive
+                return _timed_out(spec, await run_user(_sync_attempt, spec, timeout=limit, thread=True))
+
+            done = await run_attempts(attempt, inspect_attempt, retry, trial=job.trial)
+            result = final_result(done)
         on_result(job.spec_index, job.trial, result)
 
     async def worker() -> None:

@@ -67,8 +67,10 @@ def run_command(
     agent: str | None,
     trials: int | None,
     concurrency: int | None,
+    extra: Sequence[str] = (),
 ) -> list[str]:
-    """The child's command line: this Python, ``-m agent_evals run``, the same options."""
+    """The child's command line: this Python, ``-m agent_evals run``, the same options (``extra``:
+    further ``run`` flags, e.g. ``--retry-errors 2``)."""
     args = [sys.executable, "-m", "agent_evals", "run", *paths, "--output", str(output), "--quiet"]
     if agent:
         args += ["--agent", agent]
@@ -76,7 +78,7 @@ def run_command(
         args += ["--trials", str(trials)]
     if concurrency is not None:
         args += ["--concurrency", str(concurrency)]
-    return args
+    return [*args, *extra]
 
 
 def run_child(

@@ -76,6 +76,8 @@ class CIOptions:
     """Trials in flight."""
     confirm_trials: int = 0
     """Re-run the flipped cases of a failing or inconclusive suite this many more times (0: off)."""
+    run_flags: tuple[str, ...] = ()
+    """Further flags for the child ``agent-evals run`` (``--retry-errors N``, ``--cache MODE``, ...)."""
     update_baseline: bool = False
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"
@@ -154,6 +156,7 @@ def run_ci(
                 agent=options.agent,
                 trials=options.trials,
                 concurrency=options.concurrency,
+                extra=options.run_flags,
             ),
             record_path,
             env=env,
@@ -194,8 +197,9 @@ def run_ci(
             # the same child `agent-evals run`, on the cases matching this id only
             path = out_dir / "confirm.json"
             args = run_command(
-                options.paths, path, agent=options.agent, trials=trials, concurrency=options.concurrency
-            )
+                options.paths, path, agent=options.agent, trials=trials, concurrency=options.concurrency,
+                extra=options.run_flags,
+            )  # fmt: skip
             again = run_child(
                 [*args, "--filter", case_id], path, env=env, cwd=cwd, emit=relay, emit_err=relay,
                 in_actions=settings.in_actions, scrub=Redactor.from_env(secret_env),

@@ -224,3 +224,18 @@ def test_run_cli__a_failed_assertion_is_never_retried(server: OpenAIServer, tmp_
     assert [t["passed"] for t in trials] == [False, True]
     assert all(t["attempts"] == [] for t in trials)
     assert server.chat_count == 2
+
+
+def test_ci_cli__retry_errors_reaches_the_child_run(server: OpenAIServer, tmp_path: Path) -> None:
+    server.script(Failure(503, {"Retry-After": "0"}), TextAnswer("ok"), TextAnswer("ok"))
+    (tmp_path / "eval_model.py").write_text(textwrap.dedent(EVAL_FILE), encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "TEST_BASE_URL": server.base_url, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [CLI, "ci", "eval_model.py", "--retry-errors", "1", "--output-dir", "out"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "out" / "run.json").read_text(encoding="utf-8"))
+    trials = record["suites"][0]["cases"][0]["trials"]
+    assert [t["passed"] for t in trials] == [True, True]
+    assert trials[0]["attempts"][0]["reason"] == "HTTP 503"

@@ -12,7 +12,8 @@
     ├── OutputWriteError            a file that must be written cannot be (full disk, no permission)
     ├── GitHubError                 the GitHub API answered with an error we cannot work around
     │   └── GitHubPermissionError   a 403/404 that means a token permission is missing
-    └── UnsafeArchiveError          a downloaded artifact that is not safe to extract
+    ├── UnsafeArchiveError          a downloaded artifact that is not safe to extract
+    └── CacheMiss                   --cache replay has no entry for a model call (errors that trial)
 
 Library entry points that take Python objects (``run_eval_async`` and friends) raise plain
 ``ValueError``/``TypeError`` for wrong arguments, as Python code expects.
@@ -125,3 +126,8 @@ class UnsafeArchiveError(AgentEvalsError):
 
 class OutputWriteError(AgentEvalsError):
     """A file agent-evals must write (record, report, job summary, step outputs) cannot be; exit 3."""
+
+
+class CacheMiss(AgentEvalsError):
+    """``--cache replay`` has no recorded response for a model call: the call is refused, never made
+    live, and the trial that made it is errored."""

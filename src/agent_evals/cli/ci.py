@@ -109,6 +109,22 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     "SDK's rate-limit, timeout or connection error), honouring Retry-After [default: 0].",
 )
 @click.option(
+    "--cache",
+    "cache_mode",
+    type=click.Choice(["record", "replay", "off"]),
+    default="off",
+    show_default=True,
+    envvar=_env("cache"),
+    help="Response cache of model calls (LangChain, agent-evals' httpx transport): record, replay (a miss "
+    "errors that trial) or off.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=str),
+    envvar=_env("cache-dir"),
+    help="Folder of the response cache [default: .agent-evals/cache]; keep it with actions/cache.",
+)
+@click.option(
     "--github-token",
     envvar=[_env("github-token"), "GITHUB_TOKEN"],
     show_envvar=False,
@@ -152,6 +168,8 @@ def ci(
     confirm_trials: int,
     confirm_max_trials: int,
     retry_errors: int,
+    cache_mode: str,
+    cache_dir: str | None,
     github_token: str | None,
     update_baseline: bool,
     accept_label: str,
@@ -186,7 +204,7 @@ def ci(
         trials=trials,
         concurrency=concurrency,
         confirm_trials=confirm_trials,
-        run_flags=tuple(run_flags(retry_errors)),
+        run_flags=tuple(run_flags(retry_errors, cache_mode, cache_dir)),
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
@@ -225,11 +243,15 @@ def ci(
     sys.exit(result.exit_code)
 
 
-def run_flags(retry_errors: int) -> list[str]:
+def run_flags(retry_errors: int, cache_mode: str = "off", cache_dir: str | None = None) -> list[str]:
     """The ``agent-evals run`` flags ci hands on to the child run of the suites."""
     flags: list[str] = []
     if retry_errors:
         flags += ["--retry-errors", str(retry_errors)]
+    if cache_mode != "off":
+        flags += ["--cache", cache_mode]
+    if cache_dir:
+        flags += ["--cache-dir", cache_dir]
     return flags
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import signal
 import sys
@@ -17,6 +18,7 @@ import click
 from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
+    from agent_evals.adapters.cache.store import ResponseCache
     from agent_evals.core.record import RunRecord
 
 RUN_EXIT_CODES = (
@@ -155,6 +157,23 @@ class ProgressLine:
     "30 s); earlier attempts are kept in the trial's `attempts`. Our --timeout and failed assertions are "
     "never retried. [default: 0]",
 )
+@click.option(
+    "--cache",
+    "cache_mode",
+    type=click.Choice(["record", "replay", "off"]),
+    default="off",
+    show_default=True,
+    help="Response cache of model calls made through LangChain or agent-evals' httpx transport: record "
+    "(call live, store each answer per request and trial index), replay (answer only from the cache; a miss "
+    "errors that trial, never a live call) or off.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=".agent-evals/cache",
+    show_default=True,
+    help="Folder of the response cache (keep it between CI runs with actions/cache).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
 def run(
@@ -170,6 +189,8 @@ def run(
     fail_under: float | None,
     shard_text: str | None,
     retry_errors: int,
+    cache_mode: str,
+    cache_dir: str,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -185,6 +206,7 @@ def run(
 
     try:
         slicer = Slicer(Shard.parse(shard_text)) if shard_text is not None else None
+        cache = _open_cache(cache_mode, cache_dir)
     except AgentEvalsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -200,20 +222,21 @@ def run(
     interrupted = 0  # the exit code of an interrupted run
     signal.signal(signal.SIGTERM, _terminate)  # Actions cancels with SIGINT, then SIGTERM
     try:
-        record = run_paths(
-            paths,
-            agent=agent,
-            trials=trials,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            case_filter=case_filter,
-            datasets=datasets,
-            labels=labels,
-            progress=progress,
-            builder=builder,
-            shard=slicer,
-            retry_errors=retry_errors,
-        )
+        with cache.activate() if cache is not None else contextlib.nullcontext():
+            record = run_paths(
+                paths,
+                agent=agent,
+                trials=trials,
+                concurrency=concurrency,
+                timeout_s=timeout,
+                case_filter=case_filter,
+                datasets=datasets,
+                labels=labels,
+                progress=progress,
+                builder=builder,
+                shard=slicer,
+                retry_errors=retry_errors,
+            )
     except KeyboardInterrupt as exc:
         interrupted = 143 if isinstance(exc, Terminated) else 130
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
@@ -246,6 +269,20 @@ def run(
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
         sys.exit(interrupted)
+    if cache is not None and cache.mode == "replay":
+        silent = sum(
+            1
+            for suite in record.suites
+            for case in suite.cases
+            for t in case.trials
+            if t.cache is not None and t.cache.replayed == 0 and t.error is None
+        )
+        if silent:
+            click.echo(
+                f"warning: --cache replay: {silent} trial(s) replayed no model call; calls made without the "
+                "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
+                err=True,
+            )
     for failure in builder.setup_failures:
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:
@@ -255,6 +292,14 @@ def run(
         click.echo(message, err=True)
     if failures:
         sys.exit(1)
+
+
+def _open_cache(mode: str, folder: str) -> ResponseCache | None:
+    if mode == "off":
+        return None
+    from agent_evals.adapters.cache.store import open_cache
+
+    return open_cache(mode, folder)
 
 
 def gate_failures(record: RunRecord, fail_under: float | None) -> list[str]:

@@ -388,7 +388,7 @@ def _trial_record(trial: TrialOutcome) -> Trial:
         usage=usage,
         output=short(trial.output, TEXT_LIMIT),
         traceback=trial.traceback,
-        attempts=trial.attempts,
+        attempts=trial.attempts or None,
         cache=trial.cache,
     )
 

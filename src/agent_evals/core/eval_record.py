@@ -102,7 +102,7 @@ def _trial(example: ExampleResult) -> Trial:
         duration_s=round(example.duration, 4),
         usage=parsed_usage,
         output=None if example.output is None else example.output[:TEXT_LIMIT],
-        attempts=example.attempts,
+        attempts=example.attempts or None,
         cache=example.cache,
     )
 

@@ -110,8 +110,9 @@ class Trial(_Model):
     """False when the trial has no pass/fail score (numeric-only eval): left out of pass rates and pass@k."""
     traceback: str | None = None
     """The error's traceback trimmed to user frames, when the trial errored."""
-    attempts: list[Attempt] = Field(default_factory=list)
-    """Earlier attempts retried by ``--retry-errors`` (oldest first); this trial is the final attempt."""
+    attempts: list[Attempt] | None = None
+    """Earlier attempts retried by ``--retry-errors`` (oldest first; None when it ran once); this trial is
+    the final attempt."""
     cache: TrialCache | None = None
     """The response cache's part in this trial, when a cache mode was on."""
 

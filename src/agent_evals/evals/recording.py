@@ -67,6 +67,6 @@ class TrialWriter:
             "output_json": output_json,
             "graded": result.graded,
             "traceback": self._opt(result.traceback),
-            "attempts": [{**a, "error": self._opt(a["error"])} for a in result.attempts],
+            "attempts": [{**a, "error": self._opt(a["error"])} for a in result.attempts] or None,
             "cache": result.cache,
         }

@@ -1,7 +1,7 @@
 """--cache record|replay against the loopback OpenAI- and Ollama-compatible servers, which count requests.
 
-Model calls go through the hooks a user installs (``CachingTransport`` on the OpenAI client) or that
-the run sets itself (LangChain's global LLM cache); a hit never reaches the server.
+Model calls go through the hooks the run sets itself (the httpx hook chain, LangChain's global LLM
+cache), with no change to the clients; a hit never reaches the server.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import pytest
 
 from agent_evals import BaseAgent, TaskResult
 from agent_evals.adapters.cache.store import ResponseCache, open_cache
-from agent_evals.adapters.cache.transport import AsyncCachingTransport, CachingTransport
 from agent_evals.benchmark.runner import run_benchmark_async
 from agent_evals.errors import UsageError
 from servers.loopback_http import Failure
@@ -56,15 +55,10 @@ capabilities:
 
 
 class OpenAIAgent(BaseAgent):
-    """Calls the model once per trial (twice with ``calls=2``) through the caching transport."""
+    """Calls the model once per trial (twice with ``calls=2``) with a plain OpenAI client."""
 
     def __init__(self, base_url: str, calls: int = 1, api_key: str = "sk-test-secret-1") -> None:
-        self.client = openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key,
-            max_retries=0,
-            http_client=httpx.AsyncClient(transport=AsyncCachingTransport()),
-        )
+        self.client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
         self.calls = calls
 
     async def run_case(self, prompt: str, **context: Any) -> TaskResult:
@@ -188,18 +182,28 @@ async def test_cache__record_mode_keeps_no_429__the_retried_answer_is_what_repla
     assert server.chat_count == 2
 
 
-async def test_cache__off__the_transport_passes_everything_through(
+async def test_cache__replayed_answers_are_metered_like_live_ones(
     server: OpenAIServer, tmp_path: Path
 ) -> None:
+    folder = tmp_path / "cache"
+    server.script(TextAnswer("ok"))
+    live = await _bench(tmp_path, OpenAIAgent(server.base_url), ResponseCache("record", folder))
+    replayed = await _bench(tmp_path, OpenAIAgent(server.base_url), ResponseCache("replay", folder))
+    assert live[0].usage is not None and live[0].usage.input_tokens == 10
+    assert replayed[0].usage is not None
+    assert (replayed[0].usage.input_tokens, replayed[0].usage.output_tokens) == (10, 5)
+
+
+async def test_cache__off__the_hook_passes_everything_through(server: OpenAIServer, tmp_path: Path) -> None:
     server.script(TextAnswer("ok"), TextAnswer("ok"))
     trials = await _bench(tmp_path, OpenAIAgent(server.base_url), None, trials=2)
     assert server.chat_count == 2 and all(t.cache is None for t in trials)
 
 
-def test_cache__the_sync_transport_outside_a_trial__replay_refuses_record_passes(
+def test_cache__a_sync_client_outside_a_trial__replay_refuses_record_passes(
     server: OpenAIServer, tmp_path: Path
 ) -> None:
-    client = httpx.Client(transport=CachingTransport())
+    client = httpx.Client()
     server.script(TextAnswer("ok"))
     with ResponseCache("record", tmp_path / "c").activate():
         assert client.post(f"{server.base_url}/chat/completions", json={"model": "m"}).status_code == 200

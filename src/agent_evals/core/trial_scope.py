@@ -76,6 +76,23 @@ _active: list[Any] = []  # the run's response cache (a stack: the innermost run 
 _active_lock = threading.Lock()
 
 
+_framework_call: contextvars.ContextVar[TrialScope | None] = contextvars.ContextVar(
+    "agent_evals_framework_call", default=None
+)
+
+
+def framework_recording(scope: TrialScope | None) -> None:
+    """Mark (``scope``) or unmark (None) this context as inside a framework-cached call being
+    recorded (LangChain's cache records it), so the HTTP hook does not store the same answer twice."""
+    _framework_call.set(scope)
+
+
+def in_framework_recording() -> bool:
+    """Whether this context is inside such a call of the current attempt."""
+    scope = _framework_call.get()
+    return scope is not None and scope is _scope.get()
+
+
 def current_scope() -> TrialScope | None:
     """The attempt being run in this context, when a response cache is active."""
     return _scope.get()

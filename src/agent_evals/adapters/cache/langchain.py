@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.adapters.cache.store import ResponseCache, request_digest
-from agent_evals.core.trial_scope import TrialScope
+from agent_evals.core.trial_scope import TrialScope, current_scope, framework_recording
 
 if TYPE_CHECKING:
     from langchain_core.outputs import Generation
@@ -55,6 +55,7 @@ def _hook_class() -> type[Any]:
                 return None
             if self.cache.mode == "record":
                 self._pending.setdefault((id(scope), digest), deque()).append((scope, found["occurrence"]))
+                framework_recording(scope)  # this call's HTTP request is not stored a second time
                 return None
             generations: list[Generation] = loads(found["generations"], allowed_objects="core")
             return generations
@@ -62,8 +63,7 @@ def _hook_class() -> type[Any]:
         def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
             if self.cache.mode != "record":
                 return
-            from agent_evals.core.trial_scope import current_scope
-
+            framework_recording(None)
             digest = request_digest(llm_string, prompt)
             waiting = self._pending.get((id(current_scope()), digest))
             if not waiting:

@@ -66,11 +66,17 @@ class ResponseCache:
 
     @contextlib.contextmanager
     def activate(self) -> Iterator[ResponseCache]:
-        """Make this the run's cache for the ``with`` block, LangChain's global LLM cache included."""
+        """Make this the run's cache for the ``with`` block: the httpx hook and LangChain's global LLM cache."""
+        from agent_evals.adapters.cache.http_hook import HOOK
         from agent_evals.adapters.cache.langchain import langchain_hooked
+        from agent_evals.core.http_hooks import add_hook, remove_hook
 
-        with cache_active(self), langchain_hooked(self):
-            yield self
+        add_hook(HOOK)  # inside the usage hook (installed outermost), so replays are metered too
+        try:
+            with cache_active(self), langchain_hooked(self):
+                yield self
+        finally:
+            remove_hook(HOOK)
 
     def lookup(self, kind: str, digest: str, what: str) -> tuple[TrialScope | None, dict[str, Any] | None]:
         """Find the entry for this request in the current trial (replay mode), else None to call live.

@@ -307,3 +307,34 @@ def test_run_cli__replay_warns_about_trials_that_replayed_nothing(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "1 trial(s) replayed no model call" in done.stderr
+
+
+async def test_cache__library_run_eval__replays_and_a_miss_is_an_errored_example(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    from agent_evals import run_eval_async
+    from agent_evals.core.types import ExampleData, Score
+
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+
+    async def task(prompt: str) -> TaskResult:
+        reply = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": prompt}]
+        )
+        return TaskResult(output=reply.choices[0].message.content or "")
+
+    def says_ok(result: TaskResult, expected: Any = None, **_: Any) -> Score:
+        return Score(name="says_ok", value=1.0, passed=result.output == "ok")
+
+    folder = tmp_path / "cache"
+    server.script(TextAnswer("ok"))
+    with ResponseCache("record", folder).activate():
+        await run_eval_async(task, [ExampleData(input="a")], [says_ok])
+    with ResponseCache("replay", folder).activate():
+        result = await run_eval_async(task, [ExampleData(input="a"), ExampleData(input="b")], [says_ok])
+    hit, miss = result.examples
+    assert server.chat_count == 1
+    assert hit.error is None and hit.scores["says_ok"].passed and hit.cache == {
+        "mode": "replay", "replayed": 1, "recorded": 0, "missed": 0
+    }  # fmt: skip
+    assert miss.error is not None and miss.error.startswith("CacheMiss") and not miss.scores

@@ -110,7 +110,6 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 )
 @click.option(
     "--cache",
-    "cache_mode",
     type=click.Choice(["record", "replay", "off"]),
     default="off",
     show_default=True,
@@ -168,7 +167,7 @@ def ci(
     confirm_trials: int,
     confirm_max_trials: int,
     retry_errors: int,
-    cache_mode: str,
+    cache: str,
     cache_dir: str | None,
     github_token: str | None,
     update_baseline: bool,
@@ -204,7 +203,7 @@ def ci(
         trials=trials,
         concurrency=concurrency,
         confirm_trials=confirm_trials,
-        run_flags=tuple(run_flags(retry_errors, cache_mode, cache_dir)),
+        run_flags=tuple(run_flags(retry_errors, cache, cache_dir)),
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,

@@ -10,11 +10,14 @@ from __future__ import annotations
 import base64
 import sys
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_evals.adapters.cache.store import ResponseCache, request_digest
+from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.core.http_hooks import Send, SendAsync
 from agent_evals.core.trial_scope import TrialScope, active_cache, in_framework_recording
+
+if TYPE_CHECKING:
+    from agent_evals.adapters.cache.store import ResponseCache
 
 KIND = "http"
 _KEPT_HEADERS = ("content-type",)

@@ -8,11 +8,13 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.adapters.cache.store import ResponseCache, request_digest
+from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.core.trial_scope import TrialScope, current_scope, framework_recording
 
 if TYPE_CHECKING:
     from langchain_core.outputs import Generation
+
+    from agent_evals.adapters.cache.store import ResponseCache
 
 KIND = "langchain"
 

@@ -11,7 +11,6 @@ files, what ``actions/cache`` keeps between workflow runs.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -19,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.core.trial_scope import TrialScope, cache_active, current_scope
 from agent_evals.errors import CacheMiss, UsageError
 
@@ -27,16 +27,6 @@ DEFAULT_DIR = Path(".agent-evals/cache")
 """Where ``--cache`` keeps its entries unless ``--cache-dir`` says otherwise."""
 
 Mode = Literal["record", "replay"]
-
-
-def request_digest(*parts: bytes | str) -> str:
-    """SHA-256 over ``parts`` (each length-prefixed, so no two part lists collide)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
 
 
 class ResponseCache:

@@ -200,19 +200,18 @@ async def test_cache__off__the_hook_passes_everything_through(server: OpenAIServ
     assert server.chat_count == 2 and all(t.cache is None for t in trials)
 
 
-def test_cache__a_sync_client_outside_a_trial__replay_refuses_record_passes(
+def test_cache__a_call_outside_any_trial__goes_out_live_uncached_and_is_listed(
     server: OpenAIServer, tmp_path: Path
 ) -> None:
     client = httpx.Client()
-    server.script(TextAnswer("ok"))
-    with ResponseCache("record", tmp_path / "c").activate():
+    server.script(TextAnswer("ok"), TextAnswer("ok"))
+    with ResponseCache("record", tmp_path / "c").activate() as recording:
         assert client.post(f"{server.base_url}/chat/completions", json={"model": "m"}).status_code == 200
-    with (
-        ResponseCache("replay", tmp_path / "c").activate(),
-        pytest.raises(Exception, match="outside a trial"),
-    ):
-        client.post(f"{server.base_url}/chat/completions", json={"model": "m"})
-    assert server.chat_count == 1
+    assert list((tmp_path / "c").iterdir()) == [] and len(recording.outside) == 1
+    with ResponseCache("replay", tmp_path / "c").activate() as replaying:
+        assert client.post(f"{server.base_url}/chat/completions", json={"model": "m"}).status_code == 200
+    assert server.chat_count == 2
+    assert replaying.outside == ["POST http://127.0.0.1/v1/chat/completions"]
 
 
 @pytest.mark.parametrize(
@@ -338,3 +337,38 @@ async def test_cache__library_run_eval__replays_and_a_miss_is_an_errored_example
         "mode": "replay", "replayed": 1, "recorded": 0, "missed": 0
     }  # fmt: skip
     assert miss.error is not None and miss.error.startswith("CacheMiss") and not miss.scores
+
+
+async def test_cache__a_judge_scorer_in_replay_mode__calls_live_and_the_trial_still_replays(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    from agent_evals import run_eval_async
+    from agent_evals.core.types import ExampleData, Score
+
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+
+    async def task(prompt: str) -> TaskResult:
+        reply = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": prompt}]
+        )
+        return TaskResult(output=reply.choices[0].message.content or "")
+
+    async def judge(result: TaskResult, expected: Any = None, **_: Any) -> Score:
+        verdict = await client.chat.completions.create(
+            model="judge", messages=[{"role": "user", "content": f"is {result.output!r} ok?"}]
+        )
+        passed = verdict.choices[0].message.content == "yes"
+        return Score(name="judge", value=float(passed), passed=passed)
+
+    folder = tmp_path / "cache"
+    server.script(TextAnswer("ok"), TextAnswer("yes"))
+    with ResponseCache("record", folder).activate():
+        await run_eval_async(task, [ExampleData(input="a")], [judge])
+    server.script(TextAnswer("yes"))
+    with ResponseCache("replay", folder).activate() as replaying:
+        result = await run_eval_async(task, [ExampleData(input="a")], [judge])
+    [example] = result.examples
+    assert example.error is None and example.scores["judge"].passed
+    assert example.cache is not None and example.cache["replayed"] == 1
+    assert server.chat_count == 3  # the agent's call was replayed; the judge's two went out live
+    assert len(replaying.outside) == 1

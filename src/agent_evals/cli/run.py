@@ -277,6 +277,12 @@ def run(
             for t in case.trials
             if t.cache is not None and t.cache.replayed == 0 and t.error is None
         )
+        if cache.outside:
+            click.echo(
+                f"warning: --cache replay: {len(cache.outside)} model call(s) made outside any trial (a "
+                f"scorer's judge, an agent's setup) went out live, uncached; the first: {cache.outside[0]}",
+                err=True,
+            )
         if silent:
             click.echo(
                 f"warning: --cache replay: {silent} trial(s) replayed no model call; calls made without the "

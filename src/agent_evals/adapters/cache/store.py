@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -43,6 +44,9 @@ class ResponseCache:
                 f"--cache replay: the cache folder {self.folder} does not exist; run once with "
                 "--cache record (or restore it with actions/cache) first"
             )
+        self.outside: list[str] = []
+        """Model calls made outside any trial (a scorer's judge, an agent's setup): made live, uncached."""
+        self._lock = threading.Lock()
         if mode == "record":
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
@@ -71,14 +75,15 @@ class ResponseCache:
     def lookup(self, kind: str, digest: str, what: str) -> tuple[TrialScope | None, dict[str, Any] | None]:
         """Find the entry for this request in the current trial (replay mode), else None to call live.
 
-        Replay mode raises :class:`CacheMiss` (and notes it on the trial) when there is no entry, or
-        when the call is made outside any trial. ``what`` names the request in that message.
+        Replay mode raises :class:`CacheMiss` (and notes it on the trial) when there is no entry.
+        A call made outside any trial goes out live in either mode and is listed in ``outside``.
+        ``what`` names the request in messages.
         """
         scope = current_scope()
         occurrence = scope.occurrence(f"{kind}:{digest}") if scope is not None else 0
-        if scope is None:
-            if self.mode == "replay":
-                raise CacheMiss(f"--cache replay: {what} was called outside a trial; it is not replayed")
+        if scope is None:  # a scorer's judge, an agent's setup(): not the trial's calls, never cached
+            with self._lock:
+                self.outside.append(what)
             return None, None
         if self.mode == "record":
             return scope, {"occurrence": occurrence}

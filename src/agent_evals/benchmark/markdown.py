@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_evals.core.percent import percent
+
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome
 
@@ -15,7 +17,7 @@ MAX_TASK_ROWS = 200
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
+    return percent(value)
 
 
 def _cell(text: object, limit: int = 120) -> str:
@@ -25,7 +27,7 @@ def _cell(text: object, limit: int = 120) -> str:
 
 
 def _count(passed: int, total: int) -> str:
-    return f"{passed}/{total} ({passed / total:.0%})" if total else "0/0"
+    return f"{passed}/{total} ({percent(passed / total)})" if total else "0/0"
 
 
 def _run_info(result: BenchmarkResult) -> list[str]:

@@ -81,9 +81,10 @@ class ProgressLine:
 
     def line(self, done: int, total: int, elapsed: float) -> str:
         """The progress text (trials done of total, outcomes so far, elapsed time and an estimate left)."""
+        from agent_evals.core.percent import percent
         from agent_evals.report.colour import paint
 
-        pct = f" {done * 100 // total}%" if total else ""
+        pct = f" {percent(done / total, 0)}" if total else ""
         parts = [f"running: {done}/{total} trials{pct}"]
         if self.tally is not None:
             passed, failed, errored = self.tally()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent_evals.core.percent import percent
+from agent_evals.core.percent import points as percent_points
 from agent_evals.gate.model import (
     DeltaStat,
     ErrorRise,
@@ -30,13 +32,13 @@ LOST_LISTED = 20
 
 
 def pct(x: float) -> str:
-    """A rate as a percentage with one decimal."""
-    return f"{x * 100:.1f}%"
+    """A rate as a percentage with one decimal (``core.percent``, as every report shows it)."""
+    return percent(x)
 
 
 def points(x: float) -> str:
-    """A size of a difference of rates in percentage points (unsigned)."""
-    return f"{abs(x) * 100:.1f} points"
+    """A size of a difference of rates in percentage points (unsigned), for a sentence."""
+    return percent_points(x, unit="points")
 
 
 def pvalue(p: float) -> str:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
+from agent_evals.core.percent import percent
+
 if TYPE_CHECKING:
     from agent_evals.gate.model import CaseDiff, CaseSide
 
@@ -97,11 +99,11 @@ def pass_rate_bars(bars: Sequence[Bar], *, title: str) -> str:
             w = max(plot_w * value, 1.0)
             parts.append(
                 f'<rect x="{label_w}" y="{y + offset}" width="{w:.1f}" height="12" fill="{fill}">'
-                f"<title>{_e(bar.label)} {who}: {value * 100:.1f}%</title></rect>"
+                f"<title>{_e(bar.label)} {who}: {percent(value)}</title></rect>"
             )
             parts.append(
                 f'<text x="{label_w + w + 4:.1f}" y="{y + offset + 10}" font-size="10" fill="#52606d">'
-                f"{value * 100:.1f}%</text>"
+                f"{percent(value)}</text>"
             )
     if hidden:
         parts.append(

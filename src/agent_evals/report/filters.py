@@ -8,11 +8,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from agent_evals.core.percent import NONE_MARK, percent
+from agent_evals.core.percent import points as percent_points
 from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import DEFAULT_LIMIT, clean_text, escape_untrusted, strip_controls, truncate
-
-NONE_MARK = "–"
-"""Shown where a figure is missing (no baseline, no valid trial)."""
 
 VERDICT_ICONS: Mapping[str, str] = {
     "failed": "❌",
@@ -43,27 +42,18 @@ def _finite(value: Any) -> bool:
 
 
 def pct(value: Any, digits: int = 1) -> str:
-    """A rate in [0, 1] as a percentage: ``0.853`` -> ``85.3%``; None -> ``–``."""
-    if not _finite(value):
-        return NONE_MARK
-    return f"{value * 100:.{digits}f}%"
+    """A rate in [0, 1] as a percentage: ``0.853`` -> ``85.3%``; None -> ``–`` (``core.percent``)."""
+    return percent(value, digits)
 
 
 def delta(value: Any, digits: int = 1) -> str:
     """A rate difference as signed percentage points: ``-0.08`` -> ``-8.0 pp``; None -> ``–``."""
-    if not _finite(value):
-        return NONE_MARK
-    points = value * 100
-    if round(points, digits) == 0:
-        return f"±{0:.{digits}f} pp"
-    return f"{points:+.{digits}f} pp"
+    return percent_points(value, digits, signed=True)
 
 
 def points(value: Any, digits: int = 1) -> str:
     """A size of a rate difference, unsigned, in percentage points: ``0.041`` -> ``4.1 pp``."""
-    if not _finite(value):
-        return NONE_MARK
-    return f"{value * 100:.{digits}f} pp"
+    return percent_points(value, digits)
 
 
 def interval(value: Any, *, points: bool = False, digits: int = 1) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agent_evals.core.percent import percent
 from agent_evals.core.record import RunRecord, Suite
 from agent_evals.evals.stats import CaseStats, GroupStats, case_stats, group_stats
 from agent_evals.report.colour import paint
@@ -13,7 +14,7 @@ NOTE_LIMIT = 200
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
+    return percent(value)
 
 
 def _short(text: str | None, limit: int = NOTE_LIMIT) -> str:

@@ -226,12 +226,12 @@ def test_to_markdown__seed_sections_and_passed_over_total_counts() -> None:
         "## Failures",
     ]
     assert "| agent | a 1 |" in text and "| config | b.yaml |" in text
-    assert "**7/12 (58%)** trials passed" in text  # the errored trial is not a pass
+    assert "**7/12 (58.3%)** trials passed" in text  # the errored trial is not a pass
     rest = text.split("## Score")[1]
     breakdown = rest.split("### By capability")[1].split("###")[0]
     assert breakdown.index("doors") < breakdown.index("lights")  # alphabetical
-    assert "| lights | 3 | 4/9 (44%) |" in breakdown and "| doors | 1 | 3/3 (100%) |" in breakdown
-    assert "| hard | 1/6 (17%) |" in text
+    assert "| lights | 3 | 4/9 (44.4%) |" in breakdown and "| doors | 1 | 3/3 (100.0%) |" in breakdown
+    assert "| hard | 1/6 (16.7%) |" in text
 
 
 def test_to_markdown__agent_without_name__no_agent_row() -> None:

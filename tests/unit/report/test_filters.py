@@ -20,7 +20,7 @@ from agent_evals.report import filters
         (filters.delta, (-0.08,), "-8.0 pp"),
         (filters.delta, (0.0123,), "+1.2 pp"),
         (filters.delta, (0.0,), "±0.0 pp"),
-        (filters.delta, (-0.0001,), "±0.0 pp"),
+        (filters.delta, (-0.0001,), "-0.0 pp"),
         (filters.delta, (None,), "–"),
         (filters.points, (0.041,), "4.1 pp"),
         (filters.pvalue, (0.03123,), "0.031"),

@@ -38,7 +38,7 @@ def test_summary__one_trial__table_per_group_then_failures_with_notes() -> None:
     assert lines[0] == "evals/eval_a.py (evals)"
     assert lines[1].split() == ["group", "cases", "passed", "failed", "errors", "pass", "rate"]
     assert lines[2].split() == ["chat", "2", "1", "1", "0", "50.0%"]
-    assert lines[3].split() == ["math", "1", "0", "0", "1", "-"]
+    assert lines[3].split() == ["math", "1", "0", "0", "1", "–"]
     assert lines[4].split() == ["(all)", "3", "1", "1", "1", "50.0%"]
     assert "pass@" not in text
     assert "  FAIL a::bad\n      pass: Should acknowledge the refund" in text

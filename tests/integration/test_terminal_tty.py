@@ -140,3 +140,70 @@ def test_progress_line__counts_and_estimate_from_the_tally() -> None:
     line = ProgressLine(io.StringIO(), tally=lambda: (7, 2, 1)).line(10, 40, 5.0)
     assert line == "running: 10/40 trials 25% | 7 passed, 2 failed, 1 errored | 5s, about 15s left"
     assert ProgressLine(io.StringIO()).line(40, 40, 9.0) == "running: 40/40 trials 100% | 9s"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WIDE_EVALS = """
+import os
+from agent_evals import EvalContext, eval
+
+CASES = [
+    {"id": f"客厅的灯/一个很长的用例名称-{i}-" + "x" * 70, "input": i} for i in range(8)
+]
+
+@eval(cases=CASES)
+def test_a_function_name_that_is_rather_long_for_a_terminal(ctx: EvalContext) -> None:
+    if os.environ.get("VARIANT") == "candidate" and ctx.input < 5:
+        if ctx.input == 0:
+            raise RuntimeError("tool server down: " + "connection refused " * 12)
+        assert False, "expected the kitchen light on, got " + "漢字" * 60
+"""
+
+
+def _lines(out: str) -> list[str]:
+    return [line.rstrip("\r") for line in out.replace("\r\n", "\n").split("\n")]
+
+
+def _too_wide(out: str) -> list[str]:
+    from agent_evals.report.width import display_width
+
+    return [line for line in _lines(out) if display_width(line) > 80]
+
+
+def test_tty__compare_of_two_real_demo_runs__every_line_fits_80_columns(tmp_path: Path) -> None:
+    for agent, name in (("HomeAgent", "base.json"), ("HomeAgentV2", "cand.json")):
+        subprocess.run(
+            [
+                CLI,
+                "run",
+                "benchmarks/home.yaml",
+                "--agent",
+                f"home_agent:{agent}",
+                "-q",
+                "-o",
+                str(tmp_path / name),
+            ],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+        )
+    out = _in_pty(
+        ["compare", str(tmp_path / "base.json"), str(tmp_path / "cand.json")], ROOT, _env(COLUMNS="80")
+    )
+    assert "Regressed cases (6):" in out and "lights/all-off" in out
+    assert f"{RED}" in out  # a real terminal: coloured
+    assert not _too_wide(out), "\n".join(_too_wide(out))
+
+
+def test_tty__run_and_compare_with_long_wide_character_ids__every_line_fits_80_columns(project: Path) -> None:
+    (project / "eval_wide.py").write_text(textwrap.dedent(WIDE_EVALS), encoding="utf-8")
+    for variant in ("baseline", "candidate"):
+        out = _in_pty(["run", "eval_wide.py", "-o", f"{variant}.json"], project, _env(VARIANT=variant))
+        summary = [line for line in _lines(out) if not line.startswith("Run: ") and "running: " not in line]
+        assert not _too_wide("\n".join(summary)), "\n".join(_too_wide("\n".join(summary)))
+    assert "Failures: 5 (use -v for tracebacks)" in out
+    out = _in_pty(["compare", "baseline.json", "candidate.json"], project, _env())
+    assert "Regressed cases (4):" in out and "Cases with errored trials (1):" in out
+    assert "一个很长的用例名称" in out
+    assert not _too_wide(out), "\n".join(_too_wide(out))

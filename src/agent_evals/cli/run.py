@@ -294,9 +294,11 @@ def run(
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:
         sys.exit(EXIT_INTERNAL)
+    from agent_evals.report.width import wrap
+
     failures = gate_failures(record, fail_under)
     for message in failures:
-        click.echo(message, err=True)
+        click.echo("\n".join(wrap(message, hanging="  ")), err=True)
     if failures:
         sys.exit(1)
 

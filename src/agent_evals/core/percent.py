@@ -57,3 +57,20 @@ def points(value: object, digits: int = 1, *, unit: str = "pp", signed: bool = F
         return NONE_MARK
     figure = signed_number(value, digits) if signed else f"{abs(float(value)) * 100:.{digits}f}"  # type: ignore[arg-type]
     return f"{figure} {unit}"
+
+
+def interval_text(low: object, high: object, digits: int = 1, *, points: bool = False) -> str:
+    """An interval of rates as ``[71.2%, 88.9%]``, or of differences in points as ``[-9.1, -2.3]``;
+    ``""`` when a bound is missing.
+
+    A rate lies in [0, 1] and a difference of rates in [-1, 1]: a t interval on very few cases can
+    reach past that, which is never a possible value, so the bounds shown are clipped to the range.
+    """
+    if not (_finite(low) and _finite(high)):
+        return ""
+    lo, hi = float(low), float(high)  # type: ignore[arg-type]
+    if points:
+        lo, hi = max(lo, -1.0), min(hi, 1.0)
+        return f"[{lo * 100:+.{digits}f}, {hi * 100:+.{digits}f}]"
+    lo, hi = max(lo, 0.0), min(hi, 1.0)
+    return f"[{lo * 100:.{digits}f}%, {hi * 100:.{digits}f}%]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_evals.core.percent import percent
+from agent_evals.core.percent import interval_text, percent
 from agent_evals.core.percent import points as percent_points
 from agent_evals.gate.model import (
     DeltaStat,
@@ -240,7 +240,7 @@ def methods_note(delta: DeltaStat | None, knobs: Knobs) -> str | None:
     if excludes_zero == delta.significant:
         return None
     return (
-        f"The 95% interval ({delta.interval.low * 100:+.1f}, {delta.interval.high * 100:+.1f} points) is a "
+        f"The 95% interval {interval_text(delta.interval.low, delta.interval.high, points=True)} (points) is a "
         f"paired t interval over cases; the p-value is from the {delta.test} test, which "
         + ("also counts the trials inside each case" if delta.test.startswith("stratified") else "is exact")
         + ", so the two can disagree near the threshold."

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agent_evals.core.percent import NONE_MARK, percent
+from agent_evals.core.percent import NONE_MARK, interval_text, percent
 from agent_evals.core.percent import points as percent_points
 from agent_evals.core.redact import Redactor
 from agent_evals.report.escape import DEFAULT_LIMIT, clean_text, escape_untrusted, strip_controls, truncate
@@ -60,17 +60,7 @@ def interval(value: Any, *, points: bool = False, digits: int = 1) -> str:
     """An interval object (``low``/``high``) as ``[71.2%, 88.9%]``, or in points ``[-9.1, -2.3]``."""
     if value is None:
         return ""
-    low: Any = getattr(value, "low", None)
-    high: Any = getattr(value, "high", None)
-    if not (_finite(low) and _finite(high)):
-        return ""
-    # A rate lies in [0, 1] and a difference of rates in [-1, 1]: a t interval on very few cases can
-    # reach past that, which is never a possible value, so the display is clipped to the range.
-    if points:
-        low, high = max(low, -1.0), min(high, 1.0)
-        return f"[{low * 100:+.{digits}f}, {high * 100:+.{digits}f}]"
-    low, high = max(low, 0.0), min(high, 1.0)
-    return f"[{low * 100:.{digits}f}%, {high * 100:.{digits}f}%]"
+    return interval_text(getattr(value, "low", None), getattr(value, "high", None), digits, points=points)
 
 
 def pvalue(value: Any) -> str:

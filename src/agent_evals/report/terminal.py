@@ -22,12 +22,15 @@ from agent_evals.report.filters import (
 )
 from agent_evals.report.headline import headline
 from agent_evals.report.view import collect_cases
+from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, fit_middle, wrap
 
 if TYPE_CHECKING:
     from agent_evals.gate.model import CaseDiff, CaseSide, Comparison, RateSummary
 
 LIST_LIMIT = 20
 """Cases listed per section before ``...and N more``."""
+EVIDENCE_LINES = 4
+"""Lines of evidence (failing scorer, notes, expected vs actual) shown under a listed case."""
 
 _COLORS = {"fail": "31", "warn": "33", "pass": "32", "dim": "2", "bold": "1"}
 # Escape sequences and other controls in agent output could rewrite the user's terminal.
@@ -65,46 +68,62 @@ def _frac(side: CaseSide | None) -> str:
     return f"{side.passes}/{side.trials - side.errors}" + (f"+{side.errors}err" if side.errors else "")
 
 
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+def _table(rows: list[list[str]], width: int, left: tuple[int, ...] = (0,)) -> list[str]:
+    """Columns two spaces apart, the first cut (``…``) so each line fits ``width`` columns."""
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    overflow = sum(widths) + 2 * (len(widths) - 1) - width
+    if overflow > 0:
+        widths[0] = max(8, widths[0] - overflow)
     out = []
     for row in rows:
-        cells = [
-            cell.ljust(w) if i in (0, 3, 6) else cell.rjust(w)
-            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        out.append("  ".join(cells).rstrip())
+        cells = []
+        for i, (cell, w) in enumerate(zip(row, widths, strict=True)):
+            text = fit_middle(cell, w) if i == 0 else cell
+            pad = " " * max(w - display_width(text), 0)
+            cells.append(text + pad if i in left else pad + text)
+        out.append(fit("  ".join(cells).rstrip(), width))
     return out
 
 
-def _case_line(t: _Text, case: CaseDiff, multi_suite: bool, evidence: bool) -> str:
-    where = f"{t.safe(case.suite_id, 60)} :: " if multi_suite else ""
-    line = f"  {where}{t.safe(case.case_id, 100)}  {_frac(case.baseline)} -> {_frac(case.candidate)}"
-    if case.critical:
-        line += "  [critical]"
+def _case_lines(t: _Text, case: CaseDiff, multi_suite: bool, evidence: bool, width: int) -> list[str]:
+    where = f"{t.safe(case.suite_id, 200)} :: " if multi_suite else ""
+    tail = f"  {_frac(case.baseline)} -> {_frac(case.candidate)}" + ("  [critical]" if case.critical else "")
+    name = f"{where}{t.safe(case.case_id, 400)}"
+    if display_width(f"  {name}{tail}") <= width:
+        head = [f"  {name}{tail}"]
+    else:  # a case id is what the reader needs to find the case: wrapped whole, never cut
+        head = wrap(name.replace(" ", "\x00"), width, indent="  ", hanging="    ")
+        if display_width(head[-1] + tail) <= width:
+            head[-1] += tail
+        else:
+            head.append("    " + tail.strip())
+    detail = ""
     if evidence and case.failing_scorers:
         f = case.failing_scorers[0]
-        line += f"  {t.safe(f.name, 60)}"
+        detail = t.safe(f.name, 60)
         if f.notes:
-            line += f": {t.safe(f.notes, 100)}"
+            detail += f": {t.safe(f.notes, 100)}"
         if f.expected is not None or f.actual is not None:
-            line += f" (expected {t.safe(f.expected, 60)!s}, got {t.safe(f.actual, 60)!s})"
+            detail += f" (expected {t.safe(f.expected, 60)!s}, got {t.safe(f.actual, 60)!s})"
     elif evidence and case.error:
-        line += f"  error: {t.safe(case.error, 120)}"
-    return line
+        detail = f"error: {t.safe(case.error, 120)}"
+    lines = [line.replace("\x00", " ") for line in head]
+    if detail:
+        lines += wrap(detail, width, indent="      ", max_lines=EVIDENCE_LINES)
+    return lines
 
 
 def _section(
-    t: _Text, title: str, cases: list[CaseDiff], multi: bool, evidence: bool, style: str
+    t: _Text, title: str, cases: list[CaseDiff], multi: bool, evidence: bool, style: str, width: int
 ) -> list[str]:
     if not cases:
         return []
     lines = ["", t.paint(f"{title} ({number(len(cases))}):", style)]
-    lines += [_case_line(t, c, multi, evidence) for c in cases[:LIST_LIMIT]]
+    for case in cases[:LIST_LIMIT]:
+        lines += _case_lines(t, case, multi, evidence, width)
     if len(cases) > LIST_LIMIT:
-        lines.append(
-            f"  ...and {number(len(cases) - LIST_LIMIT)} more (see the Markdown, HTML or JSON report)"
-        )
+        more = f"...and {number(len(cases) - LIST_LIMIT)} more (see the Markdown, HTML or JSON report)"
+        lines += wrap(more, width, indent="  ")
     return lines
 
 
@@ -112,30 +131,25 @@ def _at(sha: str | None) -> str:
     return f" {short_sha(sha)}" if sha else ""
 
 
-def render_terminal(
-    comparison: Comparison, *, color: bool = False, env: Mapping[str, str] | None = None
-) -> str:
-    """A readable plain-text summary: verdict line, suite and group table, reasons, the regressed,
-    improved, errored and new/removed cases (the first 20 of each), inconclusive notes and the policy.
+def _stats_rows(t: _Text, comparison: Comparison) -> list[list[str]]:
+    rows = [["Suite", "Delta (95% CI)", "p", "MDE"]]
+    for s in comparison.suites:
+        d = s.delta
+        if d is None:
+            continue
+        rows.append(
+            [
+                t.safe(s.suite_id, 60),
+                f"{delta(d.delta)} {interval(d.interval, points=True)}".strip(),
+                pvalue(d.p_adjusted if d.p_adjusted is not None else d.p_value),
+                "cannot fail" if not d.can_fail else points(d.mde),
+            ]
+        )
+    return rows
 
-    ANSI colours are added only when ``color`` is true. Untrusted text is redacted (secrets of ``env``,
-    default ``os.environ``), stripped of control characters and kept to one line.
-    """
-    t = _Text(Redactor.from_env(env), color)
-    lines = [t.paint(headline(comparison), comparison.outcome)]
-    cand = comparison.candidate
-    base = comparison.baseline
-    if comparison.mode == "single_run":
-        lines.append(f"Candidate{_at(cand.sha)}; single run, no baseline.")
-    elif base.source == "none":
-        lines.append(f"Candidate{_at(cand.sha)}; no baseline: {t.safe(base.reason_missing or 'not found')}")
-    else:
-        if base.source == "artifact":
-            origin = f"CI run {t.safe(base.run_id, 40)}" if base.run_id else "a CI run"
-        else:
-            origin = f"file {t.safe(display_path(base.path), 120)}" if base.path else "a file"
-        lines.append(f"Candidate{_at(cand.sha)} vs baseline{_at(base.sha)} ({origin})")
-    rows = [["Suite / group", "Baseline", "Candidate", "Delta (95% CI)", "p", "MDE", "Status"]]
+
+def _rate_rows(t: _Text, comparison: Comparison) -> list[list[str]]:
+    rows = [["Suite / group", "Baseline", "Candidate", "Delta", "Status"]]
     for s in comparison.suites:
         d = s.delta
         rows.append(
@@ -143,9 +157,7 @@ def render_terminal(
                 t.safe(s.suite_id, 60),
                 _rate(s.baseline),
                 _rate(s.candidate),
-                f"{delta(d.delta)} {interval(d.interval, points=True)}".strip() if d else "–",
-                pvalue(d.p_adjusted if d.p_adjusted is not None else d.p_value) if d else "–",
-                ("cannot fail" if not d.can_fail else points(d.mde)) if d else "–",
+                delta(d.delta) if d else "–",
                 s.verdict,
             ]
         )
@@ -156,62 +168,109 @@ def render_terminal(
                     _rate(g.baseline),
                     _rate(g.candidate),
                     delta(g.delta.delta) if g.delta else "–",
-                    "",
-                    "",
                     g.status,
                 ]
             )
-    lines.append("")
-    table = _table(rows)
-    lines.append(t.paint(table[0], "bold"))
-    lines += table[1:]
-    if comparison.reasons or comparison.notes:
-        lines.append("")
-        for reason in comparison.reasons:
-            mark = t.paint("x", "fail") if reason.blocking else t.paint("!", "warn")
-            lines.append(f"{mark} {t.safe(reason.message, 300)}")
-        for note in comparison.notes:
-            lines.append(f"i {t.safe(note, 300)}")
-    multi = len(comparison.suites) > 1
-    listed = collect_cases(comparison)
-    lines += _section(t, "Regressed cases", listed["regressed"], multi, True, "fail")
-    lines += _section(t, "Failing cases (no baseline)", listed["failing"], multi, True, "fail")
-    lines += _section(t, "Improved cases", listed["improved"], multi, False, "pass")
-    lines += _section(t, "Cases with errored trials", listed["errored"], multi, True, "warn")
-    lines += _section(t, "New cases", listed["new"], multi, False, "dim")
-    lines += _section(t, "Removed cases", listed["removed"], multi, False, "dim")
+    return rows
+
+
+def _suite_notes(t: _Text, comparison: Comparison, width: int) -> list[str]:
+    lines: list[str] = []
     for s in comparison.suites:
         d = s.delta
         if d is None:
             continue
+        name = t.safe(s.suite_id, 60)
+        notes = []
         if s.confirm_flaky:
-            shown = ", ".join(t.safe(c, 60) for c in s.confirm_flaky[:10])
-            lines.append(f"\nnote: {t.safe(s.suite_id, 60)}: flaky in the confirm run: {shown}")
+            notes.append(
+                f"flaky in the confirm run: {', '.join(t.safe(c, 60) for c in s.confirm_flaky[:10])}"
+            )
         if d.history_runs:
             flaky = ", ".join(t.safe(c, 60) for c in d.history_flaky[:10])
-            lines.append(
-                f"\nnote: {t.safe(s.suite_id, 60)}: {d.history_runs} earlier baselines pooled into the test; "
+            notes.append(
+                f"{d.history_runs} earlier baselines pooled into the test; "
                 f"{len(d.history_flaky)} cases flaky in them" + (f" ({flaky})" if flaky else "")
             )
         if d.capacity is not None:
-            lines.append(f"\nnote: {t.safe(s.suite_id, 60)}: {t.safe(d.capacity, 400)}")
+            notes.append(t.safe(d.capacity, 400))
         if d.settle is not None:
-            lines.append(f"note: {t.safe(s.suite_id, 60)}: {t.safe(d.settle.message, 300)}")
+            notes.append(t.safe(d.settle.message, 300))
+        for note in notes:
+            lines.append("")
+            lines += wrap(f"note: {name}: {note}", width, hanging="  ")
+    return lines
+
+
+def render_terminal(
+    comparison: Comparison,
+    *,
+    color: bool = False,
+    env: Mapping[str, str] | None = None,
+    width: int = TERMINAL_WIDTH,
+) -> str:
+    """A readable plain-text summary: verdict line, a table of pass rates by suite and group, the test
+    of each suite (delta with its interval, p, MDE), reasons, the regressed, improved, errored and
+    new/removed cases (the first 20 of each) with their evidence, notes and the policy.
+
+    Every line fits ``width`` columns (default 80): tables cut their first column, text wraps.
+    ANSI colours are added only when ``color`` is true. Untrusted text is redacted (secrets of ``env``,
+    default ``os.environ``), stripped of control characters and kept to one line before wrapping.
+    """
+    t = _Text(Redactor.from_env(env), color)
+    lines = [t.paint(line, comparison.outcome) for line in wrap(headline(comparison), width, hanging="  ")]
+    cand = comparison.candidate
+    base = comparison.baseline
+    if comparison.mode == "single_run":
+        where = f"Candidate{_at(cand.sha)}; single run, no baseline."
+    elif base.source == "none":
+        where = f"Candidate{_at(cand.sha)}; no baseline: {t.safe(base.reason_missing or 'not found')}"
+    else:
+        if base.source == "artifact":
+            origin = f"CI run {t.safe(base.run_id, 40)}" if base.run_id else "a CI run"
+        else:
+            origin = f"file {t.safe(display_path(base.path), 120)}" if base.path else "a file"
+        where = f"Candidate{_at(cand.sha)} vs baseline{_at(base.sha)} ({origin})"
+    lines += wrap(where, width, hanging="  ")
+    for rows, left in ((_rate_rows(t, comparison), (0, 4)), (_stats_rows(t, comparison), (0, 1))):
+        if len(rows) < 2:
+            continue
+        table = _table(rows, width, left)
+        lines += ["", t.paint(table[0], "bold"), *table[1:]]
+    if comparison.reasons or comparison.notes:
+        lines.append("")
+        for reason in comparison.reasons:
+            mark = t.paint("x", "fail") if reason.blocking else t.paint("!", "warn")
+            wrapped = wrap(t.safe(reason.message, 2000), width, indent="  ", hanging="  ")
+            lines += [f"{mark} {wrapped[0][2:]}", *wrapped[1:]]
+        for note in comparison.notes:
+            lines += wrap(f"i {t.safe(note, 2000)}", width, hanging="  ")
+    multi = len(comparison.suites) > 1
+    listed = collect_cases(comparison)
+    for key, title, evidence, style in (
+        ("regressed", "Regressed cases", True, "fail"),
+        ("failing", "Failing cases (no baseline)", True, "fail"),
+        ("improved", "Improved cases", False, "pass"),
+        ("errored", "Cases with errored trials", True, "warn"),
+        ("new", "New cases", False, "dim"),
+        ("removed", "Removed cases", False, "dim"),
+    ):
+        lines += _section(t, title, listed[key], multi, evidence, style, width)
+    lines += _suite_notes(t, comparison, width)
     k = comparison.effective_policy
     floor = pct(k.min_pass_rate) if k.min_pass_rate is not None else "none"
-    lines.append("")
-    lines.append(
-        t.paint(
-            f"policy: alpha {k.alpha}, max_drop {points(k.max_drop)}, min_pass_rate {floor}, "
-            f"max_error_rate {pct(k.max_error_rate)}, on_missing_baseline {k.on_missing_baseline}, "
-            f"on_inconclusive {k.on_inconclusive} (sources: {' < '.join(comparison.policy.sources)})",
-            "dim",
-        )
-    )
-    lines.append(t.paint(f"policy: {TEST_ASSUMPTIONS[k.test]}", "dim"))
+    policy = [
+        f"policy: alpha {k.alpha}, max_drop {points(k.max_drop)}, min_pass_rate {floor}, "
+        f"max_error_rate {pct(k.max_error_rate)}, on_missing_baseline {k.on_missing_baseline}, "
+        f"on_inconclusive {k.on_inconclusive} (sources: {' < '.join(comparison.policy.sources)})",
+        f"policy: {TEST_ASSUMPTIONS[k.test]}",
+    ]
     for s in comparison.suites:
         changes = knob_changes(s.policy, k)
         if changes:
-            text = ", ".join(f"{name} {t.safe(value, 200)}" for name, value in changes)
-            lines.append(t.paint(f"policy of {t.safe(s.suite_id, 60)}: {text}", "dim"))
+            knobs = ", ".join(f"{name} {t.safe(value, 200)}" for name, value in changes)
+            policy.append(f"policy of {t.safe(s.suite_id, 60)}: {knobs}")
+    lines.append("")
+    for paragraph in policy:
+        lines += [t.paint(line, "dim") for line in wrap(paragraph, width, hanging="  ")]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ from agent_evals.core.percent import percent
 from agent_evals.core.record import RunRecord, Suite
 from agent_evals.evals.stats import CaseStats, GroupStats, case_stats, group_stats
 from agent_evals.report.colour import paint
+from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
 
 NOTE_LIMIT = 200
 """Longest note or error shown per failure line."""
@@ -22,19 +23,23 @@ def _short(text: str | None, limit: int = NOTE_LIMIT) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-WIDTH = 80
-"""Terminal width the tables fit in (long group names are cut with an ellipsis)."""
+WIDTH = TERMINAL_WIDTH
+"""Terminal width the tables and failure lines fit in (long names are cut with an ellipsis)."""
+DETAIL_LINES = 3
+"""Lines a failure's note or error wraps to before it is cut (tracebacks with -v are shown whole)."""
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
     overflow = 2 + sum(widths) + 2 * (len(widths) - 1) - WIDTH
     if overflow > 0:
         widths[0] = max(12, widths[0] - overflow)
     lines = []
     for row in rows:
-        name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
-        cells = [name.ljust(widths[0])] + [cell.rjust(widths[i]) for i, cell in enumerate(row) if i]
+        name = fit(row[0], widths[0])
+        cells = [name + " " * (widths[0] - display_width(name))] + [
+            cell.rjust(widths[i]) for i, cell in enumerate(row) if i
+        ]
         lines.append("  " + "  ".join(cells).rstrip())
     return lines
 
@@ -69,7 +74,7 @@ def _suite_lines(suite: Suite, stats: dict[int, CaseStats]) -> list[str]:
     counts = sorted({s.trials for cases in groups.values() for s in cases})
     low = counts[0] if counts else total.k
     trials = f", {total.k} trials per case" if low == total.k else f", {low}-{total.k} trials per case"
-    lines = [f"{suite.id} ({suite.kind}{trials if with_k else ''})", *_table(rows)]
+    lines = [fit(f"{suite.id} ({suite.kind}{trials if with_k else ''})", WIDTH), *_table(rows)]
     if with_k and low < total.k:  # say plainly which cases pass@k/pass^k cover
         lines.append(f"  pass@{total.k} and pass^{total.k} cover only the cases with {total.k} valid trials")
     return lines
@@ -92,14 +97,16 @@ def _failure_lines(
                 continue
             where = f" ({counts.passes}/{counts.valid} trials passed)" if counts.trials > 1 else ""
             label = paint("ERROR", "error", color) if outcome == "errored" else paint("FAIL", "fail", color)
-            lines.append(f"  {label} {case.id}{where}")
+            word = "ERROR" if outcome == "errored" else "FAIL"
+            name = fit(case.id, WIDTH - 3 - len(word) - len(where))
+            lines.append(f"  {label} {name}{where}")
             shown: set[str] = set()
             for trial in case.trials:
                 if trial.error is not None:
                     detail = f"error: {_short(trial.error)}"
                     if detail not in shown:
                         shown.add(detail)
-                        lines.append(f"      {detail}")
+                        lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
                         if verbose and trial.traceback:
                             lines += [f"        {line}" for line in trial.traceback.splitlines()]
                         hidden_tracebacks = hidden_tracebacks or (not verbose and bool(trial.traceback))
@@ -110,7 +117,7 @@ def _failure_lines(
                         detail = f"{key}: {note}"
                         if detail not in shown:
                             shown.add(detail)
-                            lines.append(f"      {detail}")
+                            lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
     if not count:
         return []
     more = f" (showing {limit})" if count > limit else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.core.percent import percent, points
+from agent_evals.core.percent import interval_text, percent, points
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,19 @@ def test_percent__formats_a_rate(value: object, digits: int, expected: str) -> N
 )
 def test_points__formats_a_difference_of_rates(value: object, signed: bool, unit: str, expected: str) -> None:
     assert points(value, signed=signed, unit=unit) == expected
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "as_points", "expected"),
+    [
+        (0.712, 0.889, False, "[71.2%, 88.9%]"),
+        (-0.2, 1.3, False, "[0.0%, 100.0%]"),
+        (-0.091, -0.023, True, "[-9.1, -2.3]"),
+        (-1.066, -0.077, True, "[-100.0, -7.7]"),  # a t interval past the possible range is clipped
+        (None, 0.5, False, ""),
+    ],
+)
+def test_interval_text__clipped_to_the_range_of_rates(
+    low: object, high: object, as_points: bool, expected: str
+) -> None:
+    assert interval_text(low, high, points=as_points) == expected

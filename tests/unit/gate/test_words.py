@@ -23,7 +23,7 @@ def compare(base: dict[str, Any] | None, cand: dict[str, Any], **flags: Any) -> 
 
 def every_report(result: Comparison) -> dict[str, str]:
     return {
-        "terminal": render_terminal(result, env={}),
+        "terminal": " ".join(render_terminal(result, env={}).split()),  # wrapped to 80 columns
         "markdown": render_markdown(result, env={}),
         "html": render_html(result, env={}),
         "json": render_json(result, env={}),

@@ -94,12 +94,21 @@ def test_summary__verbose_prints_traceback_and_incomplete_runs_say_so() -> None:
     assert text.rstrip().endswith("(interrupted: partial results)")
 
 
-def test_summary__failure_notes_are_flattened_and_truncated() -> None:
+def test_summary__failure_notes_are_flattened_wrapped_to_80_columns_and_cut() -> None:
     record = _record(
-        _suite(Case(id="a::long", group="g", trials=[_trial(False, notes="line1\nline2 " + "x" * 500)]))
+        _suite(
+            Case(
+                id="a::long-" + "y" * 100,
+                group="g",
+                trials=[_trial(False, notes="line1\nline2 " + "words " * 30 + "x" * 500)],
+            )
+        )
     )
-    failure = next(line for line in render_run_summary(record).splitlines() if "pass: line1 line2" in line)
-    assert len(failure.strip()) <= 210 and failure.endswith("…")
+    lines = render_run_summary(record).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("      pass: line1 line2 words"))
+    assert lines[start + 2].endswith("…") and not lines[start + 3].startswith("      ")
+    assert all(len(line) <= 80 for line in lines if not line.startswith("Run: "))
+    assert any(line.startswith("  FAIL a::long-yyy") and line.endswith("…") for line in lines)
 
 
 def test_summary__mixed_trial_counts__header_gives_the_range_and_says_what_pass_at_k_covers() -> None:

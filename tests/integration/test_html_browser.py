@@ -155,6 +155,62 @@ def test_html_report__headless_chromium_screenshot__shows_the_charts(tmp_path: P
         shutil.copyfile(shot, KEEP_SCREENSHOT)
 
 
+def _screenshot(page: Path, tmp_path: Path, size: str = "1200,1600") -> bytes:
+    shot = tmp_path / f"{page.stem}.png"
+    result = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={shot}",
+            f"--window-size={size}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert shot.exists(), f"chromium wrote no screenshot (exit {result.returncode}): {result.stderr[-2000:]}"
+    return shot.read_bytes()
+
+
+def test_html_report_with_history__headless_chromium_draws_the_trend_chart(tmp_path: Path) -> None:
+    import re
+
+    from agent_evals.gate.compare import compare_runs
+    from agent_evals.gate.policy import Policy
+    from golden.synthetic import record
+
+    runs = []
+    for day, good in enumerate([40, 38, 39, 40, 30]):
+        suite, _ = pair(40, base=lambda i, good=good: [i < good])
+        runs.append(
+            record([suite], sha=f"{day + 1}" * 40, run_id=str(day), started_at=f"2026-11-1{day}T08:00:00Z")
+        )
+    text = render_html(compare_runs(runs[3], runs[4], Policy(), history=runs[:3]), env={})
+    chart = re.search(r'<svg[^>]*aria-label="Pass rate over the baselines".*?</svg>', text, re.S)
+    assert chart is not None, "no trend chart in the report"
+    # The chart alone on the report's own page head (same CSP): what chromium draws is the trend only.
+    head = text[: text.index("<body")]
+    page = tmp_path / "trend.html"
+    page.write_text(f"{head}<body>{chart.group(0)}</body></html>", encoding="utf-8")
+    width, channels, rows = _png_pixels(_screenshot(page, tmp_path, "700,300"))
+    assert width == 700
+    colors = _colors(channels, rows)
+    assert _near(colors, "#9aa5b1"), "the baselines' line and dots were not drawn"
+    assert _near(colors, "#d1453b"), "the candidate's red dot (below the baseline) was not drawn"
+
+
 def test_html_report__loads_nothing_from_the_network() -> None:
     text = render_html(_comparison(), env={})
     assert "default-src 'none'" in text

@@ -38,6 +38,7 @@ from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.stats import holm
 from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
+from agent_evals.gate.trend import suite_trend
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 
@@ -174,6 +175,11 @@ def _compare(
     side_details = case_detail == "all"
     versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
     works = [_prepare(pick, base_suites.get(pick.sid), policy, versions, earlier) for pick in picks]
+    for work in works if earlier else ():  # the pass-rate trend over the earlier baselines
+        if base is not None and work.result.baseline is not None:
+            work.result.trend = suite_trend(
+                work.pick.sid, earlier, base, work.result.baseline.rate, cand, work.result.candidate.rate
+            )
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
@@ -278,6 +284,7 @@ def _prepare(
         delta=stat,
         error_rise=None,
         confirm_flaky=[],
+        trend=[],
         groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),

@@ -342,6 +342,18 @@ class FingerprintCheck(_Model):
     """What differs: case ids, agent, trials, configuration."""
 
 
+class TrendPoint(_Model):
+    """One run of a suite's pass-rate trend: an earlier baseline (``--history``), the baseline or the candidate."""
+
+    role: Literal["history", "baseline", "candidate"]
+    rate: float | None = None
+    """The suite's pass rate in that run (None: no graded case)."""
+    sha: str | None = None
+    date: str | None = None
+    """When the run started (ISO 8601), as its record says."""
+    run_id: str | None = None
+
+
 class SuiteComparison(_Model):
     """One suite: verdict, rates, paired statistics, breakdowns and per-case diffs."""
 
@@ -394,6 +406,9 @@ class SuiteComparison(_Model):
     """Cases per classification (every CaseClass key present)."""
     confirm_flaky: list[str] = Field(default_factory=list)
     """Cases a confirm run (``ci --confirm-trials``) showed as flaky: they flipped, the drop did not hold."""
+    trend: list[TrendPoint] = Field(default_factory=list)
+    """Pass rate per run, earlier baselines oldest first, then the baseline, the candidate last; empty
+    when no earlier baseline holds this suite."""
 
 
 class BaselineInfo(_Model):

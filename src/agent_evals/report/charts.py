@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agent_evals.core.percent import percent
 
 if TYPE_CHECKING:
-    from agent_evals.gate.model import CaseDiff, CaseSide
+    from agent_evals.gate.model import CaseDiff, CaseSide, TrendPoint
 
 OUTCOMES = ("pass", "flaky", "fail", "errored", "absent")
 """A case's outcome on one side, as the flip matrix groups them."""
@@ -25,6 +25,10 @@ MAX_BAR_ROWS = 60
 """Groups drawn in the pass-rate chart (the largest drops first when there are more)."""
 MAX_STRIP_CASES = 2500
 """Cases drawn as cells of the per-case strip."""
+MAX_TREND_POINTS = 60
+"""Runs drawn in the trend chart (the latest ones, the candidate always)."""
+TREND_LABELS = 12
+"""Runs labelled under the trend chart's axis at most (every n-th when there are more)."""
 
 
 def _e(text: object) -> str:
@@ -224,5 +228,88 @@ def case_strip(cases: Sequence[CaseDiff], *, title: str) -> str:
             f'<text x="0" y="{height - 4}" font-size="11" fill="#52606d">'
             f"first {len(shown):,} of {len(ordered):,} cases drawn</text>"
         )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _run_label(point: TrendPoint) -> str:
+    if point.role == "candidate":
+        return "candidate"
+    if point.sha:
+        return point.sha[:7]
+    if point.date:
+        return point.date[:10]
+    return point.run_id or point.role
+
+
+def trend_chart(points: Sequence[TrendPoint], *, title: str) -> str:
+    """Pass rate per run, oldest baseline on the left and the candidate on the right, on a 0-100%
+    axis; the candidate's dot is red when it is below the baseline. Runs without a graded case have
+    no dot. Every label and tooltip is escaped."""
+    shown = list(points[-MAX_TREND_POINTS:])
+    if points and points[-1] not in shown:
+        shown[-1] = points[-1]
+    left, top, plot_w, plot_h = 44, 34, 520, 150
+    width, height = left + plot_w + 30, top + plot_h + 46
+    step = plot_w / max(len(shown) - 1, 1)
+    every = max(-(-len(shown) // TREND_LABELS), 1)
+
+    def xy(index: int, rate: float) -> tuple[float, float]:
+        return left + index * step, top + plot_h * (1 - rate)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" aria-label="{_e(title)}">',
+        f"<title>{_e(title)}</title>",
+        f'<text x="0" y="16" font-size="14" font-weight="600" fill="{TEXT_COLOR}">{_e(title)}</text>',
+    ]
+    for tick in (0, 25, 50, 75, 100):
+        y = top + plot_h * (1 - tick / 100)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#e4e7eb"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="10" text-anchor="end" fill="#52606d">{tick}%</text>'
+        )
+    baselines = [(i, p.rate) for i, p in enumerate(shown) if p.role != "candidate" and p.rate is not None]
+    if len(baselines) > 1:
+        line = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(i, r) for i, r in baselines))
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{BASELINE_COLOR}" stroke-width="2"/>')
+    last = shown[-1]
+    base_rate = next((p.rate for p in reversed(shown) if p.role == "baseline"), None)
+    if baselines and last.role == "candidate" and last.rate is not None:
+        (x1, y1), (x2, y2) = xy(*baselines[-1]), xy(len(shown) - 1, last.rate)
+        parts.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{CANDIDATE_COLOR}" '
+            'stroke-width="2" stroke-dasharray="5 4"/>'
+        )
+    for index, point in enumerate(shown):
+        label = _run_label(point)
+        tip = " ".join(x for x in (point.role, point.sha and point.sha[:7], point.date) if x)
+        x = left + index * step
+        if index % every == 0 or index == len(shown) - 1:
+            parts.append(
+                f'<text x="{x:.1f}" y="{top + plot_h + 16}" font-size="10" text-anchor="middle" '
+                f'fill="#52606d">{_e(label)}</text>'
+            )
+        if point.rate is None:
+            continue
+        _, y = xy(index, point.rate)
+        color = BASELINE_COLOR
+        if point.role == "candidate":
+            worse = base_rate is not None and point.rate < base_rate - 1e-9
+            color = WORSE_COLOR if worse else CANDIDATE_COLOR
+        radius = 5 if point.role != "history" else 3.5
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="{color}">'
+            f"<title>{_e(tip)}: {percent(point.rate)}</title></circle>"
+        )
+        if point.role != "history":
+            parts.append(
+                f'<text x="{x:.1f}" y="{y - 9:.1f}" font-size="10" text-anchor="middle" fill="{TEXT_COLOR}">'
+                f"{percent(point.rate)}</text>"
+            )
+    parts.append(
+        f'<text x="{left}" y="{height - 6}" font-size="11" fill="#52606d">'
+        f"{len(shown) - 2} earlier baselines, the baseline and the candidate</text>"
+    )
     parts.append("</svg>")
     return "".join(parts)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
-from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars
+from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars, trend_chart
 from agent_evals.report.environment import build_environment
 from agent_evals.report.headline import headline, overall_rate
 from agent_evals.report.view import collect_cases
@@ -51,6 +51,9 @@ def _suite_charts(suite: SuiteComparison) -> dict[str, Any]:
         "bars": Markup(pass_rate_bars(bars, title="Pass rate by capability")),
         "matrix": None,
         "strip": None,
+        "trend": Markup(trend_chart(suite.trend, title="Pass rate over the baselines"))
+        if suite.trend
+        else None,
     }
     if suite.cases and any(c.baseline is not None for c in suite.cases):
         charts["matrix"] = Markup(flip_matrix(suite.cases, title="Case flips: baseline → candidate"))

@@ -21,9 +21,26 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def _command_lines(args: tuple[str, ...], width: int = 80) -> list[str]:
+    """``$ agent-evals ARGS`` as a shell would take it, continued with `` \\`` to stay within ``width``."""
+    words: list[str] = []  # an option and its value stay on one line
+    for arg in map(shlex.quote, args):
+        if words and words[-1].startswith("-") and " " not in words[-1] and not arg.startswith("-"):
+            words[-1] += " " + arg
+        else:
+            words.append(arg)
+    lines, current = [], "$ agent-evals"
+    for word in words:
+        if len(current) + 1 + len(word) + 2 > width and current.strip() not in ("$ agent-evals", ""):
+            lines.append(current + " \\")
+            current = "   "
+        current += " " + word
+    return [*lines, current]
+
+
 def _agent_evals(*args: str) -> int:
     """Print ``$ agent-evals ARGS`` then run it (this interpreter's agent-evals), passing its output through."""
-    print(f"$ agent-evals {shlex.join(args)}", flush=True)
+    print("\n".join(_command_lines(args)), flush=True)
     done = subprocess.run([sys.executable, "-m", "agent_evals", *args], check=False)
     print(flush=True)
     return done.returncode
@@ -50,16 +67,11 @@ def main() -> int:
         str(report_html),
     )
     meaning = {0: "passed", 1: "failed: the gate found a regression", 2: "usage error", 3: "internal error"}
-    print(
-        f"Verdict: {meaning.get(code, 'unknown')} (agent-evals compare exited {code}; version 2 is meant to fail)"
-    )
+    print(f"Verdict: {meaning.get(code, 'unknown')} (exit {code}; agent v2 is meant to fail)")
     print(f"The pull-request comment (Markdown): {report_md}")
     print(f"The full report (HTML, open it in a browser): {report_html}")
-    print(
-        "Next: `agent-evals init` scaffolds a project of your own; "
-        "`agent-evals ci` runs, compares and comments in GitHub Actions.",
-        flush=True,
-    )
+    print("Next: `agent-evals init` scaffolds a project of your own;", flush=True)
+    print("      `agent-evals ci` runs, compares and comments in GitHub Actions.", flush=True)
     sys.stderr.write(f"demo finished in {time.perf_counter() - start:.1f}s\n")
     return 0 if code in (0, 1) else code
 

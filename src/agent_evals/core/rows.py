@@ -92,6 +92,14 @@ def _csv(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
                     file=shown,
                     line=line,
                 )
+            missing = sum(1 for value in row.values() if value is None)
+            if missing:  # a short row: often a line break in an unquoted cell, which splits the row
+                raise RowError(
+                    f"the row has {len(header) - missing} cells; the header has {len(header)} "
+                    "(quote a cell that holds a comma or a line break; leave a cell empty with ,,)",
+                    file=shown,
+                    line=line,
+                )
             rows.append((line, _nest(row, shown, line)))
     except csv.Error as exc:
         raise RowError(f"invalid CSV: {exc}", file=shown, line=reader.line_num) from exc

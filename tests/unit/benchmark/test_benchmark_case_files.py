@@ -88,6 +88,11 @@ def test_cases_file__row_outcomes_are_scored_not_assumed(write: Writer) -> None:
             r"faq\.csv:2: the row has 4 cells; the header has 3",
         ),
         ("faq.csv", "id,id,prompt\n1,2,x\n", r"faq\.csv:1: the header repeats column\(s\) id"),
+        (
+            "faq.csv",
+            "id,prompt,success.output.contains\n1,say\nhello,hello\n",
+            r"faq\.csv:2: the row has 2 cells; the header has 3 \(quote a cell",
+        ),
         ("faq.csv", "id,prompt\n", r"faq\.csv: the cases file holds no rows"),
         (
             "faq.jsonl",

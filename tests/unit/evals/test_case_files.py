@@ -74,6 +74,12 @@ def test_case_file__resolved_next_to_the_eval_file_not_the_working_directory(
         ("c.jsonl", '{"id": 1}\nnot json\n', r"c\.jsonl:2: not valid JSON"),
         ("c.jsonl", '{"id": 1, "labels": 3}\n', r"labels= must be a string or a list of strings"),
         ("c.csv", "id,input\n", r"c\.csv: the cases file holds no rows"),
+        # an unquoted line break splits a row in two short rows: never two silently wrong cases
+        (
+            "c.csv",
+            'id,input,reference\nfr,"a",Paris\nde,a\nb,Berlin\n',
+            r"c\.csv:3: the row has 2 cells; the header has 3",
+        ),
         ("missing.csv", None, r"cases file missing\.csv does not exist"),
     ],
 )

@@ -29,6 +29,9 @@ import os
 
 
 def answer(prompt):
+    if prompt in os.environ.get("DIE_CASES", "").split(","):
+        print("dying on", prompt, flush=True)
+        os._exit(int(os.environ.get("DIE_CODE", "1")))
     return "bad" if prompt in os.environ.get("FAIL_CASES", "").split(",") else "ok"
 """
 
@@ -677,3 +680,62 @@ def test_ci__no_baseline_yet__not_called_unreadable(h: Harness) -> None:
     result = h.run()
     assert result.code == 0
     assert "unreadable" not in result.summary and "could not be read" not in result.summary
+
+
+@pytest.mark.parametrize("die_code", ["0", "1", "9"])
+def test_ci__child_dies_after_a_green_comment__the_comment_says_no_verdict_exit_3(
+    h: Harness, die_code: str
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    green = h.run()
+    assert green.code == 0 and "gate passed" in _comments(h)[0]["body"]
+    dead = h.run(extra_env={"DIE_CASES": "c05", "DIE_CODE": die_code})
+    assert dead.code == 3, dead.stdout + dead.stderr
+    [comment] = _comments(h)  # the same sticky comment, never a second one
+    assert comment["html_url"] == green.outputs["comment-url"] == dead.outputs["comment-url"]
+    body = comment["body"]
+    assert body.startswith(f"<!-- agent-evals:gate:{dead.outputs['gate-id']} -->")
+    assert "no verdict" in body and "gate passed" not in body
+    assert "dying on c05" in body
+    assert dead.outputs["status"] == "error"
+
+
+@pytest.mark.parametrize(("mode", "comments"), [("always", 1), ("on-failure", 1), ("never", 0)])
+def test_ci__child_dies_with_no_comment_yet__comment_mode_decides(
+    h: Harness, mode: str, comments: int
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    dead = h.run("--comment", mode, extra_env={"DIE_CASES": "c05"})
+    assert dead.code == 3
+    assert len(_comments(h)) == comments
+    if comments:
+        assert "no verdict" in _comments(h)[0]["body"]
+
+
+def test_ci__child_dies_and_the_comment_cannot_be_written__still_exit_3_with_a_notice(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.read_only = True
+    dead = h.run(extra_env={"DIE_CASES": "c05"})
+    assert dead.code == 3
+    assert "::notice::Could not comment on pull request #5" in dead.stdout
+    assert "no verdict" in dead.summary
+
+
+@pytest.mark.parametrize(("policy", "code"), [("fail", 1), ("warn", 0)])
+def test_ci__shard_record_as_baseline_file__unchecked_cases_follow_on_missing_baseline(
+    h: Harness, tmp_path: Path, policy: str, code: int
+) -> None:
+    h.run()  # writes the workspace
+    shard = tmp_path / "shard.json"
+    made = subprocess.run(
+        [CLI, "run", "bench.yaml", "--shard", "1/2", "--output", str(shard), "--quiet"],
+        cwd=h.tmp / "ws", capture_output=True, text=True, timeout=120, env={**os.environ, "FAIL_CASES": ""},
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    held = {c["id"].split("/")[-1] for s in json.loads(shard.read_text())["suites"] for c in s["cases"]}
+    assert 0 < len(held) < len(CASES)
+    # every case the shard lacks fails now; the ones it holds pass as before
+    lacking = tuple(c for c in CASES if c not in held)
+    result = h.run("--baseline", str(shard), "--on-missing-baseline", policy, fail=lacking)
+    assert result.code == code, result.stdout + result.stderr
+    assert "the baseline is shard 1/2 of a run" in result.summary

@@ -33,6 +33,7 @@ from agent_evals.gate.paired import (
     rate_summary_of_counts,
     settle_hint,
 )
+from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import Pick, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
@@ -201,6 +202,10 @@ def _compare(
             )
 
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
+    partial = partial_run(base.run) if base is not None else None
+    if partial is not None and mode == "compare":
+        for suite in suites:
+            lacks_baseline(suite, partial)
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
     # a shard record holds one slice of a run: like an interrupted run, it can never pass
@@ -209,7 +214,7 @@ def _compare(
     if incomplete:  # what an interrupted run never reached was not removed: it was not run
         not_run_suites, removed = removed, []
         for suite in suites:
-            _mark_not_run(suite)
+            mark_not_run(suite)
     reasons = [r for s in suites for r in s.reasons]
     reasons += [
         Reason(
@@ -219,11 +224,11 @@ def _compare(
         )
         for sid in removed
     ]
-    notes = _run_notes(base, cand)
+    notes = run_notes(base, cand)
     if incomplete and not cand.run.get(
         "shard"
     ):  # notes[0] is the candidate's: it blocks, names what did not run
-        notes[0] = _not_run_message(suites, not_run_suites, base is not None)
+        notes[0] = not_run_message(suites, not_run_suites, base is not None)
     reasons += [
         Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
     ]
@@ -499,51 +504,3 @@ def _unreadable_message(info: BaselineInfo, policy: Policy) -> str:
         f"on_missing_baseline ({policy.effective.on_missing_baseline}) decides the exit code. Replace it: "
         "re-run the baseline workflow on the base branch."
     )
-
-
-def _mark_not_run(suite: SuiteComparison) -> None:
-    """Baseline cases missing from an incomplete candidate become ``not-run`` rather than ``removed``."""
-    for case in suite.cases:
-        if case.classification == "removed":
-            case.classification = "not-run"
-    suite.not_run_case_ids, suite.removed_case_ids = suite.removed_case_ids, []
-    suite.counts["not-run"] = suite.counts.get("not-run", 0) + suite.counts.get("removed", 0)
-    suite.counts["removed"] = 0
-
-
-NOT_RUN_LISTED = 20
-"""Cases not run named in the incomplete-run reason (the rest are counted)."""
-
-
-def _not_run_message(suites: list[SuiteComparison], not_run_suites: list[str], has_baseline: bool) -> str:
-    head = "The candidate run is incomplete (interrupted or its process died), so the gate cannot pass"
-    if not has_baseline:
-        return f"{head}; without a baseline the cases it did not run are unknown."
-    ids = [f"{s.suite_id}: {cid}" for s in suites for cid in s.not_run_case_ids]
-    ids += [f"{sid} (whole suite)" for sid in not_run_suites]
-    if not ids:
-        return f"{head}; every baseline case did run."
-    shown = ", ".join(ids[:NOT_RUN_LISTED])
-    more = f" and {len(ids) - NOT_RUN_LISTED} more" if len(ids) > NOT_RUN_LISTED else ""
-    return f"{head}. Not run ({len(ids)}): {shown}{more}."
-
-
-def _shard_note(side: str, shard: Any) -> str:
-    where = f"{shard.get('index')}/{shard.get('count')}" if isinstance(shard, dict) else "?"
-    return (
-        f"The {side} record is shard {where} of a run, not the whole run: merge the shard records "
-        "with `agent-evals merge` and compare the merged record."
-    )
-
-
-def _run_notes(baseline: RunSummary | None, candidate: RunSummary) -> list[str]:
-    notes = []
-    if candidate.run.get("shard"):
-        notes.append(_shard_note("candidate", candidate.run["shard"]))
-    if not candidate.run.get("complete", True):
-        notes.append("The candidate run is incomplete (interrupted): missing cases are not regressions.")
-    if baseline is not None and not baseline.run.get("complete", True):
-        notes.append("The baseline run is incomplete (interrupted): some cases may show as new.")
-    if baseline is not None and baseline.run.get("shard"):
-        notes.append(_shard_note("baseline", baseline.run["shard"]))
-    return notes

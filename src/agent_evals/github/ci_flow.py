@@ -171,7 +171,7 @@ def run_ci(
     if child.record is None and child.code == EXIT_USAGE and child.interrupted is None:
         raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
     if child.record is None:
-        return _lost_run(child, settings, out_dir, gate_id, plan, emit)
+        return _lost_run(child, options, settings, client, out_dir, gate_id, plan, emit)
     record = child.record
     if child.died or child.interrupted or not record.run.complete:
         # whatever it wrote, a run that did not end on its own is partial: never a complete baseline
@@ -367,18 +367,34 @@ def _write_outputs(settings: ActionsSettings, outputs: dict[str, str]) -> None:
 
 def _lost_run(
     child: ChildRun,
+    options: CIOptions,
     settings: ActionsSettings,
+    client: GitHubClient | None,
     out_dir: Path,
     gate_id: str,
     plan: CIPlan,
     emit: Callable[[str], None],
 ) -> CIResult:
-    """The child left no usable record: exit 3 (130/143 when cancelled), with what it saw, in every output."""
+    """The child left no usable record: exit 3 (130/143 when cancelled), with what it saw, in every output.
+
+    The sticky comment says so too, so an earlier green report never stands beside a red check
+    (a cancelled run leaves it alone: the cancellation must finish fast, without the network)."""
     from agent_evals.github.child_run import report_lost_run
 
     code, outputs, markdown = report_lost_run(child, settings, out_dir, gate_id, emit)
+    comment: CommentResult | None = None
+    if plan.comment and options.comment != "never" and child.interrupted is None:
+        comment, _ = _comment(options, settings, client, gate_id, markdown, EXIT_INTERNAL)
+        if comment is not None and comment.url:
+            outputs["comment-url"] = comment.url
+        if comment is not None and comment.notice:
+            emit(
+                Annotation("notice", comment.notice).render()
+                if settings.in_actions
+                else f"note: {comment.notice}"
+            )
     _write_outputs(settings, outputs)
-    return CIResult(code, outputs, markdown, dataclasses.replace(plan, upload_baseline=False), None)
+    return CIResult(code, outputs, markdown, dataclasses.replace(plan, upload_baseline=False), comment)
 
 
 def _link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:

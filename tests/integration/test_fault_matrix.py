@@ -329,3 +329,44 @@ def test_agent_exception__trimmed_user_frame_traceback_in_the_record_and_in_verb
         [CLI, "run", target, "-v"], cwd=work, capture_output=True, text=True, timeout=LIMIT_S
     )
     assert "Traceback (user frames only):" in verbose.stdout and "faulty.py" in verbose.stdout
+
+
+SCORER_FAULTS: dict[str, tuple[str, str]] = {
+    # a sync scorer stuck past the trial's limit: errored at the limit, the process still exits promptly
+    "sync-scorer-hangs": ("def check(result, expected=None):\n    time.sleep(60)\n", "timed out after 1s"),
+    # an async scorer that blocks the event loop: errored with the time it took, never passed
+    "async-scorer-blocks-the-loop": (
+        "async def check(result, expected=None):\n    time.sleep(4)\n    return Score(name='check', value=1.0, passed=True)\n",
+        "timed out after 1s",
+    ),
+    "async-scorer-hangs": (
+        "async def check(result, expected=None):\n    await asyncio.sleep(60)\n",
+        "timed out after 1s",
+    ),
+    "sync-scorer-exits": ("def check(result, expected=None):\n    sys.exit(0)\n", "SystemExit: 0"),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "ci"])
+@pytest.mark.parametrize("fault", list(SCORER_FAULTS), ids=list(SCORER_FAULTS))
+def test_benchmark_scorer_fault__through_the_executor_with_the_trial_limit__errored_not_hung(
+    tmp_path: Path, fault: str, command: str
+) -> None:
+    code, error = SCORER_FAULTS[fault]
+    work = workspace(tmp_path, Fault("pass", "", timeout_s=1), "benchmark")
+    (work / "slow_scorer.py").write_text(
+        "import asyncio\nimport sys\nimport time\n\nfrom agent_evals import Score\n\n\n" + code,
+        encoding="utf-8",
+    )
+    bench = (work / "faults.yaml").read_text(encoding="utf-8")
+    lines = bench.splitlines()
+    at = lines.index("      - id: c1")  # then its prompt, `success:` and the output check
+    lines.insert(at + 4, "          scorers: [{type: 'slow_scorer:check'}]")  # beside the output check
+    (work / "faults.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = run_cli(tmp_path, work, command, Fault("", ""))
+    assert outcome.code == 1, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
+    trials = outcome.trials()
+    assert error in (trials["c1"]["error"] or ""), trials["c1"]
+    assert trials["c1"]["passed"] is False
+    assert [trials[c]["passed"] for c in ("c0", "c2")] == [True, True]
+    assert outcome.seconds < 30, "a stuck scorer kept the process alive"

@@ -306,7 +306,10 @@ async def _run_trial(
     task_result = outcome.value
     scores: dict[str, Score] = {}
     for scorer in job.scorers:
-        score = await scorer.score(task_result, job.plan.expected, {"input": job.scenario.prompt})
+        # through the one executor, each scorer under the trial's limit (a stuck one is errored)
+        score = await scorer.score(
+            task_result, job.plan.expected, {"input": job.scenario.prompt}, timeout_s=limit or None
+        )
         # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
         scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]

@@ -140,22 +140,36 @@ class PreparedScorer:
         context: Mapping[str, Any],
         timeout_s: float | None = None,
     ) -> Score:
-        """Call the scorer and always come back with a Score keyed by ``self.name``.
+        """Call the scorer through the one trial executor and always come back with a Score keyed by
+        ``self.name``, at most ``timeout_s`` seconds later.
 
-        An exception, a timeout or a return value that is not a Score becomes a Score with
-        ``error`` set, value 0 and ``passed`` False.
+        Async and inline scorers are called on the loop (an async one that blocks the loop past the
+        limit is errored, never passed); every other sync scorer runs in a daemon thread of its own,
+        so one stuck past the limit holds only that thread and never keeps the process alive. An
+        exception, a timeout or a return value that is not a Score becomes a Score with ``error``
+        set, value 0 and ``passed`` False.
         """
-        if self.is_async or self.inline:
-            out = self.start(result, expected, context)
-            return out if isinstance(out, Score) else await self.finish(out, timeout_s)
-        # a sync scorer runs in a worker thread (it may block); an awaitable it hands back is
-        # finished here on the loop
-        work = asyncio.to_thread(self.start, result, expected, context)
-        try:
-            out = await (asyncio.wait_for(work, timeout_s) if timeout_s is not None else work)
-        except asyncio.TimeoutError:  # the thread cannot be stopped; its result is dropped
-            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
-        return out if isinstance(out, Score) else await self.finish(out, timeout_s)
+        from agent_evals.core.executor import run_user
+
+        outcome = await run_user(
+            self.start,
+            result,
+            expected,
+            context,
+            timeout=timeout_s,
+            thread=not (self.is_async or self.inline),
+        )
+        if outcome.late and outcome.limit is not None:
+            return error_score(
+                self.name,
+                f"scorer {self.name!r} timed out after {outcome.limit:g}s (it returned after "
+                f"{outcome.elapsed:.1f}s: an async scorer that blocks the event loop cannot be stopped at the limit)",
+            )
+        if outcome.timed_out:
+            return error_score(self.name, f"scorer {self.name!r} {outcome.error}")
+        if outcome.fault is not None:
+            return self._raised(outcome.fault)
+        return self.check(outcome.value)
 
     def check(self, out: Any) -> Score:
         """Turn a scorer's return value into the Score to store.

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -143,9 +146,39 @@ async def test_prepared_scorer__async_scorer_past_timeout__error_score() -> None
         return Score(name="slow", value=1.0, passed=True)
 
     score = await PreparedScorer.of(slow).score(RESULT, None, {}, timeout_s=0.01)
-    assert score.error == "scorer 'slow' timed out after 0.01s"
+    assert re.fullmatch(r"scorer 'slow' timed out after 0\.01s \(waited 0\.\d\ds\)", score.error or ""), (
+        score.error
+    )
 
 
 def test_prepared_scorer__not_callable__type_error() -> None:
     with pytest.raises(TypeError, match="must be callable"):
         PreparedScorer.of("exact")
+
+
+async def test_prepared_scorer__sync_scorer_stuck_past_timeout__errored_and_its_thread_a_daemon() -> None:
+    release = threading.Event()
+    seen: list[threading.Thread] = []
+
+    def stuck(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        seen.append(threading.current_thread())
+        release.wait(30)
+        return Score(name="stuck", value=1.0, passed=True)
+
+    try:
+        score = await PreparedScorer.of(stuck).score(RESULT, None, {}, timeout_s=0.2)
+        assert not score.passed and (score.error or "").startswith("scorer 'stuck' timed out after 0.2s")
+        [thread] = seen
+        assert thread.daemon and thread is not threading.main_thread()  # never keeps the process alive
+    finally:
+        release.set()
+
+
+async def test_prepared_scorer__async_scorer_blocking_the_loop_past_timeout__errored_never_passed() -> None:
+    async def blocking(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
+        time.sleep(0.6)
+        return Score(name="blocking", value=1.0, passed=True)
+
+    score = await PreparedScorer.of(blocking).score(RESULT, None, {}, timeout_s=0.1)
+    assert not score.passed
+    assert "it returned after" in (score.error or "") and "blocks the event loop" in (score.error or "")

@@ -40,13 +40,17 @@ class ChildRun:
     """The signal (SIGINT/SIGTERM) that reached ``ci`` and was passed on to the child."""
     tail: list[str] = field(default_factory=list)
     """Its last output lines (stdout and stderr)."""
+    streamed: bool = False
+    """The record is the one it streamed while running (``<output>.partial``): it never wrote its final
+    record, so it holds the cases finished before the child died, ``complete: false``."""
 
     @property
     def died(self) -> bool:
         """The child ended some other way than a finished run: 0, 1 (a failed budget) or 3 with its record
-        written (an agent whose setup failed: its cases are recorded as errored)."""
+        written (an agent whose setup failed: its cases are recorded as errored). A child that left only
+        its streamed record died, whatever its exit code."""
         finished = self.code in (0, 1) or (self.code == EXIT_INTERNAL and self.record is not None)
-        return self.interrupted is None and not finished
+        return self.interrupted is None and (self.streamed or not finished)
 
     def how(self) -> str:
         """The child's end in words."""
@@ -147,6 +151,36 @@ def run_child(
     except RunRecordError as exc:
         result.problem = f"its run record is unreadable: {exc}"
     return result
+
+
+def died_markdown(child: ChildRun) -> str:
+    """What a report adds about a child that died after recording some cases: how it ended, how many
+    cases it finished, and its last output lines."""
+    from agent_evals.report.escape import escape_code_block
+
+    record = child.record
+    cases = sum(len(s.cases) for s in record.suites) if record is not None else 0
+    lines = [
+        f"The suites did not finish: `agent-evals run` {child.how()} after recording {cases:,} "
+        f"case{'' if cases == 1 else 's'}. Those are reported; the rest did not run. This is an "
+        "infrastructure error (exit 3), not a pass: rerun the job, or run `agent-evals run` locally "
+        "to find the case."
+    ]
+    if child.tail:
+        lines += ["", "<details><summary>Its last output lines</summary>", "", "<pre>"]
+        lines += [escape_code_block("\n".join(child.tail)), "</pre>", "", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def with_died(comment: str, died: str) -> str:
+    """The comment with the died-mid-run note (its first line alone when the rest does not fit)."""
+    from agent_evals.report.markdown import fits
+
+    for extra in (died, died.splitlines()[0] + "\n"):
+        longer = comment.rstrip("\n") + "\n\n" + extra
+        if fits(longer, "comment"):
+            return longer
+    return comment
 
 
 def _relay(stream: IO[bytes], emit: Emit, tail: deque[str], scrub: Callable[[str], str]) -> None:

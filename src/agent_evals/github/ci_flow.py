@@ -18,8 +18,9 @@ from agent_evals.errors import (
     UsageError,
 )
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
-from agent_evals.github.child_run import ChildRun, make_dirs, writing
+from agent_evals.github.child_run import ChildRun, died_markdown, make_dirs, with_died, writing
 from agent_evals.github.ci_baseline import compare_with_baseline
+from agent_evals.github.ci_comment import link_artifacts, write_comment
 from agent_evals.github.ci_outputs import regression_annotations, step_outputs
 from agent_evals.github.comments import check_gate_id
 from agent_evals.github.plan import CIPlan, default_gate_id, make_plan
@@ -240,10 +241,14 @@ def run_ci(
             accepted_label=options.accept_label if accepted else None,
         )
 
-    comment_md = _link_artifacts(render("comment"), settings.run_url, gate_id)
+    comment_md = link_artifacts(render("comment"), settings.run_url, gate_id)
+    summary_md = render("summary")
+    died = died_markdown(child) if child.died else ""
+    if died:  # killed mid-run: how it ended and its last lines, beside the cases it recorded
+        comment_md, summary_md = with_died(comment_md, died), summary_md + "\n" + died
+        exit_code = EXIT_INTERNAL  # never a pass, never "gate failed", whatever was compared
     report_path = out_dir / "report.md"
     reports = _write_reports(out_dir, comparison, comment_md, secret_env)
-    summary_md = render("summary")
 
     if accepted:
         notices.append(
@@ -258,7 +263,9 @@ def run_ci(
         notices.append(f"No baseline: {comparison.baseline.reason_missing}")
     comment_result: CommentResult | None = None
     if plan.comment and options.comment != "never":
-        comment_result, code = _comment(options, settings, client, gate_id, comment_md, comparison.exit_code)
+        comment_result, code = write_comment(
+            options, settings, client, gate_id, comment_md, comparison.exit_code
+        )
         if comment_result is not None and comment_result.notice:
             notices.append(comment_result.notice)
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
@@ -281,6 +288,8 @@ def run_ci(
         emit(f"::stop-commands::{pause}")
         emit(render_terminal(comparison, env=secret_env).rstrip("\n"))
         emit(f"::{pause}::")
+        if died:
+            emit(Annotation("error", died.splitlines()[0]).render())
         for line in render_annotations(regression_annotations(comparison, cwd, env)):
             emit(line)
         for warning in warnings:
@@ -289,6 +298,8 @@ def run_ci(
             emit(Annotation("notice", notice).render())
     else:
         emit(summary_md.rstrip("\n"))
+        if died:
+            emit(f"error: {died.splitlines()[0]}")
         for warning in warnings:
             emit(f"warning: {warning}")
         for notice in notices:
@@ -384,7 +395,7 @@ def _lost_run(
     code, outputs, markdown = report_lost_run(child, settings, out_dir, gate_id, emit)
     comment: CommentResult | None = None
     if plan.comment and options.comment != "never" and child.interrupted is None:
-        comment, _ = _comment(options, settings, client, gate_id, markdown, EXIT_INTERNAL)
+        comment, _ = write_comment(options, settings, client, gate_id, markdown, EXIT_INTERNAL)
         if comment is not None and comment.url:
             outputs["comment-url"] = comment.url
         if comment is not None and comment.notice:
@@ -395,20 +406,6 @@ def _lost_run(
             )
     _write_outputs(settings, outputs)
     return CIResult(code, outputs, markdown, dataclasses.replace(plan, upload_baseline=False), comment)
-
-
-def _link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
-    """The comment with a closing line that links the run's report artifact, when it still fits."""
-    from agent_evals.report.markdown import fits
-
-    if not run_url:
-        return markdown
-    line = (
-        f"\n<sub>Full report (HTML, JSON, JUnit): the `agent-evals-report-{gate_id}` artifact of "
-        f"[this workflow run]({run_url}#artifacts).</sub>\n"
-    )
-    linked = markdown.rstrip("\n") + "\n" + line
-    return linked if fits(linked, "comment") else markdown
 
 
 def _write_reports(
@@ -466,31 +463,6 @@ def _default_branch(settings: ActionsSettings, client: GitHubClient | None) -> s
         return None
     branch = body.get("default_branch") if isinstance(body, dict) else None
     return branch if isinstance(branch, str) else None
-
-
-def _comment(
-    options: CIOptions,
-    settings: ActionsSettings,
-    client: GitHubClient | None,
-    gate_id: str,
-    body: str,
-    gate_exit: int,
-) -> tuple[CommentResult | None, int]:
-    from agent_evals.github.comments import CommentResult, upsert_comment
-
-    if client is None or settings.pr_number is None or not settings.repository:
-        return None, 0
-    if not settings.token:
-        return CommentResult("forbidden", notice="No GitHub token: the report is in the job summary only."), 0
-    create = options.comment == "always" or gate_exit != 0
-    try:
-        return upsert_comment(
-            client, settings.repository, settings.pr_number, gate_id, body, create=create
-        ), 0
-    except GitHubError as exc:
-        return CommentResult(
-            "skipped", notice=f"Could not write the pull request comment: {exc}"
-        ), EXIT_INTERNAL
 
 
 def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None]) -> ChildRun:

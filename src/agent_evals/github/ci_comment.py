@@ -1,0 +1,54 @@
+"""The sticky pull request comment of `agent-evals ci`: when it is written, and its link to the full report."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_evals.errors import EXIT_INTERNAL, GitHubError
+
+if TYPE_CHECKING:
+    from agent_evals.github.ci_flow import CIOptions
+    from agent_evals.github.client import GitHubClient
+    from agent_evals.github.comments import CommentResult
+    from agent_evals.github.settings import ActionsSettings
+
+
+def link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
+    """The comment with a closing line that links the run's report artifact, when it still fits."""
+    from agent_evals.report.markdown import fits
+
+    if not run_url:
+        return markdown
+    line = (
+        f"\n<sub>Full report (HTML, JSON, JUnit): the `agent-evals-report-{gate_id}` artifact of "
+        f"[this workflow run]({run_url}#artifacts).</sub>\n"
+    )
+    linked = markdown.rstrip("\n") + "\n" + line
+    return linked if fits(linked, "comment") else markdown
+
+
+def write_comment(
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    gate_id: str,
+    body: str,
+    gate_exit: int,
+) -> tuple[CommentResult | None, int]:
+    """Post or update the sticky comment (``options.comment`` decides whether to create it); returns
+    what happened and 3 when the write failed (an infrastructure failure, whatever the verdict)."""
+    from agent_evals.github.comments import CommentResult, upsert_comment
+
+    if client is None or settings.pr_number is None or not settings.repository:
+        return None, 0
+    if not settings.token:
+        return CommentResult("forbidden", notice="No GitHub token: the report is in the job summary only."), 0
+    create = options.comment == "always" or gate_exit != 0
+    try:
+        return upsert_comment(
+            client, settings.repository, settings.pr_number, gate_id, body, create=create
+        ), 0
+    except GitHubError as exc:
+        return CommentResult(
+            "skipped", notice=f"Could not write the pull request comment: {exc}"
+        ), EXIT_INTERNAL

@@ -56,6 +56,7 @@ NOT_RUN_LISTED = 20
 
 
 def not_run_message(suites: list[SuiteComparison], not_run_suites: list[str], has_baseline: bool) -> str:
+    """The blocking reason of an incomplete candidate: what it did not run (up to NOT_RUN_LISTED named)."""
     head = "The candidate run is incomplete (interrupted or its process died), so the gate cannot pass"
     if not has_baseline:
         return f"{head}; without a baseline the cases it did not run are unknown."
@@ -77,6 +78,7 @@ def _shard_note(side: str, shard: Any) -> str:
 
 
 def run_notes(baseline: RunSummary | None, candidate: RunSummary) -> list[str]:
+    """Notes on records that hold part of a run: a shard or interrupted candidate, a partial baseline."""
     notes = []
     if candidate.run.get("shard"):
         notes.append(_shard_note("candidate", candidate.run["shard"]))

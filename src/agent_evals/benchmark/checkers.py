@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agent_evals.adapters.preconditions.state import StatePreconditionApplier
 from agent_evals.benchmark.json_check import check_schema, validate
@@ -156,6 +156,8 @@ class OutputScorer:
     """Checks the agent's final text: equals, contains, not_contains, regex, json_schema."""
 
     name = "output"
+    runs_inline: ClassVar[bool] = True
+    """Quick string tests: the runner calls it on the event loop instead of in a worker thread."""
 
     def __init__(self, check: OutputCheck) -> None:
         self.check = check

@@ -308,7 +308,7 @@ def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> 
                 )
             seen.add(scenario.key)
             try:
-                compile_scenario(scenario, bench.world, base_dir)
+                scenario.keep_plan(compile_scenario(scenario, bench.world, base_dir))
             except CheckerError as err:
                 raise smap.error(str(err), (*spath, *err.path)) from err
 

@@ -248,7 +248,7 @@ def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
         for scenario in cap.scenarios:
             if not _selected(f"{cap.name}/{scenario.key}", case_filter):
                 continue
-            plan = compile_scenario(scenario, bench.world, base_dir)  # already validated by the loader
+            plan: ScenarioPlan = scenario.plan or compile_scenario(scenario, bench.world, base_dir)
             scorers = [PreparedScorer.of(s) for s in plan.scorers]
             jobs.append(_Job(_case(bench, cap, scenario, plan), scenario, plan, scorers))
     return jobs

@@ -193,6 +193,7 @@ class Scenario(StrictModel):
 
     _file: str = PrivateAttr(default="")
     _line: int | None = PrivateAttr(default=None)
+    _plan: Any = PrivateAttr(default=None)
 
     @field_validator("id")
     @classmethod
@@ -214,6 +215,15 @@ class Scenario(StrictModel):
     def locate(self, file: str, line: int | None) -> None:
         """Remember where the scenario was declared."""
         self._file, self._line = file, line
+
+    @property
+    def plan(self) -> Any:
+        """The ``ScenarioPlan`` the loader compiled while validating the file (None before that)."""
+        return self._plan
+
+    def keep_plan(self, plan: Any) -> None:
+        """Remember the compiled plan, so the runner does not compile the scenario again."""
+        self._plan = plan
 
 
 class Capability(StrictModel):

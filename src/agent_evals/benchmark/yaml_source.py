@@ -1,18 +1,29 @@
-"""Safe YAML loading that remembers the line and column of every key and value."""
+"""Safe YAML loading straight from libyaml's events, remembering the line and column of every key and value."""
 
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.constructor import SafeConstructor
 
 from agent_evals.errors import BenchmarkFileError
 
+try:  # libyaml's parser, when PyYAML was built with it; the pure-Python one yields the same events
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    from yaml import Loader as _Parser  # type: ignore[assignment]
+
 KeyPath = tuple[str | int, ...]
 """A path into a document: mapping keys and list indexes."""
+
+Position = tuple[int, int]
+"""1-based (line, column)."""
 
 MAX_NODES = 200_000
 """Upper bound on values built from one file (guards against alias expansion bombs)."""
@@ -20,25 +31,37 @@ MAX_NODES = 200_000
 MAX_BYTES = 5_000_000
 """Upper bound on the size of one benchmark file."""
 
-_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null"))
+_TAG = "tag:yaml.org,2002:"
+_STR, _SEQ, _MAP, _MERGE, _VALUE = (f"{_TAG}{n}" for n in ("str", "seq", "map", "merge", "value"))
 
 # Plain scalars whose tag we keep as their source text rather than construct (dates stay strings).
-_TEXT_TAGS = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"})
+_TEXT_TAGS = frozenset({f"{_TAG}timestamp", f"{_TAG}binary"})
 
-
-_SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built in
-
-
-class _Loader(_SafeBase):  # type: ignore[valid-type,misc]
-    """Safe loader with YAML 1.2 booleans: only true/false are booleans, so `on`/`off`/`yes`/`no` stay text."""
-
-
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+_SAFE = SafeConstructor()
+_CONSTRUCTORS: dict[str, Callable[[SafeConstructor, yaml.ScalarNode], Any]] = {
+    f"{_TAG}{name}": SafeConstructor.yaml_constructors[f"{_TAG}{name}"]
+    for name in ("null", "bool", "int", "float")
 }
-_Loader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+"""PyYAML's own safe constructors for the scalar tags we build (int forms, .inf, ~ ...)."""
+
+_BOOL = f"{_TAG}bool"
+_BOOL_TEXT = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_IMPLICIT: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {
+    first: tuple((tag, regexp) for tag, regexp in resolvers if tag != _BOOL)
+    + (((_BOOL, _BOOL_TEXT),) if first in "tTfF" else ())
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    if first is not None
+}
+"""First character of a plain scalar -> the tags it may resolve to: PyYAML's table with YAML 1.2
+booleans (only true/false are booleans, so `on`/`off`/`yes`/`no` stay text)."""
+
+
+def _resolve(text: str) -> str:
+    """The tag of a plain (unquoted, untagged) scalar."""
+    for tag, regexp in _IMPLICIT.get(text[:1], ()):
+        if regexp.match(text):
+            return tag
+    return _STR
 
 
 @dataclass
@@ -47,19 +70,31 @@ class SourceMap:
 
     file: str
     """The file the document came from, as shown in messages."""
-    values: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
+    values: dict[KeyPath, Position] = field(default_factory=dict)
     """Key path -> 1-based (line, column) of the value."""
-    keys: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[KeyPath, Position] = field(default_factory=dict)
     """Key path -> 1-based (line, column) of the mapping key that introduces it."""
+    links: dict[KeyPath, KeyPath] = field(default_factory=dict)
+    """An alias's or merged key's path -> the path whose text it repeats (positions below it are there)."""
 
-    def position(self, path: KeyPath, *, key: bool = False) -> tuple[int, int] | None:
+    def _find(self, table: dict[KeyPath, Position], path: KeyPath) -> Position | None:
+        hops = 0
+        while path not in table and hops < 64:  # each link points to text earlier in the file
+            linked = next((i for i in range(len(path) + 1) if path[:i] in self.links), None)
+            if linked is None:
+                return None
+            path = (*self.links[path[:linked]], *path[linked:])
+            hops += 1
+        return table.get(path)
+
+    def position(self, path: KeyPath, *, key: bool = False) -> Position | None:
         """The closest known position of ``path`` (walking up to its parents when needed)."""
         probe = tuple(path)
-        if key and probe in self.keys:
-            return self.keys[probe]
+        if key and (found := self._find(self.keys, probe)):
+            return found
         while True:
-            if probe in self.values:
-                return self.values[probe]
+            if found := self._find(self.values, probe):
+                return found
             if not probe:
                 return None
             probe = probe[:-1]
@@ -88,7 +123,7 @@ def format_path(path: KeyPath) -> str:
 
 
 def load_yaml_file(path: Path, shown_as: str) -> tuple[Any, SourceMap]:
-    """Read and compose one YAML file into plain Python values plus its source map."""
+    """Read and build one YAML file into plain Python values plus its source map."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -112,22 +147,16 @@ def load_yaml_file(path: Path, shown_as: str) -> tuple[Any, SourceMap]:
 
 
 def load_yaml_text(text: str, shown_as: str) -> tuple[Any, SourceMap]:
-    """Compose YAML text safely (no object tags) into plain values plus a source map."""
+    """Build YAML text safely (no object tags) into plain values plus a source map."""
     smap = SourceMap(file=shown_as)
+    parser = _Parser(text)
     try:
-        loader = _Loader(text)
         try:
-            root = loader.get_single_node()
-            if root is None:
-                raise BenchmarkFileError(
-                    "the file is empty; expected a mapping with `benchmark:`", file=shown_as
-                )
-            builder = _Builder(loader, smap)
-            value = builder.build(root, ())
-        finally:
-            dispose = getattr(loader, "dispose", None)
-            if dispose is not None:
-                dispose()
+            value = _Builder(parser, smap).document()
+        except BenchmarkFileError:
+            while parser.get_event() is not None:
+                pass  # a syntax error further on is reported first: the file must parse before anything else
+            raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -154,90 +183,214 @@ def load_yaml_text(text: str, shown_as: str) -> tuple[Any, SourceMap]:
     return value, smap
 
 
+@dataclass
+class _Anchor:
+    """A node named with ``&name``: where it was written and, once built, its value."""
+
+    path: KeyPath
+    position: Position
+    built: bool = False
+    value: Any = None
+    size: int = 1
+    """How many values it counts for each time an alias repeats it."""
+    text: str | None = None
+    """A scalar's source text (what a mapping key made from it is called); None for collections."""
+
+
 class _Builder:
-    """Turns composed nodes into dicts/lists/scalars, recording positions as it goes."""
+    """Turns parser events into dicts/lists/scalars, recording positions as it goes (one pass, no nodes)."""
 
-    def __init__(self, loader: _Loader, smap: SourceMap) -> None:
-        self.loader = loader
+    def __init__(self, parser: Any, smap: SourceMap) -> None:
+        self.next: Callable[[], Any] = parser.get_event
         self.smap = smap
+        self.values = smap.values
+        self.keys = smap.keys
         self.count = 0
-        self.active: set[int] = set()
+        self.anchors: dict[str, _Anchor] = {}
 
-    def _mark(self, node: yaml.Node) -> tuple[int, int]:
-        return (node.start_mark.line + 1, node.start_mark.column + 1)
+    def _fail(self, message: str, pos: Position, path: KeyPath) -> BenchmarkFileError:
+        return BenchmarkFileError(
+            message, file=self.smap.file, line=pos[0], column=pos[1], key_path=format_path(path) or None
+        )
 
-    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+    def document(self) -> Any:
+        self.next()  # stream start
+        if type(self.next()) is yaml.StreamEndEvent:
+            raise BenchmarkFileError(
+                "the file is empty; expected a mapping with `benchmark:`", file=self.smap.file
+            )
+        value = self.value(self.next(), ())
+        self.next()  # document end
+        extra = self.next()
+        if type(extra) is not yaml.StreamEndEvent:
+            mark = extra.start_mark
+            raise BenchmarkFileError(
+                "invalid YAML: a second document starts here; a benchmark file holds one document "
+                "(remove the `---` line or split the file)",
+                file=self.smap.file,
+                line=mark.line + 1,
+                column=mark.column + 1,
+            )
+        return value
+
+    def value(self, event: Any, path: KeyPath) -> Any:
+        """Build the value that ``event`` starts, at ``path``."""
         self.count += 1
         if self.count > MAX_NODES:
             raise self.smap.error(
                 f"the document expands to more than {MAX_NODES} values (too many aliases?)", path
             )
-        self.smap.values.setdefault(path, self._mark(node))
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag in _TEXT_TAGS:
-                return node.value
-            if node.tag not in _SCALAR_TAGS:
-                raise self.smap.error(
-                    f"unsupported YAML tag {node.tag!r}; only plain values, lists and mappings are allowed",
-                    path,
-                )
-            try:
-                return self.loader.yaml_constructors[node.tag](self.loader, node)
-            except (
-                Exception
-            ) as exc:  # the constructors raise KeyError, IndexError, ValueError ... on bad text
-                raise self.smap.error(
-                    f"invalid {node.tag.rsplit(':', 1)[-1]} value {node.value!r}", path
-                ) from exc
-        if id(node) in self.active:
-            raise self.smap.error("a YAML alias refers to its own ancestor (recursive structure)", path)
-        self.active.add(id(node))
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                self._check_tag(node, "tag:yaml.org,2002:seq", path)
-                return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
-            if isinstance(node, yaml.MappingNode):
-                self._check_tag(node, "tag:yaml.org,2002:map", path)
-                return self._mapping(node, path)
-        finally:
-            self.active.discard(id(node))
-        raise self.smap.error(f"unsupported YAML node {type(node).__name__}", path)
+        mark = event.start_mark
+        pos = (mark.line + 1, mark.column + 1)
+        self.values[path] = pos
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            out = self._scalar(event, pos, path)
+            if event.anchor is not None:
+                self.anchors[event.anchor] = _Anchor(path, pos, True, out, 1, event.value)
+            return out
+        if kind is yaml.AliasEvent:
+            return self._alias(event, pos, path)
+        anchor = None
+        if event.anchor is not None:
+            anchor = self.anchors[event.anchor] = _Anchor(path, pos)
+            before = self.count
+        if kind is yaml.SequenceStartEvent:
+            self._check_tag(event.tag, _SEQ, path)
+            out = self._sequence(path)
+        elif kind is yaml.MappingStartEvent:
+            self._check_tag(event.tag, _MAP, path)
+            out = self._mapping(path)
+        else:  # pragma: no cover - the parser yields nothing else where a value belongs
+            raise self.smap.error(f"unexpected YAML event {kind.__name__}", path)
+        if anchor is not None:
+            anchor.built, anchor.value, anchor.size = True, out, self.count - before + 1
+        return out
 
-    def _check_tag(self, node: yaml.Node, expected: str, path: KeyPath) -> None:
-        if node.tag != expected:
+    def _scalar(self, event: Any, pos: Position, path: KeyPath) -> Any:
+        tag, text = event.tag, event.value
+        if tag is None or tag == "!":
+            if not event.implicit[0]:
+                return text  # quoted: always text
+            tag = _resolve(text)
+        if tag == _STR or tag in _TEXT_TAGS:
+            return text
+        construct = _CONSTRUCTORS.get(tag)
+        if construct is None:
+            raise self._fail(
+                f"unsupported YAML tag {tag!r}; only plain values, lists and mappings are allowed", pos, path
+            )
+        try:
+            return construct(_SAFE, yaml.ScalarNode(tag, text))
+        except Exception as exc:  # the constructors raise KeyError, IndexError, ValueError ... on bad text
+            raise self._fail(f"invalid {tag.rsplit(':', 1)[-1]} value {text!r}", pos, path) from exc
+
+    def _alias(self, event: Any, pos: Position, path: KeyPath) -> Any:
+        anchor = self.anchors.get(event.anchor)
+        if anchor is None:
+            raise self._fail(
+                f"invalid YAML: the alias *{event.anchor} names no anchor; define `&{event.anchor}` before it",
+                pos,
+                path,
+            )
+        self.values[path] = anchor.position  # as if its text were written here
+        if not anchor.built:
+            raise self.smap.error("a YAML alias refers to its own ancestor (recursive structure)", path)
+        self.count += anchor.size - 1
+        if self.count > MAX_NODES:
             raise self.smap.error(
-                f"unsupported YAML tag {node.tag!r}; only plain values, lists and mappings are allowed", path
+                f"the document expands to more than {MAX_NODES} values (too many aliases?)", path
+            )
+        self.smap.links[path] = anchor.path
+        value = anchor.value
+        return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+
+    def _check_tag(self, tag: str | None, expected: str, path: KeyPath) -> None:
+        if tag is not None and tag != "!" and tag != expected:
+            raise self.smap.error(
+                f"unsupported YAML tag {tag!r}; only plain values, lists and mappings are allowed", path
             )
 
-    def _mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
-        try:
-            self.loader.flatten_mapping(node)  # resolves `<<: *anchor` merge keys
-        except yaml.constructor.ConstructorError as exc:
-            raise self.smap.error(f"invalid merge key: {exc.problem}", path) from exc
+    def _sequence(self, path: KeyPath) -> list[Any]:
+        out: list[Any] = []
+        next_event = self.next
+        while (event := next_event()).__class__ is not yaml.SequenceEndEvent:
+            out.append(self.value(event, (*path, len(out))))
+        return out
+
+    def _mapping(self, path: KeyPath) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise BenchmarkFileError(
-                    "mapping keys must be plain strings, not lists or mappings",
-                    file=self.smap.file,
-                    line=self._mark(key_node)[0],
-                    column=self._mark(key_node)[1],
-                    key_path=format_path(path) or None,
-                )
-            key = self.build(key_node, (*path, "<key>"))
-            self.smap.values.pop((*path, "<key>"), None)
-            if isinstance(key, bool) or key is None or isinstance(key, float):
-                key = key_node.value
-            key = str(key)
+        merged: dict[str, Any] | None = None
+        next_event = self.next
+        while (event := next_event()).__class__ is not yaml.MappingEndEvent:
+            mark = event.start_mark
+            pos = (mark.line + 1, mark.column + 1)
+            key = self._key(event, pos, path)
+            if key is None:  # `<<: *defaults`
+                merged = self._merge(path, merged, out)
+                continue
             child = (*path, key)
             if key in out:
-                raise BenchmarkFileError(
-                    f"duplicate key {key!r} (first given at line {self.smap.keys[child][0]})",
-                    file=self.smap.file,
-                    line=self._mark(key_node)[0],
-                    column=self._mark(key_node)[1],
-                    key_path=format_path(child),
+                raise self._fail(
+                    f"duplicate key {key!r} (first given at line {self.keys[child][0]})", pos, child
                 )
-            self.smap.keys[child] = self._mark(key_node)
-            out[key] = self.build(value_node, child)
+            self.keys[child] = pos
+            self.smap.links.pop(child, None)  # it no longer repeats a merged mapping's key
+            out[key] = self.value(next_event(), child)
+        if merged:  # merged keys come first; the mapping's own keys win
+            merged.update(out)
+            return merged
         return out
+
+    def _key(self, event: Any, pos: Position, path: KeyPath) -> str | None:
+        """A mapping key as text (None for the merge key ``<<``)."""
+        self.count += 1
+        kind = type(event)
+        text: str
+        if kind is yaml.AliasEvent:
+            anchor = self.anchors.get(event.anchor)
+            if anchor is not None and anchor.built and anchor.text is not None:
+                key, text = anchor.value, anchor.text
+            elif anchor is None:
+                raise self._fail(f"invalid YAML: the alias *{event.anchor} names no anchor", pos, path)
+            else:
+                raise self._fail("mapping keys must be plain strings, not lists or mappings", pos, path)
+        elif kind is yaml.ScalarEvent:
+            text = event.value
+            if event.tag is None and event.implicit[0]:
+                tag = _resolve(text)
+                if tag == _MERGE:
+                    return None
+                if tag == _VALUE:
+                    return text
+            key = self._scalar(event, pos, (*path, "<key>"))
+            if event.anchor is not None:
+                self.anchors[event.anchor] = _Anchor((*path, "<key>"), pos, True, key, 1, text)
+        else:
+            raise self._fail("mapping keys must be plain strings, not lists or mappings", pos, path)
+        if isinstance(key, bool) or key is None or isinstance(key, float):
+            return text
+        return str(key)
+
+    def _merge(self, path: KeyPath, merged: dict[str, Any] | None, own: dict[str, Any]) -> dict[str, Any]:
+        """Add the mapping(s) a ``<<`` key names to ``merged``; an earlier one wins over a later one."""
+        where = (*path, "<<")
+        value = self.value(self.next(), where)
+        if isinstance(value, dict):
+            sources = [(value, where)]
+        elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            sources = [(item, (*where, i)) for i, item in enumerate(value)]
+        else:
+            raise self.smap.error(
+                "invalid merge key: `<<` takes a mapping or a list of mappings (such as `<<: *defaults`)",
+                where,
+            )
+        merged = {} if merged is None else merged
+        for source, at in sources:
+            for key, item in source.items():
+                if key not in merged:
+                    merged[key] = item
+                    if key not in own:
+                        linked: KeyPath = (*path, key)
+                        self.smap.links[linked] = (*at, key)
+        return merged

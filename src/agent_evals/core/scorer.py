@@ -51,6 +51,22 @@ def scorer_name(obj: Any) -> str:
 
 
 def _accepts_var_kwargs(fn: Any) -> bool:
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - the class's own __call__
+    if (
+        inspect.isfunction(call)
+        and not isinstance(fn, (type, functools.partial))
+        and not inspect.isroutine(fn)
+        and getattr(fn, "__wrapped__", None) is None
+        and getattr(fn, "__signature__", None) is None
+    ):
+        # an instance of a class with __call__: its signature is the class's, worked out once per class
+        # (a benchmark builds one scorer instance per scenario)
+        return _has_var_kwargs(call)
+    return _has_var_kwargs.__wrapped__(fn)
+
+
+@functools.lru_cache(maxsize=256)
+def _has_var_kwargs(fn: Any) -> bool:
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):  # some builtins and C callables have no signature

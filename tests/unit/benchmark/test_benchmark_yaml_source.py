@@ -93,3 +93,50 @@ def test_load__explicit_scalar_tag_with_a_bad_value__located_error(text: str, fr
 def test_load__explicit_scalar_tags_and_number_forms() -> None:
     data, _ = load_yaml_text("a: !!str 3\nb: 0x1F\nc: 1_000\nd: !!null x\n", "f.yaml")
     assert data == {"a": "3", "b": 31, "c": 1000, "d": None}
+
+
+def test_load__a_mappings_own_keys_win_over_merged_ones_and_are_located_where_written() -> None:
+    data, smap = load_yaml_text("base: &b {x: 1, z: 3}\nuse:\n  <<: *b\n  x: 2\n", "f.yaml")
+    assert data["use"] == {"x": 2, "z": 3}
+    assert smap.position(("use", "x")) == (4, 6)
+    assert smap.position(("use", "z")) == (1, 20)  # the merged value, where it was written
+
+
+def test_load__of_several_merged_mappings_the_first_listed_wins() -> None:
+    data, _ = load_yaml_text("a: &a {x: 1}\nb: &b {x: 2, y: 2}\nuse:\n  <<: [*a, *b]\n", "f.yaml")
+    assert data["use"] == {"x": 1, "y": 2}
+
+
+def test_load__positions_inside_an_alias_are_those_of_the_anchored_text() -> None:
+    data, smap = load_yaml_text("a: &a {p: {q: 1}}\nb: *a\n", "f.yaml")
+    assert data["b"] == {"p": {"q": 1}}
+    assert smap.position(("b", "p", "q")) == (1, 15)
+    assert smap.position(("b", "p"), key=True) == (1, 8)
+
+
+def test_load__each_alias_gets_its_own_copy_of_the_anchored_mapping() -> None:
+    data, _ = load_yaml_text("a: &a {p: [1]}\nb: *a\n", "f.yaml")
+    data["b"]["p"].append(2)
+    assert data["a"] == {"p": [1]}
+
+
+def test_load__an_anchor_named_again__later_aliases_repeat_the_newer_node() -> None:
+    data, _ = load_yaml_text("a: &x 1\nb: &x 2\nc: *x\n", "f.yaml")
+    assert data == {"a": 1, "b": 2, "c": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "fragment"),
+    [
+        ("a: 1\nb: *nowhere\n", 2, 4, "the alias *nowhere names no anchor"),
+        ("a: !custom 1\nb: [1\n", 3, 1, "invalid YAML"),  # the syntax error first, though later
+        ("a: {x: 1}\nb:\n  <<: 3\n", 3, 7, "invalid merge key"),
+    ],
+)
+def test_load__alias_merge_and_ordering_problems__located_error(
+    text: str, line: int, column: int, fragment: str
+) -> None:
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_yaml_text(text, "f.yaml")
+    assert (caught.value.line, caught.value.column) == (line, column), str(caught.value)
+    assert fragment in str(caught.value)

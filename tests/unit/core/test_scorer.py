@@ -182,3 +182,30 @@ async def test_prepared_scorer__async_scorer_blocking_the_loop_past_timeout__err
     score = await PreparedScorer.of(blocking).score(RESULT, None, {}, timeout_s=0.1)
     assert not score.passed
     assert "it returned after" in (score.error or "") and "blocks the event loop" in (score.error or "")
+
+
+class KwargsJudge:
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None, **context: Any) -> Score:
+        return Score(name="KwargsJudge", value=1.0, passed=True)
+
+
+def _wrapped_with_kwargs() -> Judge:
+    judge = Judge()
+    judge.__wrapped__ = async_exact  # type: ignore[attr-defined]  # what functools.wraps leaves behind
+    return judge
+
+
+@pytest.mark.parametrize(
+    ("make", "accepts"),
+    [
+        (Judge, False),
+        (KwargsJudge, True),
+        (lambda: exact, False),
+        (lambda: async_exact, True),
+        (lambda: functools.partial(weighted, weight=2.0), False),
+        (_wrapped_with_kwargs, True),  # an instance's own __wrapped__ decides, not its class
+    ],
+)
+def test_prepared_scorer__context_keywords_only_for_scorers_taking_kwargs(make: Any, accepts: bool) -> None:
+    first, second = PreparedScorer.of(make()), PreparedScorer.of(make())  # the second from the class's cache
+    assert (first.accepts_context, second.accepts_context) == (accepts, accepts)

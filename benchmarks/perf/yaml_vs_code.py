@@ -1,0 +1,118 @@
+"""Compare the CPU time of one trivial 10,000-case job written as a YAML benchmark and as code-first evals.
+
+Both run as fresh `agent-evals run ... --quiet --output run.json` processes; the script prints the
+best wall-clock and CPU time (user + sys) of each, and the YAML / code-first CPU ratio next to its
+target (<= 2.0x). CPU time is what a busy shared machine disturbs least.
+
+    python benchmarks/perf/yaml_vs_code.py [--runs N] [--cases N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+RATIO_TARGET = 2.0
+
+EVAL_FILE = """
+from agent_evals import eval, EvalContext
+
+@eval(cases=[{{"input": str(i)}} for i in range({n})])
+def test_trivial(ctx: EvalContext):
+    ctx.output = ctx.input
+    assert ctx.output == ctx.input
+"""
+
+AGENT_FILE = """
+async def echo(prompt: str) -> str:
+    return prompt
+"""
+
+
+def _yaml(n: int) -> str:
+    lines = [
+        "benchmark: trivial",
+        "agent: trivial_agent:echo",
+        "capabilities:",
+        "  - name: echo",
+        "    scenarios:",
+    ]
+    for i in range(n):
+        lines += [
+            f"      - id: {i}",
+            f'        prompt: "{i}"',
+            f'        success: {{output: {{equals: "{i}"}}}}',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _cli() -> str:
+    script = Path(sys.executable).with_name("agent-evals")
+    if not script.exists():
+        sys.exit("agent-evals is not installed next to this Python; run `pip install -e .` first")
+    return str(script)
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _best(cmd: list[str], runs: int, cwd: Path) -> tuple[float, float]:
+    """Best wall-clock and best CPU (user + sys) seconds of ``runs`` fresh processes."""
+    wall, cpu = [], []
+    for _ in range(runs):
+        cpu_before = _cpu()
+        started = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+        wall.append(time.perf_counter() - started)
+        cpu.append(_cpu() - cpu_before)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return min(wall), min(cpu)
+
+
+def main() -> None:
+    """Run both forms of the job and print their times and the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="fresh processes per form (default 5)")
+    parser.add_argument("--cases", type=int, default=10_000, help="cases in the job (default 10,000)")
+    args = parser.parse_args()
+    cli = _cli()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "eval_trivial.py").write_text(
+            textwrap.dedent(EVAL_FILE.format(n=args.cases)), encoding="utf-8"
+        )
+        (root / "trivial_agent.py").write_text(textwrap.dedent(AGENT_FILE), encoding="utf-8")
+        (root / "trivial.yaml").write_text(_yaml(args.cases), encoding="utf-8")
+        forms = {
+            "code-first evals": [
+                cli,
+                "run",
+                "eval_trivial.py",
+                "--quiet",
+                "--output",
+                str(root / "code.json"),
+            ],
+            "YAML benchmark": [cli, "run", "trivial.yaml", "--quiet", "--output", str(root / "yaml.json")],
+        }
+        figures: dict[str, tuple[float, float]] = {}
+        for label, cmd in forms.items():
+            _best(cmd, 1, root)  # warm the OS file cache and bytecode
+            figures[label] = _best(cmd, args.runs, root)
+            wall, cpu = figures[label]
+            print(f"{label:<18} {args.cases:,} cases: wall best {wall:6.2f} s  cpu best {cpu:6.2f} s")
+    ratio = figures["YAML benchmark"][1] / figures["code-first evals"][1]
+    verdict = "ok" if ratio <= RATIO_TARGET else "OVER TARGET"
+    print(f"YAML / code-first CPU time: {ratio:.2f}x  target <= {RATIO_TARGET:.1f}x  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -92,6 +92,7 @@ class AgentHandle:
         version = getattr(agent, "version", None)
         self.version = str(version) if version is not None else None
         self.params, self.var_kwargs = _parameters(self.call)
+        self.is_async = _is_async(self.call)
 
     def accepts(self, keyword: str) -> bool:
         """Whether ``run_case`` can receive the keyword argument."""
@@ -117,8 +118,9 @@ class AgentHandle:
 
     async def run(self, prompt: str, context: Mapping[str, Any]) -> TaskResult:
         """Run one case, passing only the context keywords the agent accepts."""
-        kwargs = {k: v for k, v in context.items() if self.accepts(k)}
-        if _is_async(self.call):
+        accepted = self.params
+        kwargs = dict(context) if self.var_kwargs else {k: v for k, v in context.items() if k in accepted}
+        if self.is_async:
             out = await self.call(prompt, **kwargs)
         else:
             out = await in_daemon_thread(self.call, prompt, **kwargs)

@@ -30,11 +30,15 @@ TEXT_LIMIT = 500
 """Longest output, prompt or expected text kept in a run record."""
 
 
+_TEXT = json.JSONEncoder(default=str, sort_keys=True)
+"""What ``json.dumps(value, default=str, sort_keys=True)`` does, without building an encoder per call."""
+
+
 def short(value: Any, limit: int = 200) -> str | None:
     """A value as compact text, cut to ``limit`` characters; None stays None."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    text = value if isinstance(value, str) else _TEXT.encode(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

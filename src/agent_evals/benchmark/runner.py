@@ -184,21 +184,24 @@ async def run_benchmark_async(
     start = time.perf_counter()
     total = len(jobs) * k
     done = 0
-    gate = asyncio.Semaphore(concurrency or bench.execution.n_parallel_runs)
+    width = concurrency or bench.execution.n_parallel_runs
+    # every worker takes the next trial in schedule order from one shared iterator: at most `width`
+    # trials in flight, without a task (and a semaphore wait) per trial
+    schedule = ((i, job, t) for i, job in enumerate(jobs) for t in range(k))
 
     finished: dict[int, dict[int, TrialOutcome]] = {}
 
-    async def one(index: int, job: _Job, trial: int) -> None:
+    async def worker() -> None:
         nonlocal done
-        async with gate:
+        for index, job, trial in schedule:
             outcome = await _run_trial(handle, job, trial, limit, retry)
-        # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
-        slots = finished.setdefault(index, {})
-        slots[trial] = outcome
-        job.case.trials = [slots[t] for t in sorted(slots)]
-        done += 1
-        if progress is not None:
-            progress(done, total)
+            # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
+            slots = finished.setdefault(index, {})
+            slots[trial] = outcome
+            job.case.trials = [slots[t] for t in sorted(slots)]
+            done += 1
+            if progress is not None:
+                progress(done, total)
 
     try:
         ready = await run_user(handle.setup)
@@ -215,7 +218,7 @@ async def run_benchmark_async(
                     TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)
                 ]
         else:
-            await asyncio.gather(*(one(i, job, t) for i, job in enumerate(jobs) for t in range(k)))
+            await asyncio.gather(*(worker() for _ in range(min(width, total))))
         result.complete = True
     finally:
         done_with = await run_user(handle.teardown)
@@ -266,7 +269,7 @@ def _context(handle: AgentHandle, job: _Job, trial: int) -> dict[str, Any]:
     elif handle.accepts("state"):
         context["state"] = {}
     # the seed's form: appliers the agent applies to the world it keeps (always passed, [] when none)
-    context["preconditions"] = copy.deepcopy(job.plan.preconditions)
+    context["preconditions"] = copy.deepcopy(job.plan.preconditions) if job.plan.preconditions else []
     return context
 
 

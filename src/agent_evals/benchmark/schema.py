@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -53,6 +53,11 @@ ScenarioId = Annotated[str, BeforeValidator(_id_text)]
 """A scenario id: a number or a name, kept as text."""
 
 
+def _private(model: BaseModel) -> dict[str, Any]:
+    """A model's private attribute values (pydantic keeps them in one dict per instance)."""
+    return cast("dict[str, Any]", model.__pydantic_private__)
+
+
 class StrictModel(BaseModel):
     """Base of every benchmark model: unknown keys are an error naming the closest known key."""
 
@@ -61,7 +66,7 @@ class StrictModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
+        if isinstance(data, dict) and not data.keys() <= cls.model_fields.keys():
             known = list(cls.model_fields)
             for key in data:
                 if key not in cls.model_fields:
@@ -207,23 +212,27 @@ class Scenario(StrictModel):
         """The id as text."""
         return self.id
 
+    # The private attributes are read and written through pydantic's own dict: `self._file` goes
+    # through BaseModel.__getattr__ (a failed lookup first), some microseconds per scenario each time.
+
     @property
     def location(self) -> tuple[str, int | None]:
         """The file and 1-based line that declare this scenario."""
-        return self._file, self._line
+        private = _private(self)
+        return private["_file"], private["_line"]
 
     def locate(self, file: str, line: int | None) -> None:
         """Remember where the scenario was declared."""
-        self._file, self._line = file, line
+        _private(self).update(_file=file, _line=line)
 
     @property
     def plan(self) -> Any:
         """The ``ScenarioPlan`` the loader compiled while validating the file (None before that)."""
-        return self._plan
+        return _private(self)["_plan"]
 
     def keep_plan(self, plan: Any) -> None:
         """Remember the compiled plan, so the runner does not compile the scenario again."""
-        self._plan = plan
+        _private(self)["_plan"] = plan
 
 
 class Capability(StrictModel):
@@ -331,4 +340,4 @@ class Benchmark(StrictModel):
     @property
     def path(self) -> str:
         """The file the benchmark was loaded from."""
-        return self._path
+        return str(_private(self)["_path"])

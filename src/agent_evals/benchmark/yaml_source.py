@@ -32,7 +32,9 @@ MAX_BYTES = 5_000_000
 """Upper bound on the size of one benchmark file."""
 
 _TAG = "tag:yaml.org,2002:"
-_STR, _SEQ, _MAP, _MERGE, _VALUE = (f"{_TAG}{n}" for n in ("str", "seq", "map", "merge", "value"))
+_STR, _INT, _SEQ, _MAP, _MERGE, _VALUE = (
+    f"{_TAG}{n}" for n in ("str", "int", "seq", "map", "merge", "value")
+)
 
 # Plain scalars whose tag we keep as their source text rather than construct (dates stay strings).
 _TEXT_TAGS = frozenset({f"{_TAG}timestamp", f"{_TAG}binary"})
@@ -245,6 +247,10 @@ class _Builder:
         self.values[path] = pos
         kind = type(event)
         if kind is yaml.ScalarEvent:
+            if event.tag is None and event.anchor is None:
+                text: str = event.value
+                if not event.implicit[0] or not _IMPLICIT.get(text[:1]):
+                    return text  # quoted, or plain text no other type can claim (the common case)
             out = self._scalar(event, pos, path)
             if event.anchor is not None:
                 self.anchors[event.anchor] = _Anchor(path, pos, True, out, 1, event.value)
@@ -275,6 +281,8 @@ class _Builder:
             tag = _resolve(text)
         if tag == _STR or tag in _TEXT_TAGS:
             return text
+        if tag == _INT and text.isascii() and text.isdigit() and (text[0] != "0" or text == "0"):
+            return int(text)  # plain decimal (a leading 0 is octal in YAML 1.1: the constructor decides)
         construct = _CONSTRUCTORS.get(tag)
         if construct is None:
             raise self._fail(
@@ -325,10 +333,21 @@ class _Builder:
         while (event := next_event()).__class__ is not yaml.MappingEndEvent:
             mark = event.start_mark
             pos = (mark.line + 1, mark.column + 1)
-            key = self._key(event, pos, path)
-            if key is None:  # `<<: *defaults`
-                merged = self._merge(path, merged, out)
-                continue
+            if (
+                event.__class__ is yaml.ScalarEvent
+                and event.tag is None
+                and event.anchor is None
+                and event.implicit[0]
+                and not _IMPLICIT.get(event.value[:1])
+            ):  # plain text such as `prompt` (the common case, done here)
+                self.count += 1
+                key: str = event.value
+            else:
+                named = self._key(event, pos, path)
+                if named is None:  # `<<: *defaults`
+                    merged = self._merge(path, merged, out)
+                    continue
+                key = named
             child = (*path, key)
             if key in out:
                 raise self._fail(

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,6 +51,25 @@ def scorer_name(obj: Any) -> str:
 
 
 def _accepts_var_kwargs(fn: Any) -> bool:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins and C callables have no signature
+        return False
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+
+
+@functools.lru_cache(maxsize=256)
+def _call_convention(call: Callable[..., Any]) -> tuple[bool, bool]:
+    """(is async, takes **kwargs) of the instances of a class whose ``__call__`` is ``call``, worked out once."""
+    return inspect.iscoroutinefunction(call), _accepts_var_kwargs(call)
+
+
+def _convention(fn: Any) -> tuple[bool, bool]:
+    """(is async, takes **kwargs) of a scorer.
+
+    An instance of a class with ``__call__`` behaves as its class does, so that is inspected once
+    per class (a benchmark builds one scorer instance per scenario); anything else each time.
+    """
     call = getattr(type(fn), "__call__", None)  # noqa: B004 - the class's own __call__
     if (
         inspect.isfunction(call)
@@ -59,19 +78,8 @@ def _accepts_var_kwargs(fn: Any) -> bool:
         and getattr(fn, "__wrapped__", None) is None
         and getattr(fn, "__signature__", None) is None
     ):
-        # an instance of a class with __call__: its signature is the class's, worked out once per class
-        # (a benchmark builds one scorer instance per scenario)
-        return _has_var_kwargs(call)
-    return _has_var_kwargs.__wrapped__(fn)
-
-
-@functools.lru_cache(maxsize=256)
-def _has_var_kwargs(fn: Any) -> bool:
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):  # some builtins and C callables have no signature
-        return False
-    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+        return _call_convention(call)
+    return is_async_callable(fn), _accepts_var_kwargs(fn)
 
 
 def is_async_callable(fn: Any) -> bool:
@@ -110,11 +118,11 @@ class PreparedScorer:
                 f"a scorer must be callable as scorer(result, expected=None, **context), "
                 f"got {type(scorer).__name__}"
             )
-        is_async = is_async_callable(scorer)
+        is_async, accepts_context = _convention(scorer)
         return cls(
             name=name if name is not None else scorer_name(scorer),
             fn=scorer,
-            accepts_context=_accepts_var_kwargs(scorer),
+            accepts_context=accepts_context,
             is_async=is_async,
             inline=not is_async and getattr(scorer, "runs_inline", False) is True,
         )

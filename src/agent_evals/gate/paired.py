@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from agent_evals.core.percent import points as percent_points
 from agent_evals.gate import conditional, power, stats
 from agent_evals.gate.model import DeltaStat, ErrorRise, Interval, RateSummary, SettleHint, TestName
 from agent_evals.gate.policy import TestChoice
@@ -191,6 +192,11 @@ def delta_stat(
     )
 
 
+def _points(value: float, unit: str = "points") -> str:
+    """A size of a rate difference for a sentence (``5.0 points``), as every report rounds it."""
+    return percent_points(value, unit=unit)
+
+
 REMEDY = "add trials per case, give earlier baselines (--history), or mark the cases that matter critical"
 """What makes a small suite able to detect smaller drops."""
 
@@ -203,14 +209,14 @@ def capacity_note(
         return (
             f"This suite cannot fail on a drop: it needs at least {need} discordant cases (passing every "
             f"trial in one run, failing every trial in the other) and a drop beyond max_drop "
-            f"({max_drop * 100:.1f} points); {REMEDY}."
+            f"({_points(max_drop)}); {REMEDY}."
         )
     if mde is None:
         return f"No drop is caught 4 times in 5 at this size; {REMEDY}."
     if too_small:
         return (
-            f"The gate catches a drop of {mde * 100:.1f} points 4 times in 5; against max_drop "
-            f"({max_drop * 100:.1f} points) the test has under 80% power. To guard smaller drops, {REMEDY}."
+            f"The gate catches a drop of {_points(mde)} 4 times in 5; against max_drop "
+            f"({_points(max_drop)}) the test has under 80% power. To guard smaller drops, {REMEDY}."
         )
     return None
 
@@ -300,7 +306,7 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
         parts.append(f"{trials} trials per case with the current {n} cases")
     if parts:
         message = (
-            f"To catch a {effect * 100:.1f}-point drop 4 times in 5 at this flakiness: "
+            f"To catch a {_points(effect, 'point').replace(' ', '-')} drop 4 times in 5 at this flakiness: "
             + " or ".join(parts)
             + "."
         )
@@ -311,14 +317,14 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
         )
     elif r < 1.0 and effect < 1.5 * max_drop:
         message = (
-            f"A true drop of {effect * 100:.1f} points, this close to max_drop ({max_drop * 100:.1f} points), "
+            f"A true drop of {_points(effect)}, this close to max_drop ({_points(max_drop)}), "
             "is caught at most about half the time whatever the suite's size, because the observed drop "
             "must also exceed max_drop; re-run the suite, or give earlier baselines (--history)."
         )
     else:
         message = (
             f"No suite size up to {64 * n} cases or {MAX_TRIALS_HINT} trials per case would catch a "
-            f"{effect * 100:.1f}-point drop 4 times in 5 here; mark the cases that matter critical, "
+            f"{_points(effect, 'point').replace(' ', '-')} drop 4 times in 5 here; mark the cases that matter critical, "
             "or give earlier baselines (--history)."
         )
     return SettleHint(cases_needed=need, more_cases=more, trials_needed=trials, message=message)

@@ -148,12 +148,12 @@ class SlowJudge:
 
 
 async def test_scorers_of_one_example__run_concurrently() -> None:
-    judges = [SlowJudge(f"judge{i}", 0.4) for i in range(3)]
+    judges = [SlowJudge(f"judge{i}", 1.0) for i in range(3)]
     t = time.perf_counter()
     result = await run_eval_async(fine, [ExampleData(input=1)], judges)
     elapsed = time.perf_counter() - t
     assert list(result.examples[0].scores) == ["judge0", "judge1", "judge2"]  # scorer order kept
-    assert elapsed < 0.8, f"three 0.4 s scorers took {elapsed:.2f} s: they ran one after another"
+    assert elapsed < 2.0, f"three 1 s scorers took {elapsed:.2f} s: they ran one after another"
 
 
 async def test_slow_sync_scorer__runs_off_the_event_loop() -> None:
@@ -162,23 +162,23 @@ async def test_slow_sync_scorer__runs_off_the_event_loop() -> None:
 
     def blocking(result: TaskResult, expected: ExpectedResult | None = None) -> Score:
         seen.append(threading.get_ident())
-        time.sleep(0.5)
+        time.sleep(1.5)
         return Score(name="blocking", value=1.0, passed=True)
 
     ticks: list[float] = []
 
     async def ticker() -> None:
-        for _ in range(8):
+        for _ in range(20):
             ticks.append(time.perf_counter())
             await asyncio.sleep(0.05)
 
     tick = asyncio.ensure_future(ticker())
-    result = await run_eval_async(fine, [ExampleData(input=1)], [blocking, SlowJudge("judge", 0.5)])
+    result = await run_eval_async(fine, [ExampleData(input=1)], [blocking, SlowJudge("judge", 1.5)])
     await tick
     assert result.pass_rates == {"blocking": 1.0, "judge": 1.0}
     assert seen and seen[0] != loop_thread
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert max(gaps) < 0.3, f"the loop stalled for {max(gaps):.2f} s"
+    assert max(gaps) < 1.0, f"the loop stalled for {max(gaps):.2f} s"
 
 
 @pytest.mark.parametrize("error", [TypeError, ValueError])

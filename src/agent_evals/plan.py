@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,17 +163,25 @@ def plan_run(
     case_filter: str | None = None,
     datasets: Sequence[str] = (),
     labels: Sequence[str] = (),
+    skip: Collection[Path] = (),
 ) -> RunPlan:
     """Collect the paths, import the eval files and select their cases (benchmarks are not loaded).
+
+    Files in ``skip`` (resolved paths) are left out before anything is imported; when that leaves
+    nothing, the plan is empty rather than an error (every suite was reused).
 
     Raises ``EvalFileError`` for an eval file that fails to import or declares bad options, and
     ``UsageError`` for a bad path or a selection that matches nothing.
     """
     searched = [Path(p) for p in paths] if paths else default_paths(cwd)
     found = collect(searched)
-    plan = RunPlan(paths=searched, benchmark_files=found.benchmark_files)
+    kept = [f for f in found.benchmark_files if f.resolve() not in skip]
+    plan = RunPlan(paths=searched, benchmark_files=kept)
+    eval_files = [f for f in found.eval_files if f.resolve() not in skip]
+    if skip and not eval_files and not kept and (found.eval_files or found.benchmark_files):
+        return plan
     available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
-    for file in found.eval_files:
+    for file in eval_files:
         label, specs = eval_file_specs(file, cwd)
         sid = suite_id(file, cwd)
         available += specs
@@ -182,6 +190,6 @@ def plan_run(
         )
         if selected:
             plan.eval_suites.append(EvalSuitePlan(label, selected, sid))
-    if not plan.eval_suites and not found.benchmark_files:
+    if not plan.eval_suites and not kept:
         raise nothing_selected(searched, available, case_filter=case_filter, datasets=datasets, labels=labels)
     return plan

@@ -7,8 +7,9 @@ import gc
 import os
 import re
 import subprocess
+import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ from agent_evals.plan import plan_run
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
     from agent_evals.shard import Slicer
+    from agent_evals.suite_inputs import Tracker
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``; may be called from a worker thread."""
@@ -112,6 +114,28 @@ class RunBuilder:
         self._results: dict[int, dict[int, EvalCaseResult]] = {}
         self._lock = threading.Lock()
         self._other_suites: list[Suite | BenchmarkResult] = []
+        self.tracker: Tracker | None = None
+        """Set (``run --record-inputs``) to record each suite's inputs (``suite_inputs``)."""
+        self._inputs: dict[int, dict[str, Any]] = {}  # id(suite plan or benchmark) -> run-side inputs
+
+    def snapshot_inputs(self, items: Sequence[object], sources: Sequence[str]) -> None:
+        """Record the inputs read so far as those of ``items`` (suites just finished; every earlier read
+        counts: a module imported before is an input all the same)."""
+        if self.tracker is None:
+            return
+        from agent_evals.suite_inputs import project_root
+
+        root = project_root(self.cwd)
+        # a virtual environment inside the project holds installed packages, not project files (their
+        # versions count); a prefix at or above the root must not hide the whole project
+        prefixes = [
+            Path(p).resolve()
+            for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
+            if root in Path(p).resolve().parents
+        ]
+        for item, source in zip(items, sources, strict=True):
+            extra = [self.cwd / source]
+            self._inputs[id(item)] = self.tracker.inputs(root, skipped=prefixes, extra=extra)
 
     def _git_facts(self) -> GitInfo:
         self._git_thread.join(timeout=10)
@@ -121,6 +145,11 @@ class RunBuilder:
         """Plan an eval suite (one file's selected cases); ``suite_id`` defaults to ``label``."""
         self._plans.append(_EvalSuitePlan(suite_id or label, label, specs, len(self._specs)))
         self._specs.extend(specs)
+
+    @property
+    def eval_plans(self) -> list[_EvalSuitePlan]:
+        """The planned eval suites, in order."""
+        return self._plans
 
     @property
     def specs(self) -> list[EvalCaseSpec]:
@@ -188,6 +217,7 @@ class RunBuilder:
                 suites.append(item)
                 continue
             suite = self._redacted(item.to_suite())
+            suite.inputs = self._inputs.get(id(item))
             if suite.cases or (complete and item.complete):
                 suites.append(suite)
         return suites
@@ -243,6 +273,7 @@ class RunBuilder:
             {"id": plan.suite_id, "kind": "evals", "source": plan.label, "cases": cases}
         )
         suite.fingerprint = fingerprint(suite, {"evaluators": sorted(evaluators)})
+        suite.inputs = self._inputs.get(id(plan))
         return suite
 
 
@@ -272,6 +303,7 @@ async def run_paths_async(
     builder: RunBuilder | None = None,
     shard: Slicer | None = None,
     retry_errors: int = 0,
+    skip_files: Collection[Path] = (),
 ) -> RunRecord:
     """Run eval files and YAML benchmarks and return the run record.
 
@@ -282,6 +314,8 @@ async def run_paths_async(
     partial results of an interrupted run. With ``shard`` only that shard's cases run and the record
     is stamped as the shard (``shard.stamp``). ``retry_errors`` retries a trial that errored with an
     infrastructure error (HTTP 429/5xx, rate-limit, timeout and connection errors; ``core.retry``).
+    Eval files and benchmarks in ``skip_files`` (resolved paths) are left out (`ci --reuse-unchanged`
+    copies their results from the baseline).
     Raises ``UsageError`` (incl. ``EvalFileError``).
     """
     if trials is not None and trials < 1:
@@ -303,6 +337,7 @@ async def run_paths_async(
         case_filter=case_filter,
         datasets=datasets,
         labels=labels,
+        skip=skip_files,
     )
     if plan.benchmark_files:
         _benchmark_runner()  # fail before running anything when benchmarks cannot run
@@ -336,6 +371,7 @@ async def run_paths_async(
             timeout=timeout_s,
             retry=RetryPolicy(retry_errors),
         )
+    builder.snapshot_inputs(builder.eval_plans, [p.label for p in builder.eval_plans])
     for yaml_file in plan.benchmark_files:
         offset = done
 
@@ -343,7 +379,7 @@ async def run_paths_async(
             if progress is not None:
                 progress(offset + b_done, total + b_total)
 
-        await _benchmark_runner()(
+        bench = await _benchmark_runner()(
             yaml_file,
             agent,
             trials=trials,
@@ -356,6 +392,7 @@ async def run_paths_async(
             shard=shard,
             retry_errors=retry_errors,
         )
+        builder.snapshot_inputs([bench], [bench.source])
     record = builder.record(complete=True)
     return shard.stamp(record) if shard is not None else record
 
@@ -374,6 +411,7 @@ def run_paths(
     builder: RunBuilder | None = None,
     shard: Slicer | None = None,
     retry_errors: int = 0,
+    skip_files: Collection[Path] = (),
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
     holder: list[RunRecord] = []
@@ -395,6 +433,7 @@ def run_paths(
                 builder=builder,
                 shard=shard,
                 retry_errors=retry_errors,
+                skip_files=skip_files,
             )
         )
 

@@ -143,6 +143,21 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="PR label that accepts a failed verdict (an intended regression).",
 )
 @click.option(
+    "--reuse-unchanged",
+    is_flag=True,
+    envvar=_env("reuse-unchanged"),
+    help="On a pull request, copy from the baseline the results of every suite whose inputs (its file, the "
+    "project files it read, lock files, package versions, Python, agent-evals, environment, command) are "
+    "unchanged instead of running it; reused suites are kept out of the test and never count as evidence "
+    "for a pass (all reused: status `reused`, exit 0). Never when building a baseline. See docs/cost.md.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    envvar=_env("force"),
+    help="Run every suite, even with --reuse-unchanged.",
+)
+@click.option(
     "--shards",
     type=click.Path(file_okay=False, path_type=Path),
     envvar=_env("shards"),
@@ -173,6 +188,8 @@ def ci(
     update_baseline: bool,
     accept_label: str,
     shards: Path | None,
+    reuse_unchanged: bool,
+    force: bool,
     **knobs: Any,
 ) -> None:
     """Run the suites and gate them in CI.
@@ -208,6 +225,8 @@ def ci(
         accept_label=accept_label,
         github_token=github_token,
         shards=shards,
+        reuse_unchanged=reuse_unchanged,
+        force=force,
     )
     if confirm_trials > confirm_max_trials:
         click.echo(

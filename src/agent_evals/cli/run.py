@@ -175,6 +175,15 @@ class ProgressLine:
     show_default=True,
     help="Folder of the response cache (keep it between CI runs with actions/cache).",
 )
+@click.option("--record-inputs", is_flag=True, hidden=True, help="Record each suite's inputs (`ci` asks).")
+@click.option(
+    "--skip-file",
+    "skip_files",
+    multiple=True,
+    hidden=True,
+    type=click.Path(path_type=Path),
+    help="Leave out this eval file or benchmark (`ci --reuse-unchanged` reuses its results).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
 def run(
@@ -192,6 +201,8 @@ def run(
     retry_errors: int,
     cache_mode: str,
     cache_dir: str,
+    record_inputs: bool,
+    skip_files: tuple[Path, ...],
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -217,6 +228,11 @@ def run(
     from agent_evals.report.colour import use_colour
 
     builder = RunBuilder()
+    if record_inputs:
+        from agent_evals.suite_inputs import Tracker
+
+        builder.tracker = Tracker()
+        builder.tracker.start()  # before the eval files and agents are imported
     progress = None
     if not quiet and sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, tally=builder.tally, color=use_colour(sys.stderr))
@@ -237,6 +253,7 @@ def run(
                 builder=builder,
                 shard=slicer,
                 retry_errors=retry_errors,
+                skip_files={f.resolve() for f in skip_files},
             )
     except KeyboardInterrupt as exc:
         interrupted = 143 if isinstance(exc, Terminated) else 130

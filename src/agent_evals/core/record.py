@@ -183,6 +183,13 @@ class Suite(_Model):
     """Every case of the suite."""
     case_positions: list[int] | None = None
     """Shard records only: each case's position in the whole suite, so ``merge`` restores the order."""
+    inputs: dict[str, Any] | None = None
+    """What the suite's results depend on (``ci`` records it): project files read with their hashes,
+    folders listed, package versions, Python, agent-evals, the environment and the command, and their
+    ``digest``; ``ci --reuse-unchanged`` reuses the suite when the digest is unchanged."""
+    reused: dict[str, Any] | None = None
+    """Set when the cases were copied from the baseline instead of run (``ci --reuse-unchanged``):
+    the baseline's ``run_id`` and ``sha``, the ``digest`` and the ``reason``. Never evidence for a pass."""
 
 
 class GitInfo(_Model):

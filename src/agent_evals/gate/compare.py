@@ -37,6 +37,7 @@ from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_messa
 from agent_evals.gate.picks import Pick, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
+from agent_evals.gate.reuse import split_reused
 from agent_evals.gate.stats import holm
 from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.trend import suite_trend
@@ -165,6 +166,7 @@ def _compare(
     if base is not None:
         base = map_legacy_ids(base, cand)  # a baseline written before eval ids were project-relative
     earlier = [map_legacy_ids(h, cand) for h in earlier]
+    base, cand, reused, reuse_notes = split_reused(base, cand)  # copies of the baseline: no evidence
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     if base is not None:
         _overlap_or_refuse(base_suites, cand)
@@ -224,7 +226,7 @@ def _compare(
         )
         for sid in removed
     ]
-    notes = run_notes(base, cand)
+    notes = run_notes(base, cand) + reuse_notes
     if incomplete and not cand.run.get(
         "shard"
     ):  # notes[0] is the candidate's: it blocks, names what did not run
@@ -238,7 +240,9 @@ def _compare(
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
     return Comparison(
         mode=mode,
-        verdict=worst_verdict([s.verdict for s in suites]) if suites else "no-baseline",
+        verdict=worst_verdict([s.verdict for s in suites])
+        if suites
+        else ("reused" if reused else "no-baseline"),
         outcome="incomplete" if incomplete else worst_outcome(outcomes),
         reasons=reasons,
         suites=suites,
@@ -249,6 +253,7 @@ def _compare(
         baseline=info,
         candidate=_run_info(cand.run),
         notes=notes,
+        reused_suites=reused,
     )
 
 

@@ -28,7 +28,7 @@ class Merged:
 
 
 def _header(suite: Suite) -> dict[str, object]:
-    return suite.model_dump(exclude={"cases", "case_positions", "fingerprint"}, by_alias=True)
+    return suite.model_dump(exclude={"cases", "case_positions", "fingerprint", "inputs"}, by_alias=True)
 
 
 def _check_runs(shards: Sequence[tuple[str, RunRecord]]) -> int:
@@ -117,6 +117,7 @@ def _merge_suite(suite_id: str, parts: list[tuple[str, Suite]], *, whole: bool) 
     merged = first.model_copy(deep=False)
     merged.cases = [case for _, _, case in placed]
     merged.case_positions = None
+    merged.inputs = None  # each shard read its own part: a merged suite claims no input digest (never reused)
     return merged
 
 

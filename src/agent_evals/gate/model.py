@@ -8,8 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from agent_evals.gate.policy import Knobs, Policy
 
-Verdict = Literal["passed", "inconclusive", "failed", "no-baseline"]
-"""The gate's statistical decision for a suite, a gated group, or the whole comparison."""
+Verdict = Literal["passed", "inconclusive", "failed", "no-baseline", "reused"]
+"""The gate's statistical decision for a suite, a gated group, or the whole comparison (``reused``: the
+whole comparison only, when every suite was reused from the baseline and none ran)."""
 
 Outcome = Literal["pass", "warn", "fail", "incomplete"]
 """What the verdict does under the policy: ``fail`` is exit code 1, ``warn`` is a warning, exit 0."""
@@ -411,6 +412,23 @@ class SuiteComparison(_Model):
     when no earlier baseline holds this suite."""
 
 
+class ReusedSuite(_Model):
+    """A suite whose results were copied from the baseline (``ci --reuse-unchanged``): not compared."""
+
+    suite_id: str
+    """The suite id."""
+    source: str | None = None
+    """Its file."""
+    cases: int = 0
+    """Cases copied."""
+    reason: str = ""
+    """Why it was reused (its inputs are unchanged since the baseline run named here)."""
+    baseline_run_id: str | None = None
+    """The baseline run its results come from."""
+    baseline_sha: str | None = None
+    """That run's commit."""
+
+
 class BaselineInfo(_Model):
     """Where the baseline came from, or why there is none."""
 
@@ -483,6 +501,10 @@ class Comparison(_Model):
     """Candidate provenance."""
     notes: list[str] = Field(default_factory=list)
     """Plain warnings (partial runs, fingerprint mismatches) for the report."""
+    reused_suites: list[ReusedSuite] = Field(default_factory=list)
+    """Suites copied from the baseline instead of run: kept out of every test and rate, never evidence."""
+    reuse_notes: list[str] = Field(default_factory=list)
+    """Why the other suites ran under ``--reuse-unchanged`` (what changed), for the report."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -11,7 +11,7 @@ from agent_evals.errors import RunRecordError
 from agent_evals.gate.align import CaseView, SuiteView, add_tally
 from agent_evals.gate.usage import UsageSums
 
-HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate")
+HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused")
 """The fields of a suite (besides its cases) that a comparison reads."""
 
 Kinds = frozenset[type]
@@ -49,6 +49,8 @@ _SUITE: Table = {
     "fingerprint": frozenset((str,)),
     "agent": frozenset((dict,)),
     "gate": _OBJ,
+    "inputs": _OBJ,
+    "reused": _OBJ,
     "case_positions": frozenset((list, _NONE)),
     "cases": frozenset((list,)),
 }

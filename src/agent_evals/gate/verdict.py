@@ -20,7 +20,13 @@ from agent_evals.gate.model import (
 from agent_evals.gate.paired import EPS, over_error_budget
 from agent_evals.gate.policy import Knobs
 
-VERDICT_RANK: dict[Verdict, int] = {"passed": 0, "no-baseline": 1, "inconclusive": 2, "failed": 3}
+VERDICT_RANK: dict[Verdict, int] = {
+    "passed": 0,
+    "reused": 0,
+    "no-baseline": 1,
+    "inconclusive": 2,
+    "failed": 3,
+}
 """Severity order used to combine verdicts (the worst wins)."""
 
 OUTCOME_RANK: dict[Outcome, int] = {"pass": 0, "warn": 1, "fail": 2, "incomplete": 3}

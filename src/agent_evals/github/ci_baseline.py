@@ -27,9 +27,11 @@ def compare_with_baseline(
     baseline_record: RunRecord | None,
     policy: Policy,
     gate_id: str,
+    found: BaselineResult | None = None,
 ) -> Comparison:
     """The gate's comparison for this event: one run alone, against --baseline FILE, or against the
-    baseline found in the store (with its earlier baselines as history)."""
+    baseline found in the store (with its earlier baselines as history); ``found``: the store's
+    baseline when it was already looked up (``--reuse-unchanged`` reads it before the run)."""
     from agent_evals.gate.compare import compare_runs, single_run
     from agent_evals.gate.model import BaselineInfo
 
@@ -38,7 +40,7 @@ def compare_with_baseline(
     if options.baseline is not None:
         info = BaselineInfo(source="file", path=str(options.baseline))
         return compare_runs(baseline_record, record, policy, baseline_info=info)
-    found = lookup_baseline(plan, options, settings, client, gate_id)
+    found = found or lookup_baseline(plan, options, settings, client, gate_id)
     try:
         return compare_runs(
             found.record, record, policy, baseline_info=found.to_info(), history=found.history

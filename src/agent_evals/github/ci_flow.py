@@ -22,6 +22,7 @@ from agent_evals.github.child_run import ChildRun, died_markdown, make_dirs, wit
 from agent_evals.github.ci_baseline import compare_with_baseline
 from agent_evals.github.ci_comment import link_artifacts, write_comment
 from agent_evals.github.ci_outputs import regression_annotations, step_outputs
+from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.comments import check_gate_id
 from agent_evals.github.plan import CIPlan, default_gate_id, make_plan
 from agent_evals.github.settings import ActionsSettings
@@ -85,6 +86,10 @@ class CIOptions:
     """PR label that accepts a failed verdict."""
     shards: Path | None = None
     """A folder of shard records (``run --shard``) to merge instead of running the suites."""
+    reuse_unchanged: bool = False
+    """Copy the results of suites whose inputs are unchanged since the baseline instead of running them."""
+    force: bool = False
+    """Run every suite even with ``reuse_unchanged``."""
     github_token: str | None = field(default=None, repr=False)
     """Token from ``--github-token`` (else ``GITHUB_TOKEN``)."""
 
@@ -147,18 +152,26 @@ def run_ci(
     # The suites run in a child process (the same `agent-evals run`): an agent that calls os._exit,
     # crashes the interpreter or is killed for memory takes only the child down, and ci still reports.
     relay = emit if settings.in_actions or emit_err is None else emit_err
+    config = options.config or discover_repo_config(cwd)
+    command = [
+        *run_command(
+            options.paths,
+            record_path,
+            agent=options.agent,
+            trials=options.trials,
+            concurrency=options.concurrency,
+            extra=options.run_flags,
+        ),
+        "--record-inputs",
+    ]
+    reuse = plan_reuse_for(
+        options, plan, settings, client, gate_id, baseline_record, cwd, env, command, config
+    )
     if options.shards is not None:  # a matrix ran the suites: merge its shard records instead
         child = _merged_shards(options.shards, record_path, emit)
     else:
         child = run_child(
-            run_command(
-                options.paths,
-                record_path,
-                agent=options.agent,
-                trials=options.trials,
-                concurrency=options.concurrency,
-                extra=options.run_flags,
-            ),
+            [*command, *(arg for path in reuse.skip_files for arg in ("--skip-file", str(path)))],
             record_path,
             env=env,
             cwd=cwd,
@@ -181,16 +194,18 @@ def run_ci(
         plan = dataclasses.replace(plan, upload_baseline=False)
     if child.interrupted is not None:  # cancelled: report what ran, quickly, without the network
         plan = dataclasses.replace(plan, compare=False, comment=False)
+    if reuse.apply(record, env):
+        writing("the run record", record_path, lambda: write_record(record_path, record))
 
-    config = options.config or discover_repo_config(cwd)
     policy = resolve_policy(
         repo_config=config,
         suite_blocks={s.id: s.gate for s in record.suites},
         overrides=dict(options.overrides),
     )
     comparison = compare_with_baseline(
-        plan, options, settings, client, record, baseline_record, policy, gate_id
+        plan, options, settings, client, record, baseline_record, policy, gate_id, found=reuse.found
     )
+    comparison.reuse_notes = reuse.notes
     if options.confirm_trials and comparison.mode == "compare":
         from agent_evals.gate.confirm import confirm
 
@@ -213,8 +228,9 @@ def run_ci(
 
         comparison = confirm(
             comparison, record, policy, trials=options.confirm_trials, rerun=rerun,
-            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, cand, baseline_record, pol, gate_id),
+            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, cand, baseline_record, pol, gate_id, found=reuse.found),
         )  # fmt: skip
+        comparison.reuse_notes = reuse.notes
     notices: list[str] = []
     accepted = False
     # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)

@@ -18,6 +18,7 @@ VERDICT_ICONS: Mapping[str, str] = {
     "inconclusive": "⚠️",
     "no-baseline": "ℹ️",
     "passed": "✅",
+    "reused": "♻️",
 }
 """Icon per verdict."""
 

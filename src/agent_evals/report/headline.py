@@ -72,6 +72,14 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
     """
     mark = outcome_icon(comparison.outcome) + " " if icon else ""
     gate = _GATE_WORDS.get(comparison.outcome, comparison.outcome)
+    reused = len(comparison.reused_suites)
+    if comparison.verdict == "reused" and not comparison.suites:
+        # nothing ran: no evidence either way, and the line must not read as a pass
+        mark = "♻️ " if icon else ""
+        return (
+            f"{mark}agent-evals: nothing ran: every suite reused from the baseline ({reused}; inputs "
+            f"unchanged), no new evidence · gate not evaluated (exit {comparison.exit_code})"
+        )
     if comparison.mode == "single_run":
         rate = pct(overall_rate(comparison, "candidate"))
         cases = pluralize(total_cases(comparison), "case")
@@ -107,5 +115,7 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
         ids |= {r.suite_id for r in comparison.reasons if r.kind == kind and r.suite_id is not None}
         if ids or any(r.kind == kind for r in comparison.reasons):
             extras.append(phrase.format(suites=pluralize(max(len(ids), 1), "suite")))
+    if reused:
+        extras.append(f"{pluralize(reused, 'suite')} reused, not re-run")
     tail = f" ({'; '.join(extras)})" if extras else ""
     return f"{mark}agent-evals: {main}{tail} · {gate}"

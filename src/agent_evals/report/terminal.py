@@ -245,6 +245,16 @@ def render_terminal(
             lines += [f"{mark} {wrapped[0][2:]}", *wrapped[1:]]
         for note in comparison.notes:
             lines += wrap(f"i {t.safe(note, 2000)}", width, hanging="  ")
+    if comparison.reused_suites or comparison.reuse_notes:  # ci --reuse-unchanged
+        lines.append("")
+        for r in comparison.reused_suites:
+            text = (
+                f"reused {t.safe(r.suite_id, 60)} ({r.cases} cases copied from the baseline, not re-run, "
+                f"no evidence): {t.safe(r.reason, 300)}"
+            )
+            lines += wrap(text, width, hanging="  ")
+        for note in comparison.reuse_notes:
+            lines += wrap(f"reuse: {t.safe(note, 300)}", width, hanging="  ")
     multi = len(comparison.suites) > 1
     listed = collect_cases(comparison)
     for key, title, evidence, style in (

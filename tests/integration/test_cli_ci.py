@@ -740,3 +740,39 @@ def test_ci__shard_record_as_baseline_file__unchecked_cases_follow_on_missing_ba
     result = h.run("--baseline", str(shard), "--on-missing-baseline", policy, fail=lacking)
     assert result.code == code, result.stdout + result.stderr
     assert "the baseline is shard 1/2 of a run" in result.summary
+
+
+def test_ci__reuse_unchanged__nothing_changed__pr_reuses_the_artifact_baseline_and_says_so(
+    h: Harness,
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run("--reuse-unchanged")
+    assert result.code == 0, result.stderr
+    assert result.outputs["status"] == "reused" and result.outputs["pass-rate"] == ""
+    [suite] = result.record()["suites"]
+    assert suite["reused"]["run_id"] == "7001" and suite["reused"]["sha"] == HEAD
+    body = _comments(h)[0]["body"]
+    assert "nothing ran" in body.splitlines()[1] and "gate passed" not in body
+    assert "Reused from the baseline" in body and "Reused from the baseline" in result.summary
+
+
+def test_ci__reuse_unchanged__env_the_agent_reads_changed__suite_runs_and_the_regression_fails(
+    h: Harness,
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    result = h.run("--reuse-unchanged", fail=tuple(CASES[:8]))
+    assert result.code == 1, result.stderr
+    assert result.outputs["status"] == "failed"
+    assert "reused" not in result.record()["suites"][0]
+    assert "environment changed" in _comments(h)[0]["body"]
+
+
+def test_ci__reuse_unchanged_on_a_push_to_main__builds_a_full_baseline_with_digests(h: Harness) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+    result = h.run("--reuse-unchanged", event="push", payload=payload, ref="refs/heads/main")
+    assert result.code == 0, result.stderr
+    assert result.outputs["upload-baseline"] == "true"
+    [suite] = result.record()["suites"]
+    assert "reused" not in suite and len(suite["inputs"]["digest"]) == 32
+    assert "Nothing reused: this run builds a baseline" in Path(result.outputs["report"]).read_text()

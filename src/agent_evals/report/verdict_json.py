@@ -124,6 +124,17 @@ def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = 
         "test_assumption": TEST_ASSUMPTIONS[comparison.effective_policy.test],
         "policy_sources": comparison.policy.sources,
         "notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.notes],
+        "reused_suites": [  # copied from the baseline (ci --reuse-unchanged): in no test, no rate
+            {
+                "suite": redactor(r.suite_id),
+                "cases": r.cases,
+                "reason": truncate(redactor(r.reason), TEXT_LIMIT),
+                "baseline_run_id": r.baseline_run_id,
+                "baseline_sha": r.baseline_sha,
+            }
+            for r in comparison.reused_suites
+        ],
+        "reuse_notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.reuse_notes],
     }
 
 

@@ -18,6 +18,7 @@ from agent_evals.github.ci_flow import CIOptions, CIResult, run_ci
 from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.plan import CIPlan
 from agent_evals.github.settings import ActionsSettings
+from agent_evals.report.terminal import render_terminal
 
 HELPER = """from pathlib import Path
 
@@ -104,6 +105,9 @@ def test_reuse__nothing_changed__every_suite_reused__status_reused_exit_0_and_sa
     assert result.outputs["pass-rate"] == ""  # no rate from copies
     headline = result.markdown.splitlines()[1]
     assert "nothing ran" in headline and "no new evidence" in headline and "gate passed" not in headline
+    verdict = json.loads(Path(result.outputs["verdict-json"]).read_text())
+    assert (verdict["verdict"], verdict["exit_code"], verdict["pass_rate"]) == ("reused", 0, None)
+    assert sorted(r["suite"] for r in verdict["reused_suites"]) == ["bench", "evals/eval_a.py"]
     # the copies are the baseline's cases, marked with where they came from
     base_record, cand_record = read_record(base), read_record(record)
     by_id = {s.id: s for s in cand_record.suites}
@@ -282,3 +286,6 @@ def test_compare__reused_suites__kept_out_of_rates_and_tests_in_json(tmp_path: P
     assert comparison.suites == [] and comparison.verdict == "reused" and comparison.exit_code == 0
     dumped = json.loads(comparison.model_dump_json())
     assert sorted(r["suite_id"] for r in dumped["reused_suites"]) == ["bench", "evals/eval_a.py"]
+    terminal = render_terminal(comparison)
+    assert terminal.startswith("♻️ agent-evals: nothing ran")
+    assert "reused bench (2 cases copied from the baseline, not re-run, no evidence)" in terminal

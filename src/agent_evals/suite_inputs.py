@@ -43,10 +43,31 @@ SKIPPED_PARTS = frozenset({".git", "__pycache__", "site-packages", "dist-package
 """Path components whose files are never inputs: git's own data, bytecode caches (the source file
 counts instead), installed packages (their versions count instead)."""
 
-VOLATILE_ENV_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "INPUT_", "AGENT_EVALS_")
+VOLATILE_ENV_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "INPUT_")
 """Environment variables left out of the digest because they differ between any two CI runs (the
-event, the run, the runner) or are options of `ci` itself (those that reach the run are in its
-command line, which is part of the digest)."""
+event, the run, the runner)."""
+
+CI_ONLY_OPTIONS = (
+    "reuse-unchanged",
+    "force",
+    "output",
+    "output-dir",
+    "baseline",
+    "baseline-artifact",
+    "baseline-workflow",
+    "baseline-store",
+    "baseline-branch",
+    "keep-baselines",
+    "comment",
+    "gate-id",
+    "accept-label",
+    "update-baseline",
+    "github-token",
+    "shards",
+    "merge-shards",
+)
+"""`ci` options whose ``AGENT_EVALS_*`` variables never change what a suite does (where results go,
+which baseline, the comment); every other ``AGENT_EVALS_*`` variable counts."""
 
 VOLATILE_ENV = frozenset(
     {
@@ -61,9 +82,10 @@ VOLATILE_ENV = frozenset(
         "TERM",
         "COLUMNS",
         "LINES",
+        *("AGENT_EVALS_" + name.upper().replace("-", "_") for name in CI_ONLY_OPTIONS),
     }
 )
-"""Single variables left out for the same reason (shell and service bookkeeping)."""
+"""Single variables left out: shell and service bookkeeping, and the `ci`-only options."""
 
 
 def project_root(cwd: Path) -> Path:

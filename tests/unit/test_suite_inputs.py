@@ -98,8 +98,19 @@ def test_current_inputs__a_change__changes_the_digest_and_is_named(
             True,
         ),
         ({"AGENT_EVALS_GATE_ID": "a", "PWD": "/x"}, {"AGENT_EVALS_GATE_ID": "b", "PWD": "/y"}, True),
+        ({}, {"AGENT_EVALS_REUSE_UNCHANGED": "true", "AGENT_EVALS_OUTPUT_DIR": "/tmp/x"}, True),
+        ({"AGENT_EVALS_TRIALS": "1"}, {"AGENT_EVALS_TRIALS": "3"}, False),  # reaches the suites
+        ({}, {"AGENT_EVALS_BUDGET_USD": "5"}, False),
     ],
-    ids=["value-changed", "variable-added", "ci-run-variables-ignored", "ci-options-and-shell-ignored"],
+    ids=[
+        "value-changed",
+        "variable-added",
+        "ci-run-variables-ignored",
+        "ci-options-and-shell-ignored",
+        "reuse-and-output-options-ignored",
+        "trials-variable-counts",
+        "other-agent-evals-variable-counts",
+    ],
 )
 def test_env_part__counts_every_variable_but_the_per_run_ones(
     before: dict[str, str], after: dict[str, str], same: bool

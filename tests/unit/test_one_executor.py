@@ -1,6 +1,6 @@
-"""The library runner and benchmarks run trials through the one executor (core.executor): each layer's
-entry point gives the same error for the same fault, and neither keeps a timeout or exception path of
-its own (code-first evals are to follow)."""
+"""The library runner, code-first evals and benchmarks run trials through the one executor
+(core.executor): each layer's entry point gives the same error for the same fault, and none keeps a
+timeout or exception path of its own."""
 
 from __future__ import annotations
 
@@ -58,6 +58,57 @@ async def _benchmark(behaviour: str, timeout: float | None, folder: Path) -> str
     return result.cases[0].trials[0].error
 
 
+EVAL_FILE = """
+import asyncio, sys, time
+from agent_evals import eval, EvalContext
+
+@eval(input="go"{timeout})
+{kind}def test_fault(ctx: EvalContext):
+    behaviour = {behaviour!r}
+    if behaviour == "own-timeout":
+        raise TimeoutError("upstream deadline")
+    if behaviour == "system-exit":
+        sys.exit(2)
+    if behaviour == "slow":
+        {sleep}
+    if behaviour == "value-error":
+        raise ValueError("bad")
+    ctx.output = "ok"
+{evaluator}"""
+
+EVALUATOR = """
+def judge(result):
+    behaviour = {behaviour!r}
+    if behaviour == "own-timeout":
+        raise TimeoutError("upstream deadline")
+    if behaviour == "system-exit":
+        sys.exit(2)
+    if behaviour == "value-error":
+        raise ValueError("bad")
+    return True
+
+test_fault = eval(input="go", evaluators=[judge])(lambda: None)
+"""
+
+
+async def _evals(behaviour: str, timeout: float | None, folder: Path, kind: str) -> str | None:
+    from agent_evals.session import RunBuilder, run_paths_async
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"eval_{kind}.py"
+    source = EVAL_FILE.format(
+        timeout=f", timeout={timeout}" if timeout else "",
+        kind="async " if kind == "async" else "",
+        behaviour=behaviour if kind != "evaluator" else "none",
+        sleep="await asyncio.sleep(5)" if kind == "async" else "time.sleep(5)",
+        evaluator=EVALUATOR.format(behaviour=behaviour) if kind == "evaluator" else "",
+    )
+    path.write_text(source, encoding="utf-8")
+    record = await run_paths_async([str(path)], builder=RunBuilder(env={}, cwd=folder))
+    error = record.suites[0].cases[0].trials[0].error
+    return error.removeprefix("evaluator judge raised ") if error and kind == "evaluator" else error
+
+
 async def _act(behaviour: str) -> TaskResult:
     import asyncio
     import sys
@@ -82,13 +133,17 @@ async def _act(behaviour: str) -> TaskResult:
         ("slow", 0.1, r"timed out after 0\.1s \(waited 0\.\d\ds\)"),
     ],
 )
-async def test_layers__same_fault__same_error_text_in_library_and_benchmarks(
+async def test_layers__same_fault__same_error_text_in_library_evals_and_benchmarks(
     tmp_path: Path, behaviour: str, timeout: float | None, expected: str
 ) -> None:
     got = {
         "library": await _library(behaviour, timeout),
         "benchmark": await _benchmark(behaviour, timeout, tmp_path / "bench"),
+        "async eval": await _evals(behaviour, timeout, tmp_path / "evals", "async"),
+        "sync eval": await _evals(behaviour, timeout, tmp_path / "evals", "sync"),
     }
+    if behaviour != "slow":  # an evaluator has no time limit of its own
+        got["evaluator"] = await _evals(behaviour, timeout, tmp_path / "evals", "evaluator")
     for layer, error in got.items():
         assert re.fullmatch(expected, error or ""), (layer, error)
 
@@ -109,4 +164,4 @@ def test_layer__runs_user_code_through_the_executor_and_has_no_timeout_of_its_ow
     calls = _calls(path)
     assert not [c for c in calls if c.endswith("wait_for")], f"{layer} bounds a wait itself"
     assert "asyncio.TimeoutError" not in source and "except TimeoutError" not in source
-    assert "guarded(" not in source
+    assert "guarded(" not in source and "absorbed(" not in source, f"{layer} decides what a fault is"

@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from agent_evals.core.executor import Attempted, call_now, run_attempts, run_user
-from agent_evals.core.faults import absorbed
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import trial_usage, usage_of_messages
@@ -93,23 +92,22 @@ async def run_evaluators(
     """
     for fn in evaluators:
         name = evaluator_name(fn)
-        try:
-            returned = await _call(fn, (result,), sync_mode)
-            if returned is None:
-                continue
-            scores = parse_scores(
-                returned,
-                default_key=EVALUATOR_DEFAULT_KEY,
-                where=f"evaluator {name} returned",
-                key_required=False,
+        # the trial executor calls it (in sync mode a returned awaitable runs on a loop of its own)
+        called = call_now(fn, result, run_awaitable=True) if sync_mode else await run_user(fn, result)
+        if called.fault is None and called.value is None:
+            continue
+        if called.fault is None:  # what it returned is its own: a value that is no score is its fault
+            where = f"evaluator {name} returned"
+            called = call_now(
+                lambda value=called.value, where=where: parse_scores(
+                    value, default_key=EVALUATOR_DEFAULT_KEY, where=where, key_required=False
+                )
             )
-        except BaseException as exc:
-            if not absorbed(exc):
-                raise
-            result.error = f"evaluator {name} raised {describe(exc)}"
-            result.traceback = user_traceback(exc)
+        if called.fault is not None:
+            result.error = f"evaluator {name} raised {describe(called.fault)}"
+            result.traceback = user_traceback(called.fault)
             return
-        result.add_scores(scores, "evaluator")
+        result.add_scores(called.value, "evaluator")
     add_automatic_pass(result, default_score_key)
 
 

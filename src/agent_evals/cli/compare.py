@@ -59,6 +59,9 @@ def knob_options(
             click.Choice(["stratified", "per_case"]),
             "stratified (uses the trials; assumes they are independent draws) | per_case.",
         ),
+        ("max-tokens-increase", str, "Tolerated relative rise of tokens per trial (0.2 = 20%), or off."),
+        ("max-cost-increase", str, "Tolerated relative rise of cost per trial (0.2 = 20%), or off."),
+        ("max-latency-increase", str, "Tolerated relative rise of trial latency (off unless given)."),
     ]
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:

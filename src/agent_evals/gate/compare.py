@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_evals.cost.prices import active_table
 from agent_evals.errors import RunRecordError
-from agent_evals.gate import breakdown
+from agent_evals.gate import breakdown, usage_gate
 from agent_evals.gate.align import CLASS_ORDER
 from agent_evals.gate.diffs import case_diff
 from agent_evals.gate.legacy_ids import map_legacy_ids
@@ -203,6 +204,7 @@ def _compare(
                 unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
             )
 
+    usage_gate.settle([w.result for w in works])
     suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
     partial = partial_run(base.run) if base is not None else None
     if partial is not None and mode == "compare":
@@ -295,6 +297,8 @@ def _prepare(
         error_rise=None,
         confirm_flaky=[],
         trend=[],
+        usage_checks=[],
+        usage_groups=[],
         groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),
@@ -307,6 +311,10 @@ def _prepare(
         ),
         counts={},
     )
+    if base_view is not None:
+        result.usage_checks, result.usage_groups = usage_gate.check_suite(
+            base_view, cand_view, knobs, active_table()
+        )
     if stat is not None and earlier and base is not None:
         pairs = _with_history(stat, pick, earlier, knobs)
     unit = _Unit(stat, pairs, knobs) if stat is not None else None
@@ -402,6 +410,10 @@ def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_deta
             verdicts.append(group_decision.verdict)
             outcomes.append(group_decision.outcome)
             reasons += group_decision.reasons
+    for verdict, outcome, reason in usage_gate.decisions(result):
+        verdicts.append(verdict)
+        outcomes.append(outcome)
+        reasons.append(reason)
     breakdown.flag_rows(result.groups, lambda r: policy.knobs_for(sid, r.key))
     breakdown.flag_rows(result.scorers, lambda _: pick.knobs)
     breakdown.flag_rows(result.dimensions, lambda _: pick.knobs)

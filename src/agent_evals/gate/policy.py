@@ -7,9 +7,9 @@ import fnmatch
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, computed_field
 
 from agent_evals.errors import PolicyError
 
@@ -50,8 +50,29 @@ KNOB_NAMES = (
     "mid_p",
     "test",
     "on_mismatch",
+    "max_tokens_increase",
+    "max_cost_increase",
+    "max_latency_increase",
 )
 """Every knob a policy block may set (besides ``overrides``)."""
+
+USAGE_KNOBS = ("max_tokens_increase", "max_cost_increase", "max_latency_increase")
+"""The usage knobs: a relative increase (0.2 = 20%), or ``off`` (None) for no check."""
+
+
+def _off_is_none(value: Any) -> Any:
+    """``off`` / ``false`` / ``null`` turn a usage check off."""
+    if (
+        value is None
+        or value is False
+        or (isinstance(value, str) and value.strip().lower() in ("off", "none"))
+    ):
+        return None
+    return value
+
+
+UsageLimit = Annotated[Annotated[float, Field(ge=0.0, le=1.0)] | None, BeforeValidator(_off_is_none)]
+"""A usage knob's value: the largest tolerated relative increase (0..1, 1 = doubled), or None (off)."""
 
 
 class Knobs(BaseModel):
@@ -83,6 +104,12 @@ class Knobs(BaseModel):
     test: TestChoice = "stratified"
     """``stratified``: the exact test on the trials, stratified by case (assumes a case's trials are
     independent draws); ``per_case``: the test on per-case pass fractions (trials may share state)."""
+    max_tokens_increase: UsageLimit = 0.2
+    """Largest tolerated relative increase of tokens per trial over the paired cases (None: off)."""
+    max_cost_increase: UsageLimit = 0.2
+    """Largest tolerated relative increase of cost per trial, both sides priced with one table (None: off)."""
+    max_latency_increase: UsageLimit = None
+    """Largest tolerated relative increase of trial latency (off by default: latency shifts with the runner)."""
 
 
 class _BlockBase(BaseModel):
@@ -110,6 +137,12 @@ class _BlockBase(BaseModel):
     """warn | fail when the runs' fingerprints differ."""
     test: TestChoice | None = None
     """stratified | per_case: which paired test decides."""
+    max_tokens_increase: UsageLimit = None
+    """Relative increase of tokens per trial that fails the gate, or off."""
+    max_cost_increase: UsageLimit = None
+    """Relative increase of cost per trial that fails the gate, or off."""
+    max_latency_increase: UsageLimit = None
+    """Relative increase of trial latency that fails the gate, or off."""
 
     def settings(self) -> dict[str, Any]:
         """The knobs this block sets explicitly."""
@@ -219,7 +252,7 @@ def _matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> 
     return scoped and fnmatch.fnmatchcase(group, pattern)
 
 
-FRACTION_KEYS = ("min_pass_rate", "max_drop", "max_error_rate")
+FRACTION_KEYS = ("min_pass_rate", "max_drop", "max_error_rate", *USAGE_KNOBS)
 """Knobs that are fractions of 1 (0.05 is 5 points), where a percentage is a likely slip."""
 
 Locator = Callable[[tuple[str | int, ...]], str]
@@ -234,6 +267,11 @@ def _hint(first: Mapping[str, Any], loc: tuple[Any, ...]) -> str:
         mean = f"; did you mean '{close[0]}'?" if close else ""
         return f"{mean} (known keys: {', '.join(known)})"
     found = first.get("input")
+    if isinstance(found, str):  # a command-line value, parsed by the knob itself
+        try:
+            found = float(found)
+        except ValueError:
+            return ""
     if (
         loc
         and loc[-1] in FRACTION_KEYS
@@ -284,7 +322,7 @@ def _refuse_nulls(block: PolicyBlock, source: str, prefix: str, locate: Locator 
     blocks += [(("overrides", pattern), b) for pattern, b in block.overrides.items()]
     for path, each in blocks:
         for key, value in each.settings().items():
-            if value is None and Knobs.model_fields[key].default is not None:
+            if value is None and Knobs.model_fields[key].default is not None and key not in USAGE_KNOBS:
                 loc = (*path, key)
                 where = locate(loc) if locate is not None else source
                 raise PolicyError(

@@ -121,6 +121,20 @@ def signed(value: Any, unit: str = "number") -> str:
     return text if text.startswith("-") else "+" + text
 
 
+def usage_amount(value: Any, metric: str) -> str:
+    """A usage check's amount: tokens as a number, cost in dollars, latency as a duration."""
+    return {"cost": usd, "latency": seconds}.get(metric, number)(value)
+
+
+def rise(value: Any) -> str:
+    """A relative change of usage: ``0.3`` -> ``+30.0%``; a rise from zero -> ``from 0``; None -> ``–``."""
+    if value is None:
+        return NONE_MARK
+    if value == float("inf"):
+        return "from 0"
+    return f"{value * 100:+.1f}%"
+
+
 def short_sha(value: Any) -> str:
     """The first 7 characters of a commit SHA (the form GitHub shows)."""
     return str(value)[:7] if value else NONE_MARK
@@ -220,6 +234,8 @@ def plain_filters() -> dict[str, Callable[..., Any]]:
         "usd": usd,
         "seconds": seconds,
         "signed": signed,
+        "usage_amount": usage_amount,
+        "rise": rise,
         "short_sha": short_sha,
         "timestamp": timestamp,
         "display_path": display_path,

@@ -21,6 +21,8 @@ _EXTRA_REASONS = (
     ("critical-case", "critical case flipped in {suites}"),
     ("floor", "below the pass-rate floor in {suites}"),
     ("error-budget", "over the error budget in {suites}"),
+    ("usage", "usage rose in {suites}"),
+    ("usage-missing", "usage not recorded in {suites}"),
     ("inconclusive", "inconclusive drop in {suites}"),
     ("missing-baseline", "no baseline for {suites}"),
     ("removed-suite", "{suites} removed"),

@@ -1,0 +1,266 @@
+"""Gating on usage: tokens, cost and latency per trial, paired per case, with an exact sign test.
+
+Per paired case and side, the value is the mean per valid (non-errored) trial that measured it.
+A suite's change is ``sum(candidate) / sum(baseline) - 1`` over the cases measured on both sides.
+It counts only when it is beyond the policy's threshold **and** the one-sided exact sign test on the
+per-case differences says the rise is significant (Holm over every usage check of the comparison, a
+family of its own so the pass-rate tests keep their power). The sign test is exact, deterministic
+and assumes nothing about the spread of token counts, which is heavy-tailed; it needs at least five
+cases that moved, all upwards, to reach 5%. A case the baseline measured and the candidate did not
+fails a gated check: a candidate that stops reporting usage must not pass by hiding its usage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.gate.model import CaseUsageChange, GroupUsage, Reason, UsageCheck, UsageMetric
+from agent_evals.gate.stats import binom_sf, holm
+
+if TYPE_CHECKING:
+    from agent_evals.cost.prices import PriceTable
+    from agent_evals.gate.align import CaseView, SuiteView
+    from agent_evals.gate.model import Outcome, SuiteComparison, Verdict
+    from agent_evals.gate.policy import Knobs
+
+METRICS: tuple[UsageMetric, ...] = ("tokens", "cost", "latency")
+KNOB: dict[UsageMetric, str] = {
+    "tokens": "max_tokens_increase",
+    "cost": "max_cost_increase",
+    "latency": "max_latency_increase",
+}
+TOP_CASES = 5
+"""Largest per-case increases a check lists."""
+MISSING_LISTED = 5
+"""Cases without usage named in a reason (the rest are counted)."""
+
+
+def trial_value(trial: Mapping[str, Any], metric: UsageMetric, table: PriceTable) -> float | None:
+    """One trial's value of ``metric``; None when it did not measure it.
+
+    Cost: priced from the trial's per-model tokens when every model has a price in ``table`` (so
+    both sides are priced alike), else its recorded ``cost_usd``."""
+    if metric == "latency":
+        seconds = trial.get("duration_s")
+        return float(seconds) if seconds else None
+    usage = trial.get("usage")
+    if not usage:
+        return None
+    if metric == "tokens":
+        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
+        return (
+            None if tokens_in is None and tokens_out is None else float((tokens_in or 0) + (tokens_out or 0))
+        )
+    models = usage.get("models")
+    if models:
+        cost = table.cost(models)
+        if cost is not None:
+            return cost
+    cost = usage.get("cost_usd")
+    return float(cost) if cost is not None else None
+
+
+def case_values(case: CaseView, metrics: Sequence[UsageMetric], table: PriceTable) -> list[float | None]:
+    """Per metric, the mean over the case's valid trials that measured it (None when none did)."""
+    sums = [0.0] * len(metrics)
+    counts = [0] * len(metrics)
+    for trial in case.raw.get("trials", ()):
+        if trial.get("error") is not None:
+            continue
+        for i, metric in enumerate(metrics):
+            value = trial_value(trial, metric, table)
+            if value is not None:
+                sums[i] += value
+                counts[i] += 1
+    return [total / n if n else None for total, n in zip(sums, counts, strict=True)]
+
+
+def _valid(case: CaseView) -> bool:
+    """Whether the case has a trial that did not error (all-errored cases are the error budget's)."""
+    return any(trial.get("error") is None for trial in case.raw.get("trials", ()))
+
+
+def _unpriced(cases: Sequence[CaseView], table: PriceTable) -> list[str]:
+    found: set[str] = set()
+    for case in cases:
+        for trial in case.raw.get("trials", ()):
+            models = (trial.get("usage") or {}).get("models")
+            if models:
+                found.update(table.unpriced(models))
+    return sorted(found)
+
+
+def relative(base: float, cand: float) -> float | None:
+    """``cand / base - 1``; inf for a rise from 0; None when both are 0."""
+    if base > 0:
+        return cand / base - 1
+    return math.inf if cand > 0 else None
+
+
+def check_suite(
+    base: SuiteView, cand: SuiteView, knobs: Knobs, table: PriceTable
+) -> tuple[list[UsageCheck], list[GroupUsage]]:
+    """The suite's usage checks (p-values raw; :func:`settle` adjusts and decides) and group rows."""
+    checks: list[UsageCheck] = []
+    groups: list[GroupUsage] = []
+    paired = [(b, c) for cid, c in cand.cases.items() if (b := base.cases.get(cid)) is not None]
+    paired = [(b, c) for b, c in paired if _valid(b) and _valid(c)]
+    # tokens and cost only where a side recorded usage; latency only when gated (it shifts with the runner)
+    metrics = [m for m in METRICS if (base.usage.recorded or cand.usage.recorded) or m == "latency"]
+    metrics = [m for m in metrics if m != "latency" or knobs.max_latency_increase is not None]
+    if not metrics:
+        return checks, groups
+    sides = [(b, c, case_values(b, metrics, table), case_values(c, metrics, table)) for b, c in paired]
+    for index, metric in enumerate(metrics):
+        values: list[tuple[CaseView, float, float]] = []
+        missing: list[str] = []
+        only_cand = 0
+        for _, c, b_values, c_values in sides:
+            vb, vc = b_values[index], c_values[index]
+            if vb is not None and vc is not None:
+                values.append((c, vb, vc))
+            elif vb is not None:
+                missing.append(c.id)
+            elif vc is not None:
+                only_cand += 1
+        threshold = getattr(knobs, KNOB[metric])
+        if not values and not missing:
+            if only_cand:
+                checks.append(
+                    UsageCheck(
+                        metric=metric,
+                        threshold=threshold,
+                        verdict="not-measured",
+                        unmeasured_in_baseline=only_cand,
+                    )
+                )
+            continue
+        total_b = math.fsum(v[1] for v in values)
+        total_c = math.fsum(v[2] for v in values)
+        up = sum(1 for _, vb, vc in values if vc > vb)
+        down = sum(1 for _, vb, vc in values if vc < vb)
+        rising = sorted((v for v in values if v[2] > v[1]), key=lambda v: v[1] - v[2])[:TOP_CASES]
+        checks.append(
+            UsageCheck(
+                metric=metric,
+                threshold=threshold,
+                verdict="passed",
+                n_paired=len(values),
+                baseline_total=total_b,
+                candidate_total=total_c,
+                increase=relative(total_b, total_c) if values else None,
+                n_up=up,
+                n_down=down,
+                p_value=binom_sf(up, up + down) if up + down else 1.0,
+                missing_case_ids=missing,
+                unmeasured_in_baseline=only_cand,
+                unpriced_models=_unpriced([c for _, c in paired], table) if metric == "cost" else [],
+                top_cases=[CaseUsageChange(case_id=c.id, baseline=vb, candidate=vc) for c, vb, vc in rising],
+            )
+        )
+        by_group: dict[str, list[tuple[float, float]]] = {}
+        for c, vb, vc in values:
+            by_group.setdefault(c.group, []).append((vb, vc))
+        for group, pairs in sorted(by_group.items()):
+            gb, gc = math.fsum(p[0] for p in pairs), math.fsum(p[1] for p in pairs)
+            groups.append(
+                GroupUsage(
+                    group=group,
+                    metric=metric,
+                    n_paired=len(pairs),
+                    baseline_total=gb,
+                    candidate_total=gc,
+                    increase=relative(gb, gc),
+                )
+            )
+    return checks, groups
+
+
+def settle(suites: Sequence[SuiteComparison]) -> None:
+    """Holm-adjust every gated usage check of the comparison (one family) and set each verdict."""
+    gated = [
+        (check, suite.policy)
+        for suite in suites
+        for check in suite.usage_checks
+        if check.threshold is not None and check.p_value is not None
+    ]
+    for (check, knobs), p_adj in zip(gated, holm([c.p_value or 1.0 for c, _ in gated]), strict=True):
+        check.p_adjusted = p_adj
+        check.significant = p_adj < knobs.alpha
+    for suite in suites:
+        for check in suite.usage_checks:
+            if check.threshold is None or check.verdict == "not-measured":
+                continue
+            beyond = check.increase is not None and check.increase > check.threshold
+            if check.missing_case_ids or (beyond and check.significant):
+                check.verdict = "failed"
+            elif beyond:
+                check.verdict = "inconclusive"
+
+
+_NAMES: dict[UsageMetric, str] = {"tokens": "tokens", "cost": "cost", "latency": "latency"}
+
+
+def _amount(metric: UsageMetric, value: float) -> str:
+    if metric == "tokens":
+        return f"{value:,.0f} tokens"
+    if metric == "cost":
+        return f"${value:.4g}"
+    return f"{value:.2f} s"
+
+
+def _rise(value: float | None) -> str:
+    if value is None:
+        return "no change"
+    if math.isinf(value):
+        return "a rise from zero"
+    return f"{value * 100:+.1f}%"
+
+
+def decisions(suite: SuiteComparison) -> list[tuple[Verdict, Outcome, Reason]]:
+    """The verdict, outcome and reason of each usage check of ``suite`` that did not pass."""
+    out: list[tuple[Verdict, Outcome, Reason]] = []
+    sid, knobs = suite.suite_id, suite.policy
+    for check in suite.usage_checks:
+        metric, knob = check.metric, KNOB[check.metric]
+        if check.threshold is None or check.verdict in ("passed", "not-measured"):
+            continue
+        limit = f"{knob} {check.threshold * 100:g}%"
+        if check.missing_case_ids:
+            shown = ", ".join(check.missing_case_ids[:MISSING_LISTED])
+            more = len(check.missing_case_ids) - MISSING_LISTED
+            extra = f" and {more} more" if more > 0 else ""
+            why = (
+                f"; no price for {', '.join(check.unpriced_models)}: add it under prices: in agent-evals.yaml"
+                if metric == "cost" and check.unpriced_models
+                else ""
+            )
+            message = (
+                f"Suite {sid}: the candidate recorded no {_NAMES[metric]} for {len(check.missing_case_ids)} "
+                f"paired case(s) the baseline measured ({shown}{extra}){why}. A run that stops reporting "
+                f"usage could hide any increase, so {limit} cannot pass; restore the usage capture "
+                f"(docs/cost.md) or set {knob}: off."
+            )
+            reason = Reason(kind="usage-missing", message=message, suite_id=sid, blocking=True)
+            out.append(("failed", "fail", reason))
+            continue
+        per_trial = (
+            f"{_amount(metric, check.baseline_total or 0.0)} -> {_amount(metric, check.candidate_total or 0.0)} "
+            f"per trial summed over {check.n_paired} paired case(s)"
+        )
+        test = f"sign test {check.n_up} up / {check.n_down} down, Holm p = {check.p_adjusted or 1.0:.3g}"
+        if check.verdict == "failed":
+            message = f"Suite {sid}: {_NAMES[metric]} rose {_rise(check.increase)} ({per_trial}; {test}), beyond {limit}."
+            out.append(("failed", "fail", Reason(kind="usage", message=message, suite_id=sid, blocking=True)))
+        else:
+            action = knobs.on_inconclusive
+            message = (
+                f"Suite {sid}: {_NAMES[metric]} rose {_rise(check.increase)} ({per_trial}), beyond {limit}, "
+                f"but not significantly ({test}); more cases would settle it."
+            )
+            outcome: Outcome = "fail" if action == "fail" else "warn" if action == "warn" else "pass"
+            reason = Reason(kind="usage", message=message, suite_id=sid, blocking=action == "fail")
+            out.append(("inconclusive", outcome, reason))
+    return out

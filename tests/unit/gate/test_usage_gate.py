@@ -1,0 +1,266 @@
+"""The usage gate: tokens, cost and latency per trial, paired per case, beyond the limit and significant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from agent_evals.cli.main import cli
+from agent_evals.core.record import RunRecord
+from agent_evals.cost.prices import BUILTIN, PriceTable, use_table
+from agent_evals.gate.compare import compare_runs
+from agent_evals.gate.model import Comparison, UsageCheck
+from agent_evals.gate.policy import resolve_policy
+
+
+@pytest.fixture(autouse=True)
+def _builtin_prices() -> Any:
+    use_table(PriceTable(BUILTIN))
+    yield
+    use_table(None)
+
+
+def _trial(
+    tokens: int | None = None,
+    *,
+    model: str | None = None,
+    cost: float | None = None,
+    seconds: float = 1.0,
+    error: str | None = None,
+) -> dict[str, Any]:
+    trial: dict[str, Any] = {"passed": error is None, "duration_s": seconds}
+    if error is not None:
+        trial["error"] = error
+    if tokens is not None or cost is not None:
+        usage: dict[str, Any] = {"input_tokens": tokens, "output_tokens": 0 if tokens is not None else None}
+        if cost is not None:
+            usage["cost_usd"] = cost
+        if model is not None and tokens is not None:
+            usage["models"] = {model: {"input_tokens": tokens, "output_tokens": 0, "calls": 1}}
+        trial["usage"] = usage
+    return trial
+
+
+def _record(
+    cases: Sequence[dict[str, Any]] | Sequence[Sequence[dict[str, Any]]], suite: str = "s"
+) -> RunRecord:
+    built = []
+    for i, case in enumerate(cases):
+        trials = [case] if isinstance(case, dict) else list(case)
+        built.append({"id": f"c{i}", "group": "g1" if i % 2 else "g2", "trials": trials})
+    return RunRecord.model_validate(
+        {
+            "run": {"tool_version": "0", "started_at": "2026-01-01T00:00:00Z"},
+            "suites": [{"id": suite, "kind": "evals", "source": suite, "cases": built}],
+        }
+    )
+
+
+def _compare(base: RunRecord, cand: RunRecord, **flags: Any) -> Comparison:
+    return compare_runs(base, cand, resolve_policy(repo_config=None, suite_blocks={}, overrides=flags))
+
+
+def _check(comparison: Comparison, metric: str) -> UsageCheck:
+    [check] = [k for k in comparison.suites[0].usage_checks if k.metric == metric]
+    return check
+
+
+@pytest.mark.parametrize(
+    ("base", "cand", "flags", "verdict", "outcome"),
+    [
+        pytest.param([100] * 8, [130] * 8, {}, "failed", "fail", id="every-case-up-30pct-fails"),
+        pytest.param([100] * 8, [110] * 8, {}, "passed", "pass", id="up-10pct-is-within-the-default-20pct"),
+        pytest.param(
+            [100] * 3, [130] * 3, {}, "inconclusive", "warn", id="three-cases-cannot-be-significant"
+        ),
+        pytest.param(
+            [100] * 8,
+            [1000] + [100] * 7,
+            {},
+            "inconclusive",
+            "warn",
+            id="one-case-exploding-is-not-significant",
+        ),
+        pytest.param([100] * 8, [60] * 8, {}, "passed", "pass", id="a-drop-passes"),
+        pytest.param(
+            [100] * 8, [130] * 8, {"max_tokens_increase": "off"}, "passed", "pass", id="off-never-gates"
+        ),
+        pytest.param(
+            [100] * 8, [130] * 8, {"max_tokens_increase": 0.5}, "passed", "pass", id="a-higher-limit"
+        ),
+        pytest.param(
+            [100] * 3,
+            [130] * 3,
+            {"on_inconclusive": "fail"},
+            "inconclusive",
+            "fail",
+            id="on-inconclusive-fail",
+        ),
+        pytest.param([100, 200] * 4, [130, 260] * 4, {}, "failed", "fail", id="relative-over-the-sum"),
+    ],
+)
+def test_tokens__change_counts_only_beyond_the_limit_and_significant(
+    base: list[int], cand: list[int], flags: dict[str, Any], verdict: str, outcome: str
+) -> None:
+    comparison = _compare(_record([_trial(t) for t in base]), _record([_trial(t) for t in cand]), **flags)
+    assert _check(comparison, "tokens").verdict == verdict
+    assert comparison.outcome == outcome
+    assert comparison.exit_code == (1 if outcome == "fail" else 0)
+
+
+def test_tokens__sign_test_p_value_and_totals_are_reported() -> None:
+    comparison = _compare(_record([_trial(100)] * 8), _record([_trial(130)] * 7 + [_trial(90)]))
+    check = _check(comparison, "tokens")
+    assert (check.n_up, check.n_down, check.n_paired) == (7, 1, 8)
+    assert check.p_value == pytest.approx(9 / 256)  # P(Binomial(8, 1/2) >= 7)
+    assert (check.baseline_total, check.candidate_total) == (800, 7 * 130 + 90)
+    assert check.increase == pytest.approx(1000 / 800 - 1)
+    assert [g.group for g in comparison.suites[0].usage_groups] == ["g1", "g2"]
+
+
+def test_tokens__a_case_the_candidate_stopped_measuring__fails_and_names_it() -> None:
+    base = _record([_trial(100)] * 8)
+    cand = _record([_trial(100)] * 7 + [_trial(None)])
+    comparison = _compare(base, cand)
+    check = _check(comparison, "tokens")
+    assert (check.verdict, check.missing_case_ids) == ("failed", ["c7"])
+    [reason] = [r for r in comparison.reasons if r.kind == "usage-missing"]
+    assert reason.blocking and "c7" in reason.message and "max_tokens_increase: off" in reason.message
+    assert comparison.exit_code == 1
+
+
+def test_tokens__a_candidate_that_records_no_usage_at_all__fails_when_the_baseline_did() -> None:
+    comparison = _compare(_record([_trial(100)] * 8), _record([_trial(None)] * 8))
+    assert comparison.outcome == "fail"
+    assert _check(comparison, "tokens").missing_case_ids == [f"c{i}" for i in range(8)]
+
+
+def test_tokens__usage_only_in_the_candidate__is_left_out_and_counted() -> None:
+    comparison = _compare(_record([_trial(None)] * 8), _record([_trial(500)] * 8))
+    check = _check(comparison, "tokens")
+    assert (check.verdict, check.unmeasured_in_baseline) == ("not-measured", 8)
+    assert comparison.outcome == "pass"
+
+
+def test_no_usage_on_either_side__no_usage_check_and_the_gate_passes() -> None:
+    comparison = _compare(_record([_trial(None)] * 8), _record([_trial(None)] * 8))
+    assert comparison.suites[0].usage_checks == []
+    assert comparison.outcome == "pass"
+
+
+def test_errored_candidate_trials__are_the_error_budgets_not_missing_usage() -> None:
+    base = _record([_trial(100)] * 40)
+    cand = _record([_trial(100)] * 39 + [_trial(None, error="boom")])
+    check = _check(_compare(base, cand), "tokens")
+    assert (check.missing_case_ids, check.n_paired) == ([], 39)
+
+
+def test_cost__both_sides_are_repriced_with_one_table_so_a_price_change_is_not_a_cost_change() -> None:
+    # the baseline was priced with older prices (recorded $1 per trial); the tokens did not change
+    base = _record([_trial(1000, model="gpt-4o", cost=1.0)] * 8)
+    cand = _record([_trial(1000, model="gpt-4o", cost=2.0)] * 8)
+    check = _check(_compare(base, cand), "cost")
+    assert check.increase == pytest.approx(0.0)
+    assert check.verdict == "passed"
+
+
+def test_cost__a_switch_to_a_dearer_model_with_the_same_tokens__fails() -> None:
+    base = _record([_trial(1000, model="gpt-4o-mini")] * 8)
+    cand = _record([_trial(1000, model="gpt-4o")] * 8)
+    comparison = _compare(base, cand)
+    assert _check(comparison, "tokens").verdict == "passed"
+    check = _check(comparison, "cost")
+    assert check.increase == pytest.approx(2.50 / 0.15 - 1)
+    assert check.verdict == "failed" and comparison.exit_code == 1
+
+
+def test_cost__a_switch_to_a_model_without_a_price__fails_and_says_to_add_it() -> None:
+    base = _record([_trial(1000, model="gpt-4o-mini")] * 8)
+    cand = _record([_trial(1000, model="house-model-v2")] * 8)
+    comparison = _compare(base, cand)
+    check = _check(comparison, "cost")
+    assert check.verdict == "failed" and check.unpriced_models == ["house-model-v2"]
+    [reason] = [r for r in comparison.reasons if r.kind == "usage-missing"]
+    assert "no price for house-model-v2" in reason.message and "prices:" in reason.message
+
+
+def test_cost__recorded_cost_without_models__is_compared_as_recorded() -> None:
+    base = _record([_trial(None, cost=0.01)] * 8)
+    cand = _record([_trial(None, cost=0.02)] * 8)
+    check = _check(_compare(base, cand), "cost")
+    assert (check.increase, check.verdict) == (pytest.approx(1.0), "failed")
+
+
+@pytest.mark.parametrize(
+    ("flags", "verdict"),
+    [({}, None), ({"max_latency_increase": 0.2}, "failed"), ({"max_latency_increase": 0.6}, "passed")],
+)
+def test_latency__is_opt_in(flags: dict[str, Any], verdict: str | None) -> None:
+    base = _record([_trial(None, seconds=2.0)] * 8)
+    cand = _record([_trial(None, seconds=3.0)] * 8)
+    comparison = _compare(base, cand, **flags)
+    checks = [k for k in comparison.suites[0].usage_checks if k.metric == "latency"]
+    assert [k.verdict for k in checks] == ([verdict] if verdict else [])
+
+
+def test_usage_checks__are_holm_adjusted_over_every_suite() -> None:
+    cases = [_trial(100)] * 6
+    risen = [_trial(130)] * 6
+    base = RunRecord.model_validate(
+        {
+            **_record(cases, "a").model_dump(by_alias=True),
+            "suites": [*_record(cases, "a").suites, *_record(cases, "b").suites],
+        }
+    )
+    cand = RunRecord.model_validate(
+        {
+            **_record(risen, "a").model_dump(by_alias=True),
+            "suites": [*_record(risen, "a").suites, *_record(risen, "b").suites],
+        }
+    )
+    comparison = _compare(base, cand)
+    checks = [k for s in comparison.suites for k in s.usage_checks if k.metric == "tokens"]
+    assert [k.p_value for k in checks] == [pytest.approx(1 / 64)] * 2
+    assert [k.p_adjusted for k in checks] == [pytest.approx(2 / 64)] * 2
+
+
+def _write(path: Path, record: RunRecord) -> str:
+    path.write_text(record.to_json(), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "exit_code"),
+    [
+        ([], None, 1),
+        (["--max-tokens-increase", "off"], None, 0),
+        (["--max-tokens-increase", "0.5"], None, 0),
+        ([], "gate:\n  max_tokens_increase: off\n", 0),
+        ([], "gate:\n  max_tokens_increase: 0.4\n", 0),
+        (["--max-tokens-increase", "0.1"], "gate:\n  max_tokens_increase: 0.4\n", 1),
+    ],
+)
+def test_cli__flags_and_the_gate_block_set_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], config: str | None, exit_code: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    if config is not None:
+        (tmp_path / "agent-evals.yaml").write_text(config, encoding="utf-8")
+    base = _write(tmp_path / "base.json", _record([_trial(100)] * 8))
+    cand = _write(tmp_path / "cand.json", _record([_trial(130)] * 8))
+    result = CliRunner().invoke(cli, ["compare", base, cand, *args])
+    assert result.exit_code == exit_code, result.output
+
+
+def test_cli__a_percentage_for_a_fraction__is_exit_2_with_a_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    base = _write(tmp_path / "base.json", _record([_trial(100)] * 8))
+    result = CliRunner().invoke(cli, ["compare", base, base, "--max-tokens-increase", "20"])
+    assert result.exit_code == 2
+    assert "did you mean 0.2" in result.output

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals import __version__
 from agent_evals.core.record import (
+    BudgetInfo,
     CIInfo,
     GitInfo,
     RunInfo,
@@ -38,6 +39,7 @@ from agent_evals.plan import plan_run
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
+    from agent_evals.cost.budget import Budget
     from agent_evals.shard import Slicer
     from agent_evals.suite_inputs import Tracker
 
@@ -304,8 +306,12 @@ async def run_paths_async(
     shard: Slicer | None = None,
     retry_errors: int = 0,
     skip_files: Collection[Path] = (),
+    budget_usd: float | None = None,
 ) -> RunRecord:
     """Run eval files and YAML benchmarks and return the run record.
+
+    With ``budget_usd`` no new trial starts once the finished trials' recorded cost reaches it; the
+    record is then ``complete: false`` with ``incomplete_reason: budget``.
 
     Directories are searched for eval files and benchmark YAML; no path means the ``benchmarks/``
     and ``evals/`` folders that exist.
@@ -326,7 +332,47 @@ async def run_paths_async(
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout_s}")
     if retry_errors < 0:
         raise UsageError(f"--retry-errors must be 0 or more, got {retry_errors}")
-    builder = builder or RunBuilder()
+    if budget_usd is not None and not 0 < budget_usd < float("inf"):
+        raise UsageError(f"--budget-usd must be a positive number of US dollars, got {budget_usd}")
+    from agent_evals.cost.budget import budgeted
+
+    with budgeted(budget_usd) as budget:
+        record = await _run_planned(
+            paths,
+            agent=agent,
+            trials=trials,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            case_filter=case_filter,
+            datasets=datasets,
+            labels=labels,
+            progress=progress,
+            builder=builder or RunBuilder(),
+            shard=shard,
+            retry_errors=retry_errors,
+            skip_files=skip_files,
+            budget=budget,
+        )
+    return record
+
+
+async def _run_planned(
+    paths: Sequence[str | Path],
+    *,
+    agent: str | None,
+    trials: int | None,
+    concurrency: int | None,
+    timeout_s: float | None,
+    case_filter: str | None,
+    datasets: Sequence[str],
+    labels: Sequence[str],
+    progress: Progress | None,
+    builder: RunBuilder,
+    shard: Slicer | None,
+    retry_errors: int,
+    skip_files: Collection[Path],
+    budget: Budget | None,
+) -> RunRecord:
     from agent_evals.cost.prices import load_table, use_table
 
     use_table(load_table(builder.cwd))  # the repo's prices (a bad prices: key fails before anything runs)
@@ -393,7 +439,14 @@ async def run_paths_async(
             retry_errors=retry_errors,
         )
         builder.snapshot_inputs([bench], [bench.source])
-    record = builder.record(complete=True)
+    exhausted = budget is not None and budget.exhausted
+    record = builder.record(complete=not exhausted)
+    if budget is not None:
+        record.run.budget = BudgetInfo(
+            limit_usd=budget.limit_usd, spent_usd=round(budget.spent_usd, 6), skipped_trials=budget.skipped
+        )
+        if exhausted:
+            record.run.incomplete_reason = "budget"
     return shard.stamp(record) if shard is not None else record
 
 
@@ -412,6 +465,7 @@ def run_paths(
     shard: Slicer | None = None,
     retry_errors: int = 0,
     skip_files: Collection[Path] = (),
+    budget_usd: float | None = None,
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
     holder: list[RunRecord] = []
@@ -434,6 +488,7 @@ def run_paths(
                 shard=shard,
                 retry_errors=retry_errors,
                 skip_files=skip_files,
+                budget_usd=budget_usd,
             )
         )
 

@@ -26,6 +26,7 @@ from agent_evals.core.record import distinct_key
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.types import Score
+from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import UsageMeter, trial_usage, usage_of_messages
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
@@ -194,6 +195,8 @@ async def run_benchmark_async(
     async def worker() -> None:
         nonlocal done
         for index, job, trial in schedule:
+            if not may_start():  # the run's budget is spent: this trial never starts
+                continue
             outcome = await _run_trial(handle, job, trial, limit, retry)
             # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
             slots = finished.setdefault(index, {})
@@ -219,7 +222,8 @@ async def run_benchmark_async(
                 ]
         else:
             await asyncio.gather(*(worker() for _ in range(min(width, total))))
-        result.complete = True
+        spent = active_budget()
+        result.complete = spent is None or not spent.exhausted
     finally:
         done_with = await run_user(handle.teardown)
         if not done_with.ok:

@@ -158,6 +158,13 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="Run every suite, even with --reuse-unchanged.",
 )
 @click.option(
+    "--budget-usd",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar=_env("budget-usd"),
+    help="Spending limit in US dollars: no new trial starts once the recorded cost reaches it; the run "
+    "is then incomplete (budget exhausted, exit 3), never a pass.",
+)
+@click.option(
     "--shards",
     type=click.Path(file_okay=False, path_type=Path),
     envvar=_env("shards"),
@@ -190,6 +197,7 @@ def ci(
     shards: Path | None,
     reuse_unchanged: bool,
     force: bool,
+    budget_usd: float | None,
     **knobs: Any,
 ) -> None:
     """Run the suites and gate them in CI.
@@ -235,6 +243,10 @@ def ci(
             err=True,
         )
         sys.exit(2)
+    if budget_usd is not None:  # the child `agent-evals run` reads it from its environment
+        from agent_evals.cost.budget import BUDGET_ENV
+
+        os.environ[BUDGET_ENV] = repr(budget_usd)
     try:
         # a bad flag stops the command before any suite runs, with the policy's own message naming
         # where the value came from (an AGENT_EVALS_* variable, or the command line)

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
     "max_error_rate allows, or --fail-under was given and the pass rate is below it; 2 usage error (bad "
-    "flag or path, an eval file or agent that fails to import, a bad benchmark YAML); 3 internal error; "
-    "130 interrupted with Ctrl-C, 143 terminated (SIGTERM); partial results are still written, marked "
+    "flag or path, an eval file or agent that fails to import, a bad benchmark YAML); 3 internal error, "
+    "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM); partial results are still written, marked "
     "incomplete."
 )
 
@@ -184,6 +184,13 @@ class ProgressLine:
     type=click.Path(path_type=Path),
     help="Leave out this eval file or benchmark (`ci --reuse-unchanged` reuses its results).",
 )
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar="AGENT_EVALS_BUDGET_USD",
+    help="Spending limit in US dollars: no new trial starts once the recorded cost reaches it; the "
+    "record is then incomplete (budget exhausted, exit 3).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")
 def run(
@@ -203,6 +210,7 @@ def run(
     cache_dir: str,
     record_inputs: bool,
     skip_files: tuple[Path, ...],
+    budget_usd: float | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -254,6 +262,7 @@ def run(
                 shard=slicer,
                 retry_errors=retry_errors,
                 skip_files={f.resolve() for f in skip_files},
+                budget_usd=budget_usd,
             )
     except KeyboardInterrupt as exc:
         interrupted = 143 if isinstance(exc, Terminated) else 130
@@ -307,6 +316,15 @@ def run(
                 "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
                 err=True,
             )
+    if record.run.incomplete_reason == "budget" and record.run.budget is not None:
+        spent = record.run.budget
+        click.echo(
+            f"Budget exhausted: ${spent.spent_usd:.4f} recorded of the ${spent.limit_usd:g} budget; "
+            f"{spent.skipped_trials} trial(s) not started. The record is incomplete (exit 3): the gate "
+            "never passes it.",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
     for failure in builder.setup_failures:
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:

@@ -221,6 +221,17 @@ class ShardInfo(_Model):
     """How many shards the run was split into."""
 
 
+class BudgetInfo(_Model):
+    """The run's spending limit (``--budget-usd``) and what it came to."""
+
+    limit_usd: float
+    """The limit in US dollars."""
+    spent_usd: float
+    """The cost the finished trials recorded."""
+    skipped_trials: int = 0
+    """Trials the budget kept from starting (then the run is ``complete: false``)."""
+
+
 class RunInfo(_Model):
     """Facts about the run as a whole."""
 
@@ -232,6 +243,10 @@ class RunInfo(_Model):
     """ISO 8601 UTC end time."""
     complete: bool = True
     """False when the run was interrupted and the record holds partial results."""
+    incomplete_reason: str | None = None
+    """Why a run is incomplete, when it stopped on its own: ``budget`` (``--budget-usd`` was spent)."""
+    budget: BudgetInfo | None = None
+    """The spending limit, when the run had one."""
     suite_ids: str | None = None
     """How eval suite ids were made: ``project-root`` (the eval file's path relative to its project
     root). Absent in records written before, whose eval suite ids were relative to the working

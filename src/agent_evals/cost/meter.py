@@ -128,11 +128,14 @@ def trial_usage(
 ) -> dict[str, Any] | None:
     """A finished trial's usage, priced: the agent's own report over what the meter counted (or,
     when the meter saw no call, what the returned messages report); see :func:`combine`."""
+    from agent_evals.cost.budget import charge
     from agent_evals.cost.prices import active_table
 
     captured = (meter.usage() if meter is not None else None) or messages
     usage = combine(explicit, captured)
-    return active_table().priced(usage) if usage is not None else None
+    priced = active_table().priced(usage) if usage is not None else None
+    charge(priced)  # the run's budget, when it has one
+    return priced
 
 
 def record_usage(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:

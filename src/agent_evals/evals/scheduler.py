@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from agent_evals.core.executor import Outcome, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.cost.budget import may_start
 from agent_evals.evals.execution import (
     Attempt,
     drive_sync,
@@ -101,7 +102,7 @@ def _run_chunk(
     retry: RetryPolicy,
 ) -> None:
     for job in jobs:
-        if stop.is_set():
+        if stop.is_set() or not may_start():
             return
         result = drive_sync(run_trial(specs[job.spec_index], sync_mode=True, trial=job.trial, retry=retry))
         on_result(job.spec_index, job.trial, result)
@@ -152,6 +153,8 @@ async def run_jobs(
     async def worker() -> None:
         while units:
             kind, unit_jobs = units.popleft()
+            if kind != "sync" and not may_start():  # the run's budget is spent (a sync chunk checks per job)
+                continue
             await run_unit(kind, unit_jobs)
 
     try:

@@ -232,7 +232,7 @@ def _compare(
     if incomplete and not cand.run.get(
         "shard"
     ):  # notes[0] is the candidate's: it blocks, names what did not run
-        notes[0] = not_run_message(suites, not_run_suites, base is not None)
+        notes[0] = not_run_message(suites, not_run_suites, base is not None, cand.run)
     reasons += [
         Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
     ]
@@ -502,6 +502,9 @@ def _run_info(run: dict[str, Any]) -> RunInfoView:
         ref=git.get("ref"),
         date=run.get("started_at"),
         complete=bool(run.get("complete", True)),
+        incomplete_reason=run.get("incomplete_reason")
+        if isinstance(run.get("incomplete_reason"), str)
+        else None,
         tool_version=run.get("tool_version"),
     )
 

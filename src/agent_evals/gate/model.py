@@ -547,6 +547,8 @@ class RunInfoView(_Model):
     """Start time."""
     complete: bool = True
     """False for a partial run."""
+    incomplete_reason: str | None = None
+    """``budget`` when the run stopped at its spending limit (``--budget-usd``): "budget exhausted"."""
     tool_version: str | None = None
     """agent-evals version that wrote it."""
 

@@ -55,9 +55,22 @@ NOT_RUN_LISTED = 20
 """Cases not run named in the incomplete-run reason (the rest are counted)."""
 
 
-def not_run_message(suites: list[SuiteComparison], not_run_suites: list[str], has_baseline: bool) -> str:
-    """The blocking reason of an incomplete candidate: what it did not run (up to NOT_RUN_LISTED named)."""
+def not_run_message(
+    suites: list[SuiteComparison],
+    not_run_suites: list[str],
+    has_baseline: bool,
+    run: Mapping[str, Any] | None = None,
+) -> str:
+    """The blocking reason of an incomplete candidate: what it did not run (up to NOT_RUN_LISTED named);
+    a run that stopped at its ``--budget-usd`` says "Budget exhausted" and what it spent."""
     head = "The candidate run is incomplete (interrupted or its process died), so the gate cannot pass"
+    budget = (run or {}).get("budget")
+    if (run or {}).get("incomplete_reason") == "budget" and isinstance(budget, Mapping):
+        head = (
+            "Budget exhausted: the candidate run stopped starting trials once its recorded cost reached "
+            f"${float(budget.get('spent_usd') or 0):.4f} of the ${float(budget.get('limit_usd') or 0):g} "
+            "budget (--budget-usd), so the gate cannot pass; what did not run is not a regression"
+        )
     if not has_baseline:
         return f"{head}; without a baseline the cases it did not run are unknown."
     ids = [f"{s.suite_id}: {cid}" for s in suites for cid in s.not_run_case_ids]

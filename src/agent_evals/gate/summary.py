@@ -34,6 +34,8 @@ _RUN: Table = {
     "started_at": frozenset((str,)),
     "finished_at": _STR,
     "complete": frozenset((bool,)),
+    "incomplete_reason": _STR,
+    "budget": _OBJ,
     "suite_ids": _STR,
     "git": frozenset((dict,)),
     "ci": frozenset((dict,)),
@@ -77,7 +79,7 @@ _TRIAL: Table = {
     "graded": frozenset((bool,)),
     "traceback": _STR,
 }
-_USAGE: Table = {"input_tokens": _INT, "output_tokens": _INT, "cost_usd": _NUM}
+_USAGE: Table = {"input_tokens": _INT, "output_tokens": _INT, "cost_usd": _NUM, "models": _OBJ}
 _SCORE: Table = {
     "value": _NUM,
     "passed": _BOOL,

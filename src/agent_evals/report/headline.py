@@ -82,6 +82,8 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
             f"{mark}agent-evals: nothing ran: every suite reused from the baseline ({reused}; inputs "
             f"unchanged), no new evidence · gate not evaluated (exit {comparison.exit_code})"
         )
+    if comparison.outcome == "incomplete" and comparison.candidate.incomplete_reason == "budget":
+        gate = "budget exhausted: gate not passed"
     if comparison.mode == "single_run":
         rate = pct(overall_rate(comparison, "candidate"))
         cases = pluralize(total_cases(comparison), "case")

@@ -21,6 +21,7 @@ from agent_evals.report.filters import (
     short_sha,
 )
 from agent_evals.report.headline import headline
+from agent_evals.report.usage_text import usage_lines
 from agent_evals.report.view import collect_cases
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, fit_middle, wrap
 
@@ -255,6 +256,11 @@ def render_terminal(
             lines += wrap(text, width, hanging="  ")
         for note in comparison.reuse_notes:
             lines += wrap(f"reuse: {t.safe(note, 300)}", width, hanging="  ")
+    usage = usage_lines(comparison, t.safe)
+    lines += [""] if usage else []
+    for line in usage:
+        indent = line[: len(line) - len(line.lstrip())]
+        lines += wrap(line.lstrip(), width, indent=indent, hanging=indent + "  ")
     multi = len(comparison.suites) > 1
     listed = collect_cases(comparison)
     for key, title, evidence, style in (

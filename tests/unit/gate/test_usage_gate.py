@@ -264,3 +264,20 @@ def test_cli__a_percentage_for_a_fraction__is_exit_2_with_a_hint(
     result = CliRunner().invoke(cli, ["compare", base, base, "--max-tokens-increase", "20"])
     assert result.exit_code == 2
     assert "did you mean 0.2" in result.output
+
+
+def test_reports__show_each_usage_check_with_its_groups_and_the_cases_that_rose_most() -> None:
+    from agent_evals.report.html import render_html
+    from agent_evals.report.markdown import render_markdown
+    from agent_evals.report.terminal import render_terminal
+
+    comparison = _compare(_record([_trial(100)] * 8), _record([_trial(130)] * 7 + [_trial(90)]))
+    terminal = render_terminal(comparison, env={})
+    assert "usage s tokens per trial: 800 -> 1,000 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed" in terminal
+    assert "group g1: 400 -> 480 (+20.0%)" in terminal
+    assert "rose most: c0 100 -> 130" in terminal
+    markdown = render_markdown(comparison, env={})
+    assert "| s | tokens | 800 | 1,000 | +25.0% | 7 / 1 | 20.0% | failed |" in markdown
+    assert "| g1 | tokens | 400 | 480 | +20.0% |" in markdown
+    assert "usage rose in 1 suite" in markdown
+    assert "<td>tokens</td><td>800</td><td>1,000</td><td>+25.0%</td>" in render_html(comparison, env={})

@@ -1,0 +1,52 @@
+"""The usage lines of the terminal report: each suite's usage checks and the groups and cases that rose."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_evals.report.filters import pvalue, rise, usage_amount
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agent_evals.gate.model import Comparison
+
+
+def usage_lines(comparison: Comparison, safe: Callable[[object, int], str]) -> list[str]:
+    """One line per usage check (per trial over the paired cases), then its groups and top cases;
+    ``safe`` makes untrusted text (ids) printable."""
+    lines: list[str] = []
+    for suite in comparison.suites:
+        for check in suite.usage_checks:
+            metric = check.metric
+            limit = f"limit {check.threshold * 100:g}%" if check.threshold is not None else "not gated"
+            if check.verdict == "not-measured":
+                lines.append(
+                    f"usage {safe(suite.suite_id, 80)} {metric}: only the candidate measured it "
+                    f"({check.unmeasured_in_baseline} cases), nothing to compare"
+                )
+                continue
+            test = f"{check.n_up} up / {check.n_down} down"
+            if check.p_adjusted is not None:
+                test += f", p {pvalue(check.p_adjusted)}"
+            missing = (
+                f", {len(check.missing_case_ids)} cases lost their usage" if check.missing_case_ids else ""
+            )
+            lines.append(
+                f"usage {safe(suite.suite_id, 80)} {metric} per trial: "
+                f"{usage_amount(check.baseline_total, metric)} -> {usage_amount(check.candidate_total, metric)} "
+                f"({rise(check.increase)}; {test}{missing}) {limit}: {check.verdict}"
+            )
+            groups = [g for g in suite.usage_groups if g.metric == metric]
+            for group in groups if len(groups) > 1 else []:
+                lines.append(
+                    f"  group {safe(group.group, 60)}: {usage_amount(group.baseline_total, metric)} -> "
+                    f"{usage_amount(group.candidate_total, metric)} ({rise(group.increase)})"
+                )
+            if check.top_cases:
+                top = "; ".join(
+                    f"{safe(t.case_id, 60)} {usage_amount(t.baseline, metric)} -> {usage_amount(t.candidate, metric)}"
+                    for t in check.top_cases
+                )
+                lines.append(f"  rose most: {top}")
+    return lines

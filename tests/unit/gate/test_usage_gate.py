@@ -273,7 +273,10 @@ def test_reports__show_each_usage_check_with_its_groups_and_the_cases_that_rose_
 
     comparison = _compare(_record([_trial(100)] * 8), _record([_trial(130)] * 7 + [_trial(90)]))
     terminal = render_terminal(comparison, env={})
-    assert "usage s tokens per trial: 800 -> 1,000 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed" in terminal
+    assert (
+        "usage s tokens per trial: 800 -> 1,000 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed"
+        in terminal
+    )
     assert "group g1: 400 -> 480 (+20.0%)" in terminal
     assert "rose most: c0 100 -> 130" in terminal
     markdown = render_markdown(comparison, env={})

@@ -48,9 +48,17 @@ class PriceTable:
     def __init__(self, prices: Mapping[str, Price], source: str = "built-in") -> None:
         self.prices = dict(prices)
         self.source = source
+        self._found: dict[str, Price | None] = {}
 
     def price_of(self, model: str) -> Price | None:
         """The price of ``model``, None when the table has none."""
+        try:
+            return self._found[model]
+        except KeyError:
+            found = self._found[model] = self._lookup(model)
+            return found
+
+    def _lookup(self, model: str) -> Price | None:
         name = model.split("/", 1)[1] if "/" in model else model
         exact = self.prices.get(name)
         if exact is not None:

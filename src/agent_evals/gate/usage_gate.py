@@ -12,9 +12,10 @@ fails a gated check: a candidate that stops reporting usage must not pass by hid
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from agent_evals.gate.model import CaseUsageChange, GroupUsage, Reason, UsageCheck, UsageMetric
 from agent_evals.gate.stats import binom_sf, holm
@@ -31,65 +32,51 @@ KNOB: dict[UsageMetric, str] = {
     "cost": "max_cost_increase",
     "latency": "max_latency_increase",
 }
+Side = tuple[float | None, float | None, float | None]
+"""A case side's mean tokens, cost and latency per valid trial (None: not measured)."""
 TOP_CASES = 5
 """Largest per-case increases a check lists."""
 MISSING_LISTED = 5
 """Cases without usage named in a reason (the rest are counted)."""
 
 
-def trial_value(trial: Mapping[str, Any], metric: UsageMetric, table: PriceTable) -> float | None:
-    """One trial's value of ``metric``; None when it did not measure it.
-
-    Cost: priced from the trial's per-model tokens when every model has a price in ``table`` (so
-    both sides are priced alike), else its recorded ``cost_usd``."""
-    if metric == "latency":
-        seconds = trial.get("duration_s")
-        return float(seconds) if seconds else None
-    usage = trial.get("usage")
-    if not usage:
-        return None
-    if metric == "tokens":
-        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
-        return (
-            None if tokens_in is None and tokens_out is None else float((tokens_in or 0) + (tokens_out or 0))
-        )
-    models = usage.get("models")
-    if models:
-        cost = table.cost(models)
-        if cost is not None:
-            return cost
-    cost = usage.get("cost_usd")
-    return float(cost) if cost is not None else None
-
-
-def case_values(case: CaseView, metrics: Sequence[UsageMetric], table: PriceTable) -> list[float | None]:
-    """Per metric, the mean over the case's valid trials that measured it (None when none did)."""
-    sums = [0.0] * len(metrics)
-    counts = [0] * len(metrics)
+def _side(case: CaseView, latency: bool, table: PriceTable, unpriced: set[str] | None) -> tuple[bool, Side]:
+    """One pass over a case's trials: whether any trial did not error, and per metric (tokens, cost,
+    latency) the mean over the valid trials that measured it (None when none did). ``unpriced``
+    collects the models that have tokens but no price."""
+    valid = False
+    tokens = cost = seconds = 0.0
+    n_tokens = n_cost = n_seconds = 0
     for trial in case.raw.get("trials", ()):
         if trial.get("error") is not None:
             continue
-        for i, metric in enumerate(metrics):
-            value = trial_value(trial, metric, table)
-            if value is not None:
-                sums[i] += value
-                counts[i] += 1
-    return [total / n if n else None for total, n in zip(sums, counts, strict=True)]
-
-
-def _valid(case: CaseView) -> bool:
-    """Whether the case has a trial that did not error (all-errored cases are the error budget's)."""
-    return any(trial.get("error") is None for trial in case.raw.get("trials", ()))
-
-
-def _unpriced(cases: Sequence[CaseView], table: PriceTable) -> list[str]:
-    found: set[str] = set()
-    for case in cases:
-        for trial in case.raw.get("trials", ()):
-            models = (trial.get("usage") or {}).get("models")
-            if models:
-                found.update(table.unpriced(models))
-    return sorted(found)
+        valid = True
+        if latency:
+            value = trial.get("duration_s")
+            if value:
+                seconds += value
+                n_seconds += 1
+        usage = trial.get("usage")
+        if not usage:
+            continue
+        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
+        if tokens_in is not None or tokens_out is not None:
+            tokens += (tokens_in or 0) + (tokens_out or 0)
+            n_tokens += 1
+        models = usage.get("models")
+        priced = table.cost(models) if models else None
+        if priced is None:
+            if models and unpriced is not None:
+                unpriced.update(table.unpriced(models))
+            priced = usage.get("cost_usd")
+        if priced is not None:
+            cost += priced
+            n_cost += 1
+    return valid, (
+        tokens / n_tokens if n_tokens else None,
+        cost / n_cost if n_cost else None,
+        seconds / n_seconds if n_seconds else None,
+    )
 
 
 def relative(base: float, cand: float) -> float | None:
@@ -105,19 +92,28 @@ def check_suite(
     """The suite's usage checks (p-values raw; :func:`settle` adjusts and decides) and group rows."""
     checks: list[UsageCheck] = []
     groups: list[GroupUsage] = []
-    paired = [(b, c) for cid, c in cand.cases.items() if (b := base.cases.get(cid)) is not None]
-    paired = [(b, c) for b, c in paired if _valid(b) and _valid(c)]
+    latency = knobs.max_latency_increase is not None
     # tokens and cost only where a side recorded usage; latency only when gated (it shifts with the runner)
-    metrics = [m for m in METRICS if (base.usage.recorded or cand.usage.recorded) or m == "latency"]
-    metrics = [m for m in metrics if m != "latency" or knobs.max_latency_increase is not None]
+    recorded = base.usage.recorded or cand.usage.recorded
+    metrics = [m for m in METRICS if (m == "latency" and latency) or (m != "latency" and recorded)]
     if not metrics:
         return checks, groups
-    sides = [(b, c, case_values(b, metrics, table), case_values(c, metrics, table)) for b, c in paired]
-    for index, metric in enumerate(metrics):
+    unpriced: set[str] = set()
+    sides: list[tuple[CaseView, Side, Side]] = []
+    for cid, c in cand.cases.items():
+        b = base.cases.get(cid)
+        if b is None:
+            continue
+        b_valid, b_values = _side(b, latency, table, None)
+        c_valid, c_values = _side(c, latency, table, unpriced)
+        if b_valid and c_valid:
+            sides.append((c, b_values, c_values))
+    for metric in metrics:
+        index = METRICS.index(metric)
         values: list[tuple[CaseView, float, float]] = []
         missing: list[str] = []
         only_cand = 0
-        for _, c, b_values, c_values in sides:
+        for c, b_values, c_values in sides:
             vb, vc = b_values[index], c_values[index]
             if vb is not None and vc is not None:
                 values.append((c, vb, vc))
@@ -141,7 +137,7 @@ def check_suite(
         total_c = math.fsum(v[2] for v in values)
         up = sum(1 for _, vb, vc in values if vc > vb)
         down = sum(1 for _, vb, vc in values if vc < vb)
-        rising = sorted((v for v in values if v[2] > v[1]), key=lambda v: v[1] - v[2])[:TOP_CASES]
+        rising = heapq.nsmallest(TOP_CASES, (v for v in values if v[2] > v[1]), key=lambda v: v[1] - v[2])
         checks.append(
             UsageCheck(
                 metric=metric,
@@ -156,7 +152,7 @@ def check_suite(
                 p_value=binom_sf(up, up + down) if up + down else 1.0,
                 missing_case_ids=missing,
                 unmeasured_in_baseline=only_cand,
-                unpriced_models=_unpriced([c for _, c in paired], table) if metric == "cost" else [],
+                unpriced_models=sorted(unpriced) if metric == "cost" else [],
                 top_cases=[CaseUsageChange(case_id=c.id, baseline=vb, candidate=vc) for c, vb, vc in rising],
             )
         )

@@ -272,7 +272,7 @@ def test_reports__show_each_usage_check_with_its_groups_and_the_cases_that_rose_
     from agent_evals.report.terminal import render_terminal
 
     comparison = _compare(_record([_trial(100)] * 8), _record([_trial(130)] * 7 + [_trial(90)]))
-    terminal = render_terminal(comparison, env={})
+    terminal = " ".join(render_terminal(comparison, env={}).split())  # lines wrap at 80 columns
     assert (
         "usage s tokens per trial: 800 -> 1,000 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed"
         in terminal

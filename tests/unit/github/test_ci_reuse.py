@@ -198,7 +198,9 @@ def test_reuse__unrelated_file_changed__suites_reused(tmp_path: Path) -> None:
 def test_reuse__reused_suite_never_hides_a_regression_of_a_suite_that_ran(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
     base = _baseline(root, _env())
-    (root / "bench" / "bench_agent.py").write_text(BENCH_AGENT.replace('"ok"', '"no"'))  # every case fails
+    # every case fails; the new text differs in size, so a bytecode cache written within the same second
+    # (Python checks the source's mtime and size) cannot stand in for it
+    (root / "bench" / "bench_agent.py").write_text(BENCH_AGENT.replace('"ok"', '"failing"'))
     result, _ = _ci(root, "cand", _env(), baseline=base, reuse_unchanged=True)
     record = root / ".agent-evals" / "cand" / "run.json"
     assert _reused_ids(record) == ["evals/eval_a.py"]

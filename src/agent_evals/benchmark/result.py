@@ -336,21 +336,7 @@ class BenchmarkResult:
     def to_suite(self) -> Suite:
         """The run-record suite of this benchmark (one case per scenario, every trial kept; of an
         incomplete run, only the scenarios with a finished trial)."""
-        cases = [
-            Case(
-                id=c.id,
-                group=c.capability,
-                name=c.name,
-                dimensions=dict(c.dimensions),
-                critical=c.critical,
-                location=Location(file=c.file, line=c.line),
-                input=short(c.prompt, TEXT_LIMIT),
-                expected=c.expected,
-                trials=[_trial_record(t) for t in c.trials],
-            )
-            for c in self.cases
-            if c.trials or self.complete
-        ]
+        cases = [case_record(c) for c in self.cases if c.trials or self.complete]
         suite = Suite(
             id=self.benchmark_id,
             kind="benchmark",
@@ -374,6 +360,21 @@ class BenchmarkResult:
             complete=self.complete,
         )
         return RunRecord(run=run, suites=[self.to_suite()])
+
+
+def case_record(case: CaseOutcome) -> Case:
+    """The run-record case of one scenario, with every trial it ran."""
+    return Case(
+        id=case.id,
+        group=case.capability,
+        name=case.name,
+        dimensions=dict(case.dimensions),
+        critical=case.critical,
+        location=Location(file=case.file, line=case.line),
+        input=short(case.prompt, TEXT_LIMIT),
+        expected=case.expected,
+        trials=[_trial_record(t) for t in case.trials],
+    )
 
 
 def _trial_record(trial: TrialOutcome) -> Trial:

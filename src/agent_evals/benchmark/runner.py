@@ -44,6 +44,9 @@ OnStart = Callable[[BenchmarkResult], None]
 """Called once with the result as soon as the run starts; its cases fill in trial by trial and its
 ``complete`` turns True at the end, so a caller keeps what finished when the run is interrupted."""
 
+OnCase = Callable[[BenchmarkResult, int], None]
+"""Called as ``on_case(result, index)`` when ``result.cases[index]`` has run its last trial."""
+
 
 @dataclass
 class _Job:
@@ -134,6 +137,7 @@ async def run_benchmark_async(
     case_filter: str | None = None,
     progress: Progress | None = None,
     on_start: OnStart | None = None,
+    on_case: OnCase | None = None,
     on_setup_error: Literal["raise", "record"] = "raise",
     shard: Slicer | None = None,
     retry_errors: int = 0,
@@ -144,7 +148,8 @@ async def run_benchmark_async(
     ``module:attr`` string (importable from the YAML file's folder); None uses the file's ``agent:``.
     ``trials``, ``concurrency`` and ``timeout_s`` override the file's ``execution`` block;
     ``case_filter`` keeps cases whose id matches (a glob with ``*``/``?``, brackets literal; else a substring).
-    ``on_start`` receives the result object before the first trial (see :data:`OnStart`).
+    ``on_start`` receives the result object before the first trial (see :data:`OnStart`), ``on_case``
+    each case as it completes (:data:`OnCase`).
     Nothing runs until the whole file validates. Raises BenchmarkFileError / AgentLoadError.
 
     When the agent's ``setup()`` raises, ``teardown()`` still runs and the exception propagates
@@ -203,6 +208,10 @@ async def run_benchmark_async(
             slots[trial] = outcome
             job.case.trials = [slots[t] for t in sorted(slots)]
             done += 1
+            if len(slots) == k:
+                del finished[index]
+                if on_case is not None:
+                    on_case(result, index)
             if progress is not None:
                 progress(done, total)
 
@@ -216,10 +225,12 @@ async def run_benchmark_async(
             message = f"agent setup failed: {ready.error}"
             trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
             result.setup_error = f"{message}\n{trace}"
-            for job in jobs:
+            for index, job in enumerate(jobs):
                 job.case.trials = [
                     TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)
                 ]
+                if on_case is not None:
+                    on_case(result, index)
         else:
             await asyncio.gather(*(worker() for _ in range(min(width, total))))
         spent = active_budget()

@@ -19,7 +19,7 @@ from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
     from agent_evals.adapters.cache.store import ResponseCache
-    from agent_evals.core.record import RunRecord
+    from agent_evals.gate.summary import RunSummary
 
 RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
@@ -219,9 +219,8 @@ def run(
     PATH is an eval file, a benchmark YAML or a directory (searched for eval_*.py, *_eval.py,
     evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
     """
-    from agent_evals.gate.store import write_record
-    from agent_evals.report.terminal_run import render_run_summary
-    from agent_evals.session import RunBuilder, run_paths
+    from agent_evals.report.terminal_run import render_digest
+    from agent_evals.session import RunBuilder, execute
     from agent_evals.shard import Shard, Slicer
 
     try:
@@ -235,7 +234,8 @@ def run(
     gc.set_threshold(50_000, 50, 50)
     from agent_evals.report.colour import use_colour
 
-    builder = RunBuilder()
+    # Each case reaches the record file (output + ".partial" until the end) when it finishes.
+    builder = RunBuilder(output=output)
     if record_inputs:
         from agent_evals.suite_inputs import Tracker
 
@@ -247,34 +247,38 @@ def run(
     interrupted = 0  # the exit code of an interrupted run
     signal.signal(signal.SIGTERM, _terminate)  # Actions cancels with SIGINT, then SIGTERM
     try:
-        with cache.activate() if cache is not None else contextlib.nullcontext():
-            record = run_paths(
-                paths,
-                agent=agent,
-                trials=trials,
-                concurrency=concurrency,
-                timeout_s=timeout,
-                case_filter=case_filter,
-                datasets=datasets,
-                labels=labels,
-                progress=progress,
-                builder=builder,
-                shard=slicer,
-                retry_errors=retry_errors,
-                skip_files={f.resolve() for f in skip_files},
-                budget_usd=budget_usd,
-            )
-    except KeyboardInterrupt as exc:
-        interrupted = 143 if isinstance(exc, Terminated) else 130
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
-        record = builder.record(complete=False)
-        if slicer is not None:
-            slicer.stamp(record)
+        try:
+            with cache.activate() if cache is not None else contextlib.nullcontext():
+                execute(
+                    paths,
+                    builder,
+                    agent=agent,
+                    trials=trials,
+                    concurrency=concurrency,
+                    timeout_s=timeout,
+                    case_filter=case_filter,
+                    datasets=datasets,
+                    labels=labels,
+                    progress=progress,
+                    shard=slicer,
+                    retry_errors=retry_errors,
+                    skip_files={f.resolve() for f in skip_files},
+                    budget_usd=budget_usd,
+                )
+        except KeyboardInterrupt as exc:
+            interrupted = 143 if isinstance(exc, Terminated) else 130
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
+        builder.finish(complete=not interrupted)
     except AgentEvalsError as exc:
         if progress:
             progress.clear()
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except OSError as exc:
+        if progress:
+            progress.clear()
+        click.echo(f"error: cannot write the run record to {output}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     except (Exception, SystemExit):  # a bug, or a fault that escaped its trial: never exit 0
         if progress:
             progress.clear()
@@ -282,14 +286,10 @@ def run(
         sys.exit(EXIT_INTERNAL)
     if progress:
         progress.clear()
-    if output:
-        try:
-            write_record(output, record)
-        except OSError as exc:
-            click.echo(f"error: cannot write the run record to {output}: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
     colour = use_colour(sys.stdout)
-    summary = render_run_summary(record, verbose=verbose, color=colour)
+    summary = render_digest(
+        builder.digest, builder.record_suites, complete=not interrupted, verbose=verbose, color=colour
+    )
     click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"), color=colour)
     if output and not quiet:
         click.echo(f"Run record written to {output}")
@@ -297,13 +297,7 @@ def run(
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
         sys.exit(interrupted)
     if cache is not None and cache.mode == "replay":
-        silent = sum(
-            1
-            for suite in record.suites
-            for case in suite.cases
-            for t in case.trials
-            if t.cache is not None and t.cache.replayed == 0 and t.error is None
-        )
+        silent = builder.digest.replayed_nothing
         if cache.outside:
             click.echo(
                 f"warning: --cache replay: {len(cache.outside)} model call(s) made outside any trial (a "
@@ -316,11 +310,11 @@ def run(
                 "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
                 err=True,
             )
-    if record.run.incomplete_reason == "budget" and record.run.budget is not None:
-        spent = record.run.budget
+    if builder.budget is not None and builder.budget.exhausted:
+        spent = builder.budget
         click.echo(
             f"Budget exhausted: ${spent.spent_usd:.4f} recorded of the ${spent.limit_usd:g} budget; "
-            f"{spent.skipped_trials} trial(s) not started. The record is incomplete (exit 3): the gate "
+            f"{spent.skipped} trial(s) not started. The record is incomplete (exit 3): the gate "
             "never passes it.",
             err=True,
         )
@@ -331,7 +325,7 @@ def run(
         sys.exit(EXIT_INTERNAL)
     from agent_evals.report.width import wrap
 
-    failures = gate_failures(record, fail_under)
+    failures = gate_failures(builder.summary(), fail_under)
     for message in failures:
         click.echo("\n".join(wrap(message, hanging="  ")), err=True)
     if failures:
@@ -346,10 +340,11 @@ def _open_cache(mode: str, folder: str) -> ResponseCache | None:
     return open_cache(mode, folder)
 
 
-def gate_failures(record: RunRecord, fail_under: float | None) -> list[str]:
+def gate_failures(summary: RunSummary, fail_under: float | None) -> list[str]:
     """What makes a finished run exit 1: the policy's error budget (as the gate applies it), --fail-under.
 
-    The pass rate is the gate's: macro over scored cases, errored trials left out (the budget counts them).
+    ``summary`` is the written record as the gate reads it (``RunBuilder.summary``). The pass rate is
+    the gate's: macro over scored cases, errored trials left out (the budget counts them).
     """
     from agent_evals.gate.compare import single_run
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
@@ -357,10 +352,10 @@ def gate_failures(record: RunRecord, fail_under: float | None) -> list[str]:
 
     policy = resolve_policy(
         repo_config=discover_repo_config(Path.cwd()),
-        suite_blocks={s.id: s.gate for s in record.suites},
+        suite_blocks={s.header["id"]: s.header.get("gate") for s in summary.suites},
         overrides={},
     )
-    comparison = single_run(record, policy)
+    comparison = single_run(summary, policy)
     failures = [
         f"error budget exceeded (max_error_rate): {r.message}"
         for r in comparison.reasons

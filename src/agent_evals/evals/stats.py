@@ -7,9 +7,9 @@ trials (no pass/fail score): they neither pass nor fail, in the pass rate and in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from agent_evals.core.record import Case
 
@@ -57,16 +57,20 @@ class CaseStats:
         return "passed" if self.passes == self.valid else "failed"
 
 
-def case_stats(case: Case) -> CaseStats:
-    """Count a case's trials."""
+def case_stats(case: Case | Mapping[str, Any]) -> CaseStats:
+    """Count a case's trials (a record model's case, or the case as written to the record file)."""
+    if isinstance(case, Mapping):
+        trials = [(t.get("error"), t.get("graded", True), t.get("passed")) for t in case.get("trials", ())]
+    else:
+        trials = [(t.error, getattr(t, "graded", True), t.passed) for t in case.trials]
     valid = passes = errors = 0
-    for trial in case.trials:
-        if trial.error is not None:
+    for error, graded, passed in trials:
+        if error is not None:
             errors += 1
-        elif getattr(trial, "graded", True):
+        elif graded:
             valid += 1
-            passes += bool(trial.passed)
-    return CaseStats(trials=len(case.trials), valid=valid, passes=passes, errors=errors)
+            passes += bool(passed)
+    return CaseStats(trials=len(trials), valid=valid, passes=passes, errors=errors)
 
 
 @dataclass(frozen=True, slots=True)

@@ -319,13 +319,21 @@ def _trial_at(where: str, cases: list[Any], case: Any, trials: list[Any], trial:
     return f"{where}.cases.{_index(cases, case)}.trials.{_index(trials, trial)}"
 
 
-def _walk_cases(cases: list[Any], source: str, where: str) -> SuiteView:
-    """Check and summarise a suite's cases: per-case counts, per-scorer tallies and usage, in one pass.
+def add_cases(view: SuiteView, cases: list[Any], source: str = "<suite>") -> None:
+    """Check and summarise more cases of a suite into ``view``, as :func:`summarise` walks a record's:
+    the run writer feeds each case it writes through here, so a run's own verdict reads the same
+    summary ``compare`` would read from the file."""
+    _walk_cases(cases, source, "suite", view)
+
+
+def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | None = None) -> SuiteView:
+    """Check and summarise a suite's cases: per-case counts, per-scorer tallies and usage, in one pass
+    (into ``into``, adding to what it holds, when given).
 
     This loop runs once per trial (hundreds of thousands on a large run), so each object is checked
     in place with class tests; at the first that fails, the full check of that object words the error.
     """
-    out = SuiteView()
+    out = SuiteView() if into is None else into
     views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
     n_trials = n_usages = 0
     duration = 0.0
@@ -460,9 +468,12 @@ def _walk_cases(cases: list[Any], source: str, where: str) -> SuiteView:
                     by_label = labels[dim] = {}
                 members = by_label.get(label)
                 if members is None:  # a new name=value: its list, shared with the index
-                    members = by_label[label] = dimensions[f"{dim}={label}"] = []
+                    members = dimensions.get(f"{dim}={label}")  # one an earlier walk began
+                    if members is None:
+                        members = dimensions[f"{dim}={label}"] = []
+                    by_label[label] = members
                 members.append(cid)
-    out.usage = UsageSums(
+    usage = UsageSums(
         input_tokens=int(tokens_in) if n_in else None,
         output_tokens=int(tokens_out) if n_out else None,
         cost_usd=math.fsum(costs) if costs else None,
@@ -470,4 +481,8 @@ def _walk_cases(cases: list[Any], source: str, where: str) -> SuiteView:
         trials=n_trials,
         recorded=n_usages > 0,
     )
+    if into is None:
+        out.usage = usage
+    else:
+        out.usage.merge(usage)
     return out

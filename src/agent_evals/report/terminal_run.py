@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_evals.core.percent import percent
-from agent_evals.core.record import RunRecord, Suite
-from agent_evals.evals.stats import CaseStats, GroupStats, case_stats, group_stats
+from agent_evals.core.record import RunRecord
+from agent_evals.evals.stats import CaseStats, GroupStats, group_stats
 from agent_evals.report.colour import paint
+from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
 
 NOTE_LIMIT = 200
@@ -54,10 +55,10 @@ def _row(name: str, stats: GroupStats, with_k: bool, with_numeric: bool) -> list
     return row
 
 
-def _suite_lines(suite: Suite, stats: dict[int, CaseStats]) -> list[str]:
+def _suite_lines(suite: SuiteDigest) -> list[str]:
     groups: dict[str, list[CaseStats]] = {}
-    for case in suite.cases:
-        groups.setdefault(case.group, []).append(stats[id(case)])
+    for _, group, stats in suite.ordered():
+        groups.setdefault(group, []).append(stats)
     total = group_stats(s for cases in groups.values() for s in cases)
     with_k = total.k > 1
     with_numeric = total.numeric > 0
@@ -80,46 +81,32 @@ def _suite_lines(suite: Suite, stats: dict[int, CaseStats]) -> list[str]:
     return lines
 
 
-def _failure_lines(
-    suites: Iterable[Suite], stats: dict[int, CaseStats], verbose: bool, limit: int, color: bool = False
-) -> list[str]:
+def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> list[str]:
     lines: list[str] = []
-    count = 0
     hidden_tracebacks = False
-    for suite in suites:
-        for case in suite.cases:
-            counts = stats[id(case)]
-            outcome = counts.outcome
-            if outcome not in ("failed", "errored"):
+    for failure in digest.failures():
+        counts = failure.stats
+        where = f" ({counts.passes}/{counts.valid} trials passed)" if counts.trials > 1 else ""
+        label = (
+            paint("ERROR", "error", color) if counts.outcome == "errored" else paint("FAIL", "fail", color)
+        )
+        word = "ERROR" if counts.outcome == "errored" else "FAIL"
+        name = fit(failure.case_id, WIDTH - 3 - len(word) - len(where))
+        lines.append(f"  {label} {name}{where}")
+        shown: set[str] = set()
+        for scorer, text, trace in failure.details:
+            detail = f"error: {_short(text)}" if scorer is None else f"{scorer}: {_short(text) or 'failed'}"
+            if detail in shown:
                 continue
-            count += 1
-            if count > limit:
-                continue
-            where = f" ({counts.passes}/{counts.valid} trials passed)" if counts.trials > 1 else ""
-            label = paint("ERROR", "error", color) if outcome == "errored" else paint("FAIL", "fail", color)
-            word = "ERROR" if outcome == "errored" else "FAIL"
-            name = fit(case.id, WIDTH - 3 - len(word) - len(where))
-            lines.append(f"  {label} {name}{where}")
-            shown: set[str] = set()
-            for trial in case.trials:
-                if trial.error is not None:
-                    detail = f"error: {_short(trial.error)}"
-                    if detail not in shown:
-                        shown.add(detail)
-                        lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
-                        if verbose and trial.traceback:
-                            lines += [f"        {line}" for line in trial.traceback.splitlines()]
-                        hidden_tracebacks = hidden_tracebacks or (not verbose and bool(trial.traceback))
-                    continue
-                for key, score in trial.scores.items():
-                    if score.passed is False:
-                        note = _short(score.notes or score.error) or "failed"
-                        detail = f"{key}: {note}"
-                        if detail not in shown:
-                            shown.add(detail)
-                            lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
+            shown.add(detail)
+            lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
+            if verbose and trace:
+                lines += [f"        {line}" for line in trace.splitlines()]
+            hidden_tracebacks = hidden_tracebacks or (not verbose and bool(trace))
+    count = digest.failure_count
     if not count:
         return []
+    limit = digest.max_failures
     more = f" (showing {limit})" if count > limit else ""
     hint = " (use -v for tracebacks)" if hidden_tracebacks else ""
     return [f"Failures: {count}{more}{hint}", *lines]
@@ -128,17 +115,27 @@ def _failure_lines(
 def render_run_summary(
     record: RunRecord, *, verbose: bool = False, max_failures: int = 50, color: bool = False
 ) -> str:
-    """Render the summary: per suite a table by group (dataset or capability), the failures with
-    their notes (tracebacks too when ``verbose``), and one closing line with the run's totals.
+    """Render the summary of a whole record (see :func:`render_digest`)."""
+    digest = RunDigest.of_record(record, max_failures)
+    return render_digest(
+        digest, range(len(record.suites)), complete=record.run.complete, verbose=verbose, color=color
+    )
 
-    ``color`` marks FAIL and ERROR (and the closing counts) with ANSI colours."""
-    stats = {id(case): case_stats(case) for suite in record.suites for case in suite.cases}
+
+def render_digest(
+    digest: RunDigest, suites: Iterable[int], *, complete: bool, verbose: bool = False, color: bool = False
+) -> str:
+    """Render the summary: per suite (``suites``: the record's, in order) a table by group (dataset or
+    capability), the failures with their notes (tracebacks too when ``verbose``), and one closing line
+    with the run's totals. ``color`` marks FAIL and ERROR (and the closing counts) with ANSI colours."""
     lines: list[str] = []
-    for suite in record.suites:
-        lines += _suite_lines(suite, stats)
+    everything: list[CaseStats] = []
+    for suite in digest.ordered_suites(suites):
+        lines += _suite_lines(suite)
         lines.append("")
-    lines += _failure_lines(record.suites, stats, verbose, max_failures, color)
-    total = group_stats(stats.values())
+        everything += [stats for _, _, stats in suite.rows]
+    lines += _failure_lines(digest, verbose, color)
+    total = group_stats(everything)
     parts = [
         f"{total.cases} cases",
         f"{total.passed} passed",
@@ -147,10 +144,9 @@ def render_run_summary(
     ]
     if total.numeric:
         parts.append(f"{total.numeric} numeric-only (not in the pass rate)")
-    trials = [t for suite in record.suites for case in suite.cases for t in case.trials]
-    errored = sum(1 for t in trials if t.error is not None)
-    share = f"; {errored} of {len(trials)} trials errored ({_pct(errored / len(trials))})" if errored else ""
-    state = "" if record.run.complete else " (interrupted: partial results)"
+    errored, trials = total.error_trials, total.trials
+    share = f"; {errored} of {trials} trials errored ({_pct(errored / trials)})" if errored else ""
+    state = "" if complete else " (interrupted: partial results)"
     lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{state}")
     return "\n".join(lines).strip("\n") + "\n"
 

@@ -1,0 +1,123 @@
+"""What the run summary keeps of each case as it is written: its counts, and the first failures' details."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.evals.stats import CaseStats, case_stats
+
+if TYPE_CHECKING:
+    from agent_evals.core.record import RunRecord
+
+Detail = tuple[str | None, str, str | None]
+"""One line under a failure: ``(None, error, traceback)`` for an errored trial, ``(scorer, note, None)``
+for a failed score."""
+
+
+@dataclass(slots=True)
+class Failure:
+    """A failed or errored case among the first ``max_failures``, with the lines that say why."""
+
+    case_id: str
+    stats: CaseStats
+    details: list[Detail]
+
+
+@dataclass
+class SuiteDigest:
+    """One suite's cases as counts: ``(position, group, stats)`` per case."""
+
+    id: str
+    kind: str
+    rows: list[tuple[int, str, CaseStats]] = field(default_factory=list)
+
+    def ordered(self) -> list[tuple[int, str, CaseStats]]:
+        """The rows in plan order (cases may finish in any order)."""
+        return sorted(self.rows, key=lambda row: row[0])
+
+
+def _details(case: Mapping[str, Any]) -> list[Detail]:
+    shown: set[tuple[str | None, str]] = set()
+    out: list[Detail] = []
+    for trial in case.get("trials", ()):
+        error = trial.get("error")
+        if error is not None:
+            if (None, error) not in shown:
+                shown.add((None, error))
+                out.append((None, error, trial.get("traceback")))
+            continue
+        for key, score in (trial.get("scores") or {}).items():
+            if score.get("passed") is False:
+                note = score.get("notes") or score.get("error") or ""
+                if (key, note) not in shown:
+                    shown.add((key, note))
+                    out.append((key, note, None))
+    return out
+
+
+class RunDigest:
+    """Per-case counts of a run and the details of its first ``max_failures`` failures (in plan order).
+
+    Memory stays small whatever the case count: a few numbers per case, a bounded list of failures.
+    """
+
+    def __init__(self, max_failures: int = 50) -> None:
+        """Keep the details of at most ``max_failures`` failed or errored cases."""
+        self.max_failures = max_failures
+        self.suites: dict[int, SuiteDigest] = {}
+        self.failure_count = 0
+        self._failures: list[tuple[int, int, Failure]] = []  # a heap: the latest in plan order on top
+        self.trials = [0, 0, 0]
+        """Finished trials as (passed, failed, errored)."""
+        self.replayed_nothing = 0
+        """Trials run with ``--cache replay`` that finished without replaying any model call."""
+
+    def add_suite(self, index: int, suite_id: str, kind: str) -> None:
+        """Name suite ``index`` (the run builder's numbering, which is the record's suite order)."""
+        self.suites[index] = SuiteDigest(suite_id, kind)
+
+    def add(self, suite: int, position: int, case: Mapping[str, Any]) -> None:
+        """Count one written case (as decoded from the record file) at plan ``position`` of ``suite``."""
+        stats = case_stats(case)
+        self.suites[suite].rows.append((position, case["group"], stats))
+        for trial in case.get("trials", ()):
+            cache = trial.get("cache")
+            if cache is not None and cache.get("replayed") == 0 and trial.get("error") is None:
+                self.replayed_nothing += 1
+            if trial.get("error") is not None:
+                self.trials[2] += 1
+            elif trial.get("passed"):
+                self.trials[0] += 1
+            else:
+                self.trials[1] += 1
+        if stats.outcome not in ("failed", "errored"):
+            return
+        self.failure_count += 1
+        if self.max_failures <= 0:
+            return
+        entry = (-suite, -position, Failure(case["id"], stats, _details(case)))
+        if len(self._failures) < self.max_failures:
+            heapq.heappush(self._failures, entry)
+        elif (suite, position) < (-self._failures[0][0], -self._failures[0][1]):
+            heapq.heapreplace(self._failures, entry)
+
+    def failures(self) -> list[Failure]:
+        """The kept failures in plan order."""
+        return [f for _, _, f in sorted(self._failures, key=lambda e: (-e[0], -e[1]))]
+
+    def ordered_suites(self, indices: Iterable[int]) -> list[SuiteDigest]:
+        """The digests of ``indices`` (the suites of the record, in its order)."""
+        return [self.suites[i] for i in indices]
+
+    @classmethod
+    def of_record(cls, record: RunRecord, max_failures: int = 50) -> RunDigest:
+        """The digest of a whole record (``regrade``, tests): the same counting as a streamed run."""
+        digest = cls(max_failures)
+        for s_index, suite in enumerate(record.suites):
+            digest.add_suite(s_index, suite.id, suite.kind)
+            for position, case in enumerate(suite.cases):
+                digest.add(s_index, position, case.model_dump(mode="json", include={"id", "group", "trials"}))
+        return digest

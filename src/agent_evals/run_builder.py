@@ -1,0 +1,495 @@
+"""The run builder: each case that finishes is written to the streamed record and counted, then let go."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_evals import __version__
+from agent_evals.core.record import Case, CIInfo, GitInfo, RunInfo, fingerprint_of
+from agent_evals.core.record_stream import RecordWriter
+from agent_evals.core.redact import Redactor
+from agent_evals.evals.execution import evaluator_name
+from agent_evals.evals.recording import TrialWriter
+from agent_evals.evals.result import EvalCaseResult
+from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.evals.suite_ids import ID_BASE
+from agent_evals.gate.align import SuiteView
+from agent_evals.gate.reader import decode_json
+from agent_evals.gate.summary import HEADER_FIELDS, RunSummary, SuiteSummary, add_cases
+from agent_evals.report.run_digest import RunDigest
+
+if TYPE_CHECKING:
+    from agent_evals.benchmark.result import BenchmarkResult
+    from agent_evals.core.record import RunRecord, Suite
+    from agent_evals.cost.budget import Budget
+    from agent_evals.shard import Slicer
+    from agent_evals.suite_inputs import Tracker
+
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 with a ``Z`` suffix."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
+    """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
+    sha = env.get("GITHUB_SHA")
+    ref = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF")
+    if not (sha and ref):
+        # one process for both: `rev-parse HEAD --abbrev-ref HEAD` prints the SHA, then the branch
+        lines = (_git(["rev-parse", "HEAD", "--abbrev-ref", "HEAD"], cwd) or "").splitlines()
+        if len(lines) == 2:
+            sha = sha or lines[0]
+            ref = ref or (lines[1] if lines[1] != "HEAD" else None)
+    return GitInfo(sha=sha, ref=ref)
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and out else None
+
+
+def ci_info(env: Mapping[str, str]) -> CIInfo:
+    """CI provider, run id and pull request number from the GitHub Actions environment."""
+    if env.get("GITHUB_ACTIONS") != "true":
+        return CIInfo()
+    match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
+    return CIInfo(
+        provider="github", run_id=env.get("GITHUB_RUN_ID"), pr=int(match.group(1)) if match else None
+    )
+
+
+class _EvalSuitePlan:
+    """One eval file's selected cases and where their results land."""
+
+    def __init__(self, suite_id: str, label: str, specs: list[EvalCaseSpec], start: int, index: int) -> None:
+        self.suite_id = suite_id
+        """Relative to the project root (``evals.suite_ids``): the same from any working directory."""
+        self.label = label
+        """The file as shown to the user (relative to the working directory when below it)."""
+        self.specs = specs
+        self.start = start
+        self.index = index
+        """The suite's number in the record."""
+
+
+class _Bench:
+    """A benchmark that is running (or ran): which of its cases reached the record."""
+
+    def __init__(self, result: BenchmarkResult, index: int) -> None:
+        self.result = result
+        self.index = index
+        self.written = bytearray(len(result.cases))
+
+
+class _Side:
+    """One suite as the gate reads it, summed case by case as they are written."""
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.header = header
+        self.view = SuiteView()
+        self.trial_counts: set[int] = set()
+        self.ids: list[str] = []
+        """Written case ids by plan position (a shard's positions and the fingerprint need them)."""
+        self.trials: list[int] = []
+
+
+def _in_plan_order(side: _Side) -> SuiteView:
+    """``side.view`` with its cases in plan order, as the record file lists them (they were added as
+    they finished)."""
+    view = side.view
+    rank = {cid: n for n, cid in enumerate(c for c in side.ids if c)}
+    view.cases = {cid: view.cases[cid] for cid in sorted(view.cases, key=rank.__getitem__)}
+    view.scorers = {
+        name: {c: t[c] for c in sorted(t, key=rank.__getitem__)} for name, t in view.scorers.items()
+    }
+    for table in (view.groups, view.dimensions):
+        for members in table.values():
+            members.sort(key=rank.__getitem__)
+    first = {name: min(rank[c] for c in members) for name, members in view.groups.items()}
+    view.groups = {name: view.groups[name] for name in sorted(view.groups, key=first.__getitem__)}
+    return view
+
+
+_LET_GO: dict[str, Any] = {}
+"""What a summarised case keeps of its raw data: nothing (the record file has it)."""
+
+
+class RunBuilder:
+    """Follows a run as it executes: every case is written to the record file the moment its last
+    trial finishes (``core.record_stream``), counted for the summary and the run's own verdict, and
+    not kept. An interrupted or killed run leaves the record of what finished."""
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        output: str | os.PathLike[str] | None = None,
+        max_failures: int = 50,
+    ) -> None:
+        """Start a run now; ``env`` (default ``os.environ``) feeds git/CI facts and secret redaction.
+
+        ``output`` is the record file (None: a temporary one, removed after :meth:`record`). Nothing is
+        written until :meth:`start`; ``max_failures`` failures keep their details for the summary."""
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.cwd = cwd or Path.cwd()
+        self.started_at = utc_now()
+        self.writer = TrialWriter(Redactor.from_env(self.env))
+        self.output = Path(output) if output is not None else None
+        self.shard: Slicer | None = None
+        self.digest = RunDigest(max_failures)
+        self.complete: bool | None = None
+        """None while running; whether the run finished once :meth:`finish` wrote the record."""
+        self._scratch: Path | None = None
+        # Ask git while the run executes rather than after it.
+        self._git: list[GitInfo] = []
+        self._git_thread = threading.Thread(
+            target=lambda: self._git.append(git_info(self.env, self.cwd)), daemon=True
+        )
+        self._git_thread.start()
+        self._plans: list[_EvalSuitePlan] = []
+        self._specs: list[EvalCaseSpec] = []
+        self._pending: dict[int, dict[int, EvalCaseResult]] = {}
+        self._lock = threading.RLock()
+        self._benches: list[_Bench] = []
+        self._sides: list[_Side] = []
+        self._stream: RecordWriter | None = None
+        self.budget: Budget | None = None
+        """The run's ``--budget-usd`` budget, once it ran: an exhausted one leaves the record incomplete."""
+        self.tracker: Tracker | None = None
+        """Set (``run --record-inputs``) to record each suite's inputs (``suite_inputs``)."""
+        self._inputs: dict[int, dict[str, Any]] = {}  # suite number -> run-side inputs
+
+    def snapshot_inputs(self, suites: Sequence[int], sources: Sequence[str]) -> None:
+        """Record the inputs read so far as those of ``suites`` (by number; suites just finished: every
+        earlier read counts, a module imported before is an input all the same)."""
+        if self.tracker is None:
+            return
+        from agent_evals.suite_inputs import project_root
+
+        root = project_root(self.cwd)
+        # a virtual environment inside the project holds installed packages, not project files (their
+        # versions count); a prefix at or above the root must not hide the whole project
+        prefixes = [
+            Path(p).resolve()
+            for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
+            if root in Path(p).resolve().parents
+        ]
+        for index, source in zip(suites, sources, strict=True):
+            extra = [self.cwd / source]
+            self._inputs[index] = self.tracker.inputs(root, skipped=prefixes, extra=extra)
+
+    # -- planning ----------------------------------------------------------------------------
+    def _suite(self, header: dict[str, Any]) -> int:
+        index = len(self._sides)
+        self._sides.append(_Side(header))
+        self.digest.add_suite(index, header["id"], header["kind"])
+        return index
+
+    def add_eval_suite(self, label: str, specs: list[EvalCaseSpec], *, suite_id: str | None = None) -> None:
+        """Plan an eval suite (one file's selected cases); ``suite_id`` defaults to ``label``."""
+        sid = suite_id or label
+        with self._lock:
+            index = self._suite({"id": sid, "kind": "evals", "source": label, "agent": {}})
+            self._plans.append(_EvalSuitePlan(sid, label, specs, len(self._specs), index))
+            self._specs.extend(specs)
+
+    @property
+    def specs(self) -> list[EvalCaseSpec]:
+        """Every planned eval case, in suite order."""
+        return self._specs
+
+    @property
+    def eval_suite_indices(self) -> list[int]:
+        """The eval suites' numbers in the record, in order."""
+        return [plan.index for plan in self._plans]
+
+    @property
+    def eval_sources(self) -> list[str]:
+        """The eval suites' files as shown to the user, in order."""
+        return [plan.label for plan in self._plans]
+
+    def benchmark_index(self, result: BenchmarkResult) -> int:
+        """The suite number of a benchmark that ran (``add_benchmark``)."""
+        return next(b.index for b in self._benches if b.result is result)
+
+    @property
+    def eval_plans(self) -> list[tuple[int, int]]:
+        """Each eval suite's ``(first spec index, number of specs)``: suites run one after another."""
+        return [(plan.start, len(plan.specs)) for plan in self._plans]
+
+    # -- the record file -----------------------------------------------------------------------
+    def _run_block(self, *, complete: bool, finished: bool = False) -> dict[str, Any]:
+        git = self._git[0] if self._git else GitInfo()
+        run = RunInfo(
+            tool_version=__version__,
+            started_at=self.started_at,
+            finished_at=utc_now() if finished else None,
+            complete=complete,
+            suite_ids=ID_BASE,
+            git=git,
+            ci=ci_info(self.env),
+        )
+        if finished and self.budget is not None:
+            from agent_evals.core.record import BudgetInfo
+
+            budget = self.budget
+            run.budget = BudgetInfo(
+                limit_usd=budget.limit_usd, spent_usd=round(budget.spent_usd, 6), skipped_trials=budget.skipped
+            )
+            if budget.exhausted:
+                run.complete = False
+                run.incomplete_reason = "budget"
+        if self.shard is not None:
+            from agent_evals.core.record import ShardInfo
+
+            run.shard = ShardInfo(index=self.shard.shard.index, count=self.shard.shard.count)
+        block: dict[str, Any] = run.model_dump(mode="json", exclude_none=True)
+        return block
+
+    def start(self) -> None:
+        """Open the record file: from now on it is a valid record (``complete: false``) of what finished."""
+        with self._lock:
+            if self._stream is not None:
+                return
+            target = self.output
+            if target is None:
+                self._scratch = Path(tempfile.mkdtemp(prefix="agent-evals-run-"))
+                target = self._scratch / "run.json"
+            self._stream = RecordWriter(target, self._run_block(complete=False))
+            for side in self._sides:
+                self._stream.add_suite(side.header)
+
+    def _write(self, suite: int, position: int, case: Case | dict[str, Any], redact: bool = False) -> None:
+        """Write one finished case; the caller holds the lock."""
+        self.start()
+        assert self._stream is not None
+        model = case if isinstance(case, Case) else Case.model_validate(case)
+        text = model.model_dump_json(by_alias=True, exclude_none=True)
+        if redact and self.writer.redact.active:
+            text = self.writer.redact(text)
+        data = text.encode("utf-8")
+        self._stream.add_case(suite, position, data, self._run_block(complete=False))
+        written = decode_json(data)  # the summary counts what the file holds
+        side = self._sides[suite]
+        add_cases(side.view, [written], f"suites.{suite}")
+        side.view.cases[written["id"]].raw = _LET_GO
+        side.trial_counts.add(len(written.get("trials", ())))
+        while len(side.ids) <= position:
+            side.ids.append("")
+            side.trials.append(0)
+        side.ids[position] = written["id"]
+        side.trials[position] = len(written.get("trials", ()))
+        self.digest.add(suite, position, written)
+
+    # -- evals ---------------------------------------------------------------------------------
+    def add_result(self, spec_index: int, trial: int, result: EvalCaseResult) -> None:
+        """Record one finished trial (thread-safe); the case is written when its last trial is in."""
+        with self._lock:
+            done = self._pending.setdefault(spec_index, {})
+            done[trial] = result
+            if len(done) >= self._specs[spec_index].trials:
+                self._write_eval(spec_index)
+
+    def _plan_of(self, spec_index: int) -> _EvalSuitePlan:
+        for plan in self._plans:
+            if plan.start <= spec_index < plan.start + len(plan.specs):
+                return plan
+        raise IndexError(spec_index)
+
+    def _write_eval(self, spec_index: int) -> None:
+        done = self._pending.pop(spec_index)
+        plan = self._plan_of(spec_index)
+        spec = self._specs[spec_index]
+        input_text, input_json = self.writer.text(spec.input)
+        ref_text, ref_json = self.writer.text(spec.reference)
+        case = {
+            "id": f"{plan.suite_id}::{spec.function_id}",
+            "group": spec.dataset or Path(plan.label).stem,
+            "name": spec.function_id,
+            "location": {"file": plan.label, "line": spec.line},
+            "input": input_text,
+            "input_json": input_json,
+            "expected": ref_text,
+            "reference_json": ref_json,
+            "labels": list(spec.labels),
+            "trials": [self.writer.trial(done[t]) for t in sorted(done)],
+        }
+        self._write(plan.index, spec_index - plan.start, case)
+
+    # -- benchmarks and whole suites --------------------------------------------------------------
+    def add_suite(self, suite: Suite) -> None:
+        """Add a finished suite (a benchmark); secret values in it are masked like the evals' ones."""
+        with self._lock:
+            header = suite.model_dump(mode="json", exclude_none=True, exclude={"cases", "case_positions"})
+            index = self._suite(header)
+            if self._stream is not None:
+                self._stream.add_suite(header)
+            for position, case in enumerate(suite.cases):
+                self._write(index, position, case, redact=True)
+
+    def add_benchmark(self, result: BenchmarkResult) -> None:
+        """Follow a benchmark as it runs (``on_start``); its cases are written as they finish."""
+        header = {
+            "id": result.benchmark_id,
+            "kind": "benchmark",
+            "source": result.source,
+            "agent": {
+                k: v
+                for k, v in (("name", result.agent_name), ("version", result.agent_version))
+                if v is not None
+            },
+            "gate": result.gate,
+        }
+        with self._lock:
+            index = self._suite({k: v for k, v in header.items() if v is not None})
+            if self._stream is not None:
+                self._stream.add_suite(self._sides[index].header)
+            self._benches.append(_Bench(result, index))
+
+    def benchmark_case_done(self, result: BenchmarkResult, position: int) -> None:
+        """A benchmark case ran its last trial (``on_case``): write it, then let its trials go."""
+        with self._lock:
+            bench = next(b for b in self._benches if b.result is result)
+            self._write_bench(bench, position)
+
+    def _write_bench(self, bench: _Bench, position: int) -> None:
+        from agent_evals.benchmark.result import case_record
+
+        if bench.written[position]:
+            return
+        outcome = bench.result.cases[position]
+        self._write(bench.index, position, case_record(outcome), redact=True)
+        bench.written[position] = 1
+        outcome.trials = []  # in the record now; a run of 100,000 cases must not keep them
+
+    def tally(self) -> tuple[int, int, int]:
+        """Finished trials so far as (passed, failed, errored), for a live progress line."""
+        with self._lock:
+            passed, failed, errored = self.digest.trials
+            for results in self._pending.values():
+                for result in results.values():
+                    if result.error is not None:
+                        errored += 1
+                    elif result.passed:
+                        passed += 1
+                    else:
+                        failed += 1
+        return passed, failed, errored
+
+    @property
+    def setup_failures(self) -> list[str]:
+        """``benchmark id: why`` for each benchmark whose agent's ``setup()`` raised (an infra fault)."""
+        failures = []
+        for bench in self._benches:
+            why = bench.result.setup_error
+            if why:
+                failures.append(f"{bench.result.benchmark_id}: {why.splitlines()[0]}")
+        return failures
+
+    # -- the end -------------------------------------------------------------------------------
+    def _git_facts(self) -> GitInfo:
+        self._git_thread.join(timeout=10)
+        return self._git[0] if self._git else GitInfo()
+
+    def _final_suites(self, complete: bool) -> list[int]:
+        assert self._stream is not None
+        return [i for i in range(len(self._sides)) if complete or self._stream.written(i)]
+
+    def _extra(self, index: int) -> dict[str, Any]:
+        """A suite's end-only fields: its fingerprint, and a shard's case positions."""
+        assert self._stream is not None
+        side = self._sides[index]
+        positions = self._stream.written(index)
+        ids = [side.ids[p] for p in positions]
+        trials = [side.trials[p] for p in positions]
+        agent = side.header.get("agent") or {}
+        who = [agent.get("name"), agent.get("version")]
+        config = self._config(index, positions)
+        extra: dict[str, Any] = {"fingerprint": fingerprint_of(ids, trials, config, who)}
+        if index in self._inputs:
+            extra["inputs"] = self._inputs[index]
+        population = self.shard.populations.get(side.header["id"]) if self.shard is not None else None
+        if population is not None:
+            where = {case_id: i for i, case_id in reversed(list(enumerate(population.ids)))}
+            extra["case_positions"] = [where.get(c, -1) for c in ids]
+            extra["fingerprint"] = fingerprint_of(population.ids, population.trials, population.config, who)
+        return extra
+
+    def _config(self, index: int, positions: list[int]) -> dict[str, Any]:
+        for plan in self._plans:
+            if plan.index == index:
+                names = {evaluator_name(e) for p in positions for e in plan.specs[p].evaluators}
+                return {"evaluators": sorted(names)}
+        for bench in self._benches:
+            if bench.index == index:
+                return dict(bench.result.config)
+        return {}
+
+    def finish(self, *, complete: bool) -> Path:
+        """Write the final record (``complete`` or not) over the output; returns its path.
+
+        An incomplete run first writes its cases with some but not all trials finished."""
+        if self.budget is not None and self.budget.exhausted:
+            complete = False  # trials the budget kept from starting were not run
+        with self._lock:
+            self.start()
+            assert self._stream is not None
+            if not complete:
+                for spec_index in sorted(self._pending):
+                    self._write_eval(spec_index)
+            for bench in self._benches:
+                for position, outcome in enumerate(bench.result.cases):
+                    if outcome.trials or (complete and bench.result.complete):
+                        self._write_bench(bench, position)
+            suites = self._final_suites(complete)
+            self._git_facts()
+            extra = {i: self._extra(i) for i in suites}
+            for i in suites:
+                self._sides[i].header.update(extra[i])
+            self._final_run = self._run_block(complete=complete, finished=True)
+            path = self._stream.finish(self._final_run, suites=suites, extra=extra)
+            assert path is not None
+            self.complete = complete
+            self._final = suites
+            return path
+
+    @property
+    def record_suites(self) -> list[int]:
+        """The suites of the finished record, by number (for :func:`render_digest`)."""
+        return self._final
+
+    def summary(self) -> RunSummary:
+        """The finished record as the gate reads it (``gate.reader.read_summary`` would give the same)."""
+        suites = []
+        for i in self._final:
+            side = self._sides[i]
+            header = {k: side.header[k] for k in HEADER_FIELDS if k in side.header}
+            suites.append(SuiteSummary(header, _in_plan_order(side), sorted(side.trial_counts)))
+        return RunSummary(dict(self._final_run), suites)
+
+    def record(self, *, complete: bool) -> RunRecord:
+        """Finish the run and read the record back as the model (library callers and tests)."""
+        from agent_evals.gate.reader import read_record
+
+        path = self.finish(complete=complete)
+        try:
+            return read_record(path)
+        finally:
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)

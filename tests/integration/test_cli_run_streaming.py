@@ -1,0 +1,123 @@
+"""`agent-evals run --output`: a run that dies leaves the streamed record of exactly what it finished."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from agent_evals.core.record_stream import partial_path
+from agent_evals.gate.reader import read_record
+from agent_evals.schemas import load_run_schema
+
+CLI = str(Path(sys.executable).with_name("agent-evals"))
+
+DIES = """
+import os, signal
+from agent_evals import eval, EvalContext
+
+@eval(cases=[{{"id": f"c{{i}}", "input": i}} for i in range(6)])
+def test_count(ctx: EvalContext):
+    if ctx.input == 3:
+        {how}
+    assert ctx.input != 1, "one fails"
+"""
+
+HOW = {
+    "os._exit": ("os._exit(7)", 7),
+    "SIGKILL": ("os.kill(os.getpid(), signal.SIGKILL)", -9),
+}
+
+STALE = {
+    "schema": "agent-evals/run@1",
+    "run": {"tool_version": "0", "started_at": "2026-01-01T00:00:00Z", "complete": True},
+    "suites": [],
+}
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.run([CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("how", list(HOW), ids=list(HOW))
+def test_run_killed_mid_run__leaves_a_valid_incomplete_record_of_exactly_the_finished_cases(
+    tmp_path: Path, how: str
+) -> None:
+    code, expected_rc = HOW[how]
+    (tmp_path / "eval_dies.py").write_text(textwrap.dedent(DIES.format(how=code)), encoding="utf-8")
+    out = tmp_path / "out" / "run.json"
+    out.parent.mkdir()
+    out.write_text(json.dumps(STALE), encoding="utf-8")  # an earlier run's record must not survive
+    done = _run(tmp_path, "run", "eval_dies.py", "--output", str(out))
+    assert done.returncode == expected_rc, done.stderr
+    assert not out.exists()
+    partial = partial_path(out)
+    data = json.loads(partial.read_text(encoding="utf-8"))
+    jsonschema.validate(data, load_run_schema())
+    record = read_record(partial)
+    assert record.run.complete is False and record.run.finished_at is None
+    [suite] = record.suites
+    assert [c.name for c in suite.cases] == ["test_count[c0]", "test_count[c1]", "test_count[c2]"]
+    assert [c.trials[0].passed for c in suite.cases] == [True, False, True]
+    # the gate never passes it: compared with a finished run, the outcome is incomplete (exit 3)
+    base = tmp_path / "base.json"
+    base.write_text(
+        record.model_copy(update={"run": record.run.model_copy(update={"complete": True})}).to_json()
+    )
+    verdict = tmp_path / "verdict.json"
+    compared = _run(tmp_path, "compare", str(base), str(partial), "--json", str(verdict))
+    assert compared.returncode == 3, compared.stdout + compared.stderr
+    assert json.loads(verdict.read_text(encoding="utf-8"))["outcome"] == "incomplete"
+
+
+ORDER = """
+import asyncio
+from agent_evals import eval, EvalContext
+
+@eval(cases=[{"id": f"c{i}", "input": i} for i in range(6)], dataset="d")
+async def test_wait(ctx: EvalContext):
+    await asyncio.sleep(0.05 * (6 - ctx.input))  # later cases finish first when run together
+    ctx.output = f"done {ctx.input}"
+    assert ctx.input % 3, "a multiple of three"
+"""
+
+
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _without_timings(v)
+            for k, v in value.items()
+            if k not in ("duration_s", "started_at", "finished_at")
+        }
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def test_finished_record__plan_order_whatever_the_finish_order_and_as_the_record_models_write_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "eval_order.py").write_text(textwrap.dedent(ORDER), encoding="utf-8")
+    records = {}
+    for concurrency in ("1", "6"):
+        out = tmp_path / f"run-{concurrency}.json"
+        done = _run(
+            tmp_path, "run", "eval_order.py", "--concurrency", concurrency, "--trials", "2", "-o", str(out)
+        )
+        assert done.returncode == 0, done.stderr
+        assert not partial_path(out).exists()
+        records[concurrency] = json.loads(out.read_text(encoding="utf-8"))
+        # what the record models (the writer before streaming) make of it is the same document
+        assert json.loads(read_record(out).to_json()) == records[concurrency]
+    one, six = records["1"], records["6"]
+    assert one["run"]["complete"] is True
+    assert [c["name"] for c in six["suites"][0]["cases"]] == [f"test_wait[c{i}]" for i in range(6)]
+    assert _without_timings(six) == _without_timings(one)

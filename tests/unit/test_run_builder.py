@@ -1,0 +1,102 @@
+"""The run builder's own verdict reads the summary `compare` would read from the record it wrote."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_evals.gate.reader import read_summary
+from agent_evals.gate.summary import RunSummary
+from agent_evals.report.terminal_run import render_digest, render_run_summary
+from agent_evals.session import RunBuilder, execute
+
+EVALS = """
+from agent_evals import eval, EvalContext
+
+@eval(dataset="math", cases=[{"id": str(i), "input": i} for i in range(7)], trials=2)
+def test_even(ctx: EvalContext):
+    ctx.store(usage={"input_tokens": 3, "output_tokens": 1, "cost_usd": 0.5})
+    if ctx.input == 5:
+        raise RuntimeError("five is broken")
+    assert ctx.input % 2 == 0, "odd"
+
+@eval
+def test_numeric(ctx: EvalContext):
+    ctx.store(scores={"key": "sim", "value": 0.25})
+"""
+
+
+def _facts(summary: RunSummary) -> list[Any]:
+    out = []
+    for suite in summary.suites:
+        view = suite.view
+        cases = {cid: (v.group, v.key, v.fraction, v.critical) for cid, v in view.cases.items()}
+        u = view.usage  # float sums may differ in the last bits: summed case by case, not in one go
+        usage = (u.input_tokens, u.output_tokens, round(u.cost_usd or 0, 9), round(u.duration_s, 9), u.trials)
+        out.append(
+            (suite.header, suite.trial_counts, cases, view.scorers, view.groups, view.dimensions, usage)
+        )
+    return [summary.run.get("complete"), summary.run.get("shard"), out]
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_builder_summary__equals_the_summary_read_back_from_the_written_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval_mix.py").write_text(textwrap.dedent(EVALS), encoding="utf-8")
+    out = tmp_path / "run.json"
+    builder = RunBuilder(env={}, output=out, max_failures=2)
+    execute(["eval_mix.py"], builder, concurrency=concurrency)
+    builder.finish(complete=True)
+    assert _facts(builder.summary()) == _facts(read_summary(out))
+    # and the terminal summary from the digest is the one rendered from the whole record
+    from agent_evals.gate.reader import read_record
+
+    streamed = render_digest(builder.digest, builder.record_suites, complete=True)
+    assert streamed == render_run_summary(read_record(out), max_failures=2)
+    assert "Failures: 3 (showing 2)" in streamed
+
+
+def test_interrupted_builder__writes_the_cases_with_some_trials_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval_mix.py").write_text(textwrap.dedent(EVALS), encoding="utf-8")
+    builder = RunBuilder(env={}, output=tmp_path / "run.json")
+    from agent_evals.plan import plan_run
+
+    [suite] = plan_run(["eval_mix.py"], cwd=tmp_path).eval_suites
+    builder.add_eval_suite(suite.label, suite.specs, suite_id=suite.suite_id)
+    builder.start()
+    from agent_evals.evals.result import EvalCaseResult
+
+    builder.add_result(0, 0, EvalCaseResult(input=0))  # one of its two trials
+    record = builder.record(complete=False)
+    assert record.run.complete is False
+    assert [(c.name, len(c.trials)) for c in record.suites[0].cases] == [("test_even[0]", 1)]
+
+
+def test_builder_summary__of_cases_with_dimensions_added_one_by_one__equals_the_read_back_one(
+    tmp_path: Path,
+) -> None:
+    from agent_evals.core.record import Case, Suite, Trial, TrialScore
+
+    cases = [
+        Case(
+            id=f"cap/s{i}",
+            group=f"cap{i % 2}",
+            dimensions={"difficulty": "hard" if i % 3 else "easy", "lang": "en"},
+            trials=[Trial(passed=i % 2 == 0, scores={"check": TrialScore(passed=i % 2 == 0)})],
+        )
+        for i in range(6)
+    ]
+    builder = RunBuilder(env={}, output=tmp_path / "run.json")
+    builder.add_suite(Suite(id="bench", kind="benchmark", source="b.yaml", cases=cases))
+    builder.finish(complete=True)
+    summary = builder.summary()
+    assert summary.suites[0].view.dimensions["lang=en"] == [c.id for c in cases]
+    assert _facts(summary) == _facts(read_summary(tmp_path / "run.json"))

@@ -96,6 +96,13 @@ class _Bench:
         self.written = bytearray(len(result.cases))
 
 
+_LET_GO: dict[str, Any] = {}
+"""What a summarised case keeps of its raw data: nothing (the record file has it)."""
+
+_BATCH = 256
+"""Written cases summarised together."""
+
+
 class _Side:
     """One suite as the gate reads it, summed case by case as they are written."""
 
@@ -106,6 +113,25 @@ class _Side:
         self.ids: list[str] = []
         """Written case ids by plan position (a shard's positions and the fingerprint need them)."""
         self.trials: list[int] = []
+        self.unwalked: list[dict[str, Any]] = []
+        self._shared: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        """Written cases not summarised yet (summarised a batch at a time: the walk has a set-up cost)."""
+
+    def walk(self) -> None:
+        """Summarise the cases written since the last walk, then let their data go."""
+        add_cases(self.view, self.unwalked, f"suite {self.header['id']}")
+        cases, shared = self.view.cases, self._shared
+        tallies = list(self.view.scorers.values())
+        for case in self.unwalked:
+            cid = case["id"]
+            view = cases[cid]
+            view.raw = _LET_GO
+            view.key = shared.setdefault(view.key, view.key)  # most cases have the same few counts
+            for per_case in tallies:
+                tally = per_case.get(cid)
+                if tally is not None:
+                    per_case[cid] = shared.setdefault(tally, tally)
+        self.unwalked = []
 
 
 def _in_plan_order(side: _Side) -> SuiteView:
@@ -123,10 +149,6 @@ def _in_plan_order(side: _Side) -> SuiteView:
     first = {name: min(rank[c] for c in members) for name, members in view.groups.items()}
     view.groups = {name: view.groups[name] for name in sorted(view.groups, key=first.__getitem__)}
     return view
-
-
-_LET_GO: dict[str, Any] = {}
-"""What a summarised case keeps of its raw data: nothing (the record file has it)."""
 
 
 class RunBuilder:
@@ -193,6 +215,8 @@ class RunBuilder:
         for index, source in zip(suites, sources, strict=True):
             extra = [self.cwd / source]
             self._inputs[index] = self.tracker.inputs(root, skipped=prefixes, extra=extra)
+        self._partial: tuple[int, dict[str, Any]] | None = None
+        self._groups: dict[str, str] = {}
 
     # -- planning ----------------------------------------------------------------------------
     def _suite(self, header: dict[str, Any]) -> int:
@@ -234,6 +258,12 @@ class RunBuilder:
         return [(plan.start, len(plan.specs)) for plan in self._plans]
 
     # -- the record file -----------------------------------------------------------------------
+    def _partial_block(self) -> dict[str, Any]:
+        """The run block of the partial record: made again only once git has answered."""
+        if self._partial is None or self._partial[0] != len(self._git):
+            self._partial = (len(self._git), self._run_block(complete=False))
+        return self._partial[1]
+
     def _run_block(self, *, complete: bool, finished: bool = False) -> dict[str, Any]:
         git = self._git[0] if self._git else GitInfo()
         run = RunInfo(
@@ -271,7 +301,7 @@ class RunBuilder:
             if target is None:
                 self._scratch = Path(tempfile.mkdtemp(prefix="agent-evals-run-"))
                 target = self._scratch / "run.json"
-            self._stream = RecordWriter(target, self._run_block(complete=False))
+            self._stream = RecordWriter(target, self._partial_block())
             for side in self._sides:
                 self._stream.add_suite(side.header)
 
@@ -284,17 +314,20 @@ class RunBuilder:
         if redact and self.writer.redact.active:
             text = self.writer.redact(text)
         data = text.encode("utf-8")
-        self._stream.add_case(suite, position, data, self._run_block(complete=False))
         written = decode_json(data)  # the summary counts what the file holds
+        group = written["group"]
+        written["group"] = self._groups.setdefault(group, group)  # one string per group, not per case
         side = self._sides[suite]
-        add_cases(side.view, [written], f"suites.{suite}")
-        side.view.cases[written["id"]].raw = _LET_GO
-        side.trial_counts.add(len(written.get("trials", ())))
         while len(side.ids) <= position:
             side.ids.append("")
             side.trials.append(0)
         side.ids[position] = written["id"]
         side.trials[position] = len(written.get("trials", ()))
+        self._stream.add_case(suite, position, data, self._partial_block())
+        side.unwalked.append(written)
+        if len(side.unwalked) >= _BATCH:
+            side.walk()
+        side.trial_counts.add(len(written.get("trials", ())))
         self.digest.add(suite, position, written)
 
     # -- evals ---------------------------------------------------------------------------------
@@ -479,6 +512,7 @@ class RunBuilder:
         suites = []
         for i in self._final:
             side = self._sides[i]
+            side.walk()
             header = {k: side.header[k] for k in HEADER_FIELDS if k in side.header}
             suites.append(SuiteSummary(header, _in_plan_order(side), sorted(side.trial_counts)))
         return RunSummary(dict(self._final_run), suites)
@@ -491,5 +525,10 @@ class RunBuilder:
         try:
             return read_record(path)
         finally:
-            if self._scratch is not None:
-                shutil.rmtree(self._scratch, ignore_errors=True)
+            self.discard_scratch()
+
+    def discard_scratch(self) -> None:
+        """Remove the temporary record of a run without an output file (nothing else)."""
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None

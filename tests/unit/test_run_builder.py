@@ -100,3 +100,28 @@ def test_builder_summary__of_cases_with_dimensions_added_one_by_one__equals_the_
     summary = builder.summary()
     assert summary.suites[0].view.dimensions["lang=en"] == [c.id for c in cases]
     assert _facts(summary) == _facts(read_summary(tmp_path / "run.json"))
+
+
+def test_run_alone_without_case_diffs__same_reasons_and_rates_as_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_evals.gate.compare import compare_documents, single_run
+    from agent_evals.gate.policy import resolve_policy
+    from agent_evals.report.headline import overall_rate
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eval_mix.py").write_text(textwrap.dedent(EVALS), encoding="utf-8")
+    builder = RunBuilder(env={}, output=tmp_path / "run.json")
+    execute(["eval_mix.py"], builder)
+    builder.finish(complete=True)
+    policy = resolve_policy(repo_config=None, suite_blocks={}, overrides={"max_error_rate": 0.05})
+    full = single_run(read_summary(tmp_path / "run.json"), policy)
+    bare = single_run(builder.summary(), policy, case_detail="none")
+    assert [(r.kind, r.message, r.blocking) for r in bare.reasons] == [
+        (r.kind, r.message, r.blocking) for r in full.reasons
+    ]
+    assert any(r.kind == "error-budget" and r.blocking for r in bare.reasons)
+    assert overall_rate(bare, "candidate") == overall_rate(full, "candidate")
+    assert bare.suites[0].cases == [] and full.suites[0].cases
+    with pytest.raises(ValueError, match="a run alone"):
+        compare_documents(builder.summary(), builder.summary(), policy, case_detail="none")

@@ -269,6 +269,7 @@ def run(
             interrupted = 143 if isinstance(exc, Terminated) else 130
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
         builder.finish(complete=not interrupted)
+        builder.discard_scratch()  # without --output the record went to a temporary file
     except AgentEvalsError as exc:
         if progress:
             progress.clear()
@@ -355,7 +356,7 @@ def gate_failures(summary: RunSummary, fail_under: float | None) -> list[str]:
         suite_blocks={s.header["id"]: s.header.get("gate") for s in summary.suites},
         overrides={},
     )
-    comparison = single_run(summary, policy)
+    comparison = single_run(summary, policy, case_detail="none")  # verdicts only: no per-case diffs
     failures = [
         f"error budget exceeded (max_error_rate): {r.message}"
         for r in comparison.reasons

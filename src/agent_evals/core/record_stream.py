@@ -42,6 +42,17 @@ def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def _read(src: IO[bytes], size: int) -> bytes:
+    chunks = []
+    while size > 0:
+        chunk = src.read(size)
+        if not chunk:
+            raise OSError("the partial record is shorter than what was written to it")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
 def _opening(header: Mapping[str, Any]) -> bytes:
     """``{"id":...,...,"cases":[``: a suite's fields (but its cases and end-only fields), left open."""
     fields = {k: v for k, v in header.items() if v is not None}
@@ -74,6 +85,9 @@ class RecordWriter:
         self._fh: IO[bytes] | None = None
         self._end = 0
         """Where the closing bytes start: the next case is written here."""
+        self._size = 0
+        self._block: Mapping[str, Any] | None = None
+        self._block_bytes = b""
         if self.output is not None and self.partial is not None:
             self.output.parent.mkdir(parents=True, exist_ok=True)
             # a record left by an earlier run must never stand in for this one's
@@ -113,20 +127,23 @@ class RecordWriter:
             self._write_tail(run_block, prefix + case)
 
     def _closing(self, run_block: Mapping[str, Any]) -> bytes:
+        if run_block is not self._block:  # the same block object as last time: its bytes are known
+            self._block, self._block_bytes = run_block, _dumps(run_block)
         suite_open = b"]}" if self._current is not None else b""
-        return suite_open + b'],"run":' + _dumps(run_block) + b"}\n"
+        return suite_open + b'],"run":' + self._block_bytes + b"}\n"
 
     def _write_tail(self, run_block: Mapping[str, Any], before: bytes = b"") -> None:
         """Write ``before`` (the new case) over the closing bytes, then fresh closing bytes, in one write."""
         assert self._fh is not None
         tail = self._closing(run_block)
         data = memoryview(before + tail)
-        at = self._end
+        self._fh.seek(self._end)
         while data:  # unbuffered: each write is a system call, so the bytes are in the file when it returns
-            done = os.pwrite(self._fh.fileno(), data, at)
-            data, at = data[done:], at + done
+            data = data[self._fh.write(data) or 0 :]
         self._end += len(before)
-        self._fh.truncate(self._end + len(tail))  # only ever shortens stale closing bytes
+        if self._end + len(tail) < self._size:  # closing bytes shorter than before: cut what is left
+            self._fh.truncate(self._end + len(tail))
+        self._size = self._end + len(tail)
 
     def written(self, suite: int) -> list[int]:
         """The plan positions of ``suite``'s written cases, in the order the final record lists them."""
@@ -145,7 +162,7 @@ class RecordWriter:
         Returns the output path (None when writing to no file). The partial file is removed."""
         if self._fh is None or self.output is None or self.partial is None:
             return None
-        fh = self._fh
+        src = self._fh
         fd, tmp = tempfile.mkstemp(prefix=f".{self.output.name}.", suffix=".tmp", dir=self.output.parent)
         try:
             with os.fdopen(fd, "wb") as out:
@@ -157,16 +174,15 @@ class RecordWriter:
                     out.write((b"," if n else b"") + _opening(header))
                     order = sorted(range(len(slot.positions)), key=slot.positions.__getitem__)
                     for i, at in enumerate(order):
-                        out.write(
-                            (b"," if i else b"") + os.pread(fh.fileno(), slot.lengths[at], slot.offsets[at])
-                        )
+                        src.seek(slot.offsets[at])
+                        out.write((b"," if i else b"") + _read(src, slot.lengths[at]))
                     out.write(b"]}")
                 out.write(b"]}\n")
             Path(tmp).replace(self.output)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        fh.close()
+        src.close()
         self._fh = None
         self.partial.unlink(missing_ok=True)
         return self.output

@@ -48,7 +48,7 @@ from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verd
 if TYPE_CHECKING:
     from agent_evals.core.record import RunRecord
 
-CaseDetail = Literal["all", "listed"]
+CaseDetail = Literal["all", "listed", "none"]
 """Which cases get a per-case diff: ``all`` of them, or only those a report lists one by one (every
 class but stable pass and stable fail, plus critical cases and cases with an errored trial). The
 per-class counts always cover every case. JUnit and HTML reports need ``all`` (one entry per case).
@@ -96,12 +96,17 @@ def compare_runs(
     )
 
 
-def single_run(candidate: RunRecord | Document | RunSummary, policy: Policy) -> Comparison:
+def single_run(
+    candidate: RunRecord | Document | RunSummary, policy: Policy, *, case_detail: CaseDetail = "all"
+) -> Comparison:
     """A comparison without a baseline, for rendering one run alone (floors and error budget still apply).
-    The run may be a record model, its document, or its summary (``gate.reader.read_summary``)."""
+    The run may be a record model, its document, or its summary (``gate.reader.read_summary``);
+    ``case_detail`` as for :func:`compare_documents`."""
     run = candidate if isinstance(candidate, (dict, RunSummary)) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
-    return compare_documents(None, run, policy, baseline_info=info, mode="single_run")
+    return compare_documents(
+        None, run, policy, baseline_info=info, mode="single_run", case_detail=case_detail
+    )
 
 
 def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> None:
@@ -138,7 +143,12 @@ def compare_documents(
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
     in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
+    ``case_detail='none'`` (a run alone only, no baseline: ``run``'s own verdict) builds no case diff.
     """
+    if case_detail == "none" and baseline is not None:
+        raise ValueError(
+            "case_detail='none' is for a run alone: with a baseline, case diffs decide critical flips"
+        )
     with gc_paused():
         return _compare(
             baseline,
@@ -205,7 +215,16 @@ def _compare(
             )
 
     usage_gate.settle([w.result for w in works])
-    suites = [_finish(w, policy, report_missing=mode == "compare", side_details=side_details) for w in works]
+    suites = [
+        _finish(
+            w,
+            policy,
+            report_missing=mode == "compare",
+            side_details=side_details,
+            cases=case_detail != "none",
+        )
+        for w in works
+    ]
     partial = partial_run(base.run) if base is not None else None
     if partial is not None and mode == "compare":
         for suite in suites:
@@ -368,9 +387,12 @@ def _with_history(stat: DeltaStat, pick: Pick, earlier: Sequence[RunSummary], kn
     return pooled
 
 
-def _finish(work: _SuiteWork, policy: Policy, *, report_missing: bool, side_details: bool) -> SuiteComparison:
+def _finish(
+    work: _SuiteWork, policy: Policy, *, report_missing: bool, side_details: bool, cases: bool = True
+) -> SuiteComparison:
     result, pick, sid = work.result, work.pick, work.result.suite_id
-    diffs = [case_diff(sid, b, view, klass, side_details=side_details) for b, view, klass in pick.picked]
+    picked = pick.picked if cases else []
+    diffs = [case_diff(sid, b, view, klass, side_details=side_details) for b, view, klass in picked]
     diffs += [case_diff(sid, b, None, "removed", side_details=side_details) for b in pick.gone]
     rank = {klass: i for i, klass in enumerate(CLASS_ORDER)}
     diffs.sort(key=lambda d: (rank[d.classification], d.delta if d.delta is not None else 0.0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,15 +29,41 @@ class Failure:
 
 @dataclass
 class SuiteDigest:
-    """One suite's cases as counts: ``(position, group, stats)`` per case."""
+    """One suite's cases as counts: per case its plan position, group and counts, as numbers into
+    tables of the distinct groups and counts (about 12 bytes a case)."""
 
     id: str
     kind: str
-    rows: list[tuple[int, str, CaseStats]] = field(default_factory=list)
+    positions: array[int] = field(default_factory=lambda: array("q"))
+    group_of: array[int] = field(default_factory=lambda: array("I"))
+    stats_of: array[int] = field(default_factory=lambda: array("I"))
+    groups: list[str] = field(default_factory=list)
+    stats: list[CaseStats] = field(default_factory=list)
+    _group_ids: dict[str, int] = field(default_factory=dict)
+    _stats_ids: dict[CaseStats, int] = field(default_factory=dict)
+
+    def add(self, position: int, group: str, stats: CaseStats) -> None:
+        """Count one case."""
+        g = self._group_ids.get(group)
+        if g is None:
+            g = self._group_ids[group] = len(self.groups)
+            self.groups.append(group)
+        n = self._stats_ids.get(stats)
+        if n is None:
+            n = self._stats_ids[stats] = len(self.stats)
+            self.stats.append(stats)
+        self.positions.append(position)
+        self.group_of.append(g)
+        self.stats_of.append(n)
 
     def ordered(self) -> list[tuple[int, str, CaseStats]]:
-        """The rows in plan order (cases may finish in any order)."""
-        return sorted(self.rows, key=lambda row: row[0])
+        """``(position, group, stats)`` per case, in plan order (cases may finish in any order)."""
+        rows = zip(self.positions, self.group_of, self.stats_of, strict=True)
+        return sorted((p, self.groups[g], self.stats[n]) for p, g, n in rows)
+
+    def all_stats(self) -> list[CaseStats]:
+        """Every case's counts."""
+        return [self.stats[n] for n in self.stats_of]
 
 
 def _details(case: Mapping[str, Any]) -> list[Detail]:
@@ -82,7 +109,7 @@ class RunDigest:
     def add(self, suite: int, position: int, case: Mapping[str, Any]) -> None:
         """Count one written case (as decoded from the record file) at plan ``position`` of ``suite``."""
         stats = case_stats(case)
-        self.suites[suite].rows.append((position, case["group"], stats))
+        self.suites[suite].add(position, case["group"], stats)
         for trial in case.get("trials", ()):
             cache = trial.get("cache")
             if cache is not None and cache.get("replayed") == 0 and trial.get("error") is None:

@@ -133,7 +133,7 @@ def render_digest(
     for suite in digest.ordered_suites(suites):
         lines += _suite_lines(suite)
         lines.append("")
-        everything += [stats for _, _, stats in suite.rows]
+        everything += suite.all_stats()
     lines += _failure_lines(digest, verbose, color)
     total = group_stats(everything)
     parts = [

@@ -280,7 +280,9 @@ class RunBuilder:
 
             budget = self.budget
             run.budget = BudgetInfo(
-                limit_usd=budget.limit_usd, spent_usd=round(budget.spent_usd, 6), skipped_trials=budget.skipped
+                limit_usd=budget.limit_usd,
+                spent_usd=round(budget.spent_usd, 6),
+                skipped_trials=budget.skipped,
             )
             if budget.exhausted:
                 run.complete = False

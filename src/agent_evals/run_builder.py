@@ -196,6 +196,8 @@ class RunBuilder:
         self.tracker: Tracker | None = None
         """Set (``run --record-inputs``) to record each suite's inputs (``suite_inputs``)."""
         self._inputs: dict[int, dict[str, Any]] = {}  # suite number -> run-side inputs
+        self._partial: tuple[int, dict[str, Any]] | None = None
+        self._groups: dict[str, str] = {}
 
     def snapshot_inputs(self, suites: Sequence[int], sources: Sequence[str]) -> None:
         """Record the inputs read so far as those of ``suites`` (by number; suites just finished: every
@@ -215,8 +217,6 @@ class RunBuilder:
         for index, source in zip(suites, sources, strict=True):
             extra = [self.cwd / source]
             self._inputs[index] = self.tracker.inputs(root, skipped=prefixes, extra=extra)
-        self._partial: tuple[int, dict[str, Any]] | None = None
-        self._groups: dict[str, str] = {}
 
     # -- planning ----------------------------------------------------------------------------
     def _suite(self, header: dict[str, Any]) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals import __version__
 from agent_evals.core.record import Case, CIInfo, GitInfo, RunInfo, fingerprint_of
-from agent_evals.core.record_stream import RecordWriter
+from agent_evals.core.record_stream import RecordWriter, partial_path
 from agent_evals.core.redact import Redactor
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.recording import TrialWriter
@@ -214,6 +214,8 @@ class RunBuilder:
             for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
             if root in Path(p).resolve().parents
         ]
+        if self.output is not None:  # the record this run writes (and streams) is its output, not an input
+            prefixes += [self.output.resolve(), partial_path(self.output).resolve()]
         for index, source in zip(suites, sources, strict=True):
             extra = [self.cwd / source]
             self._inputs[index] = self.tracker.inputs(root, skipped=prefixes, extra=extra)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -153,10 +154,19 @@ def workspace(tmp: Path, fault: Fault, kind: str) -> Path:
     return work
 
 
-def run_cli(tmp: Path, work: Path, command: str, fault: Fault, *, signal_when_started: int = 0) -> Outcome:
+def run_cli(
+    tmp: Path,
+    work: Path,
+    command: str,
+    fault: Fault,
+    *,
+    signal_when_started: int = 0,
+    kill_child: bool = False,
+) -> Outcome:
     """``agent-evals run`` or ``agent-evals ci`` (a push to main in an Actions-like environment).
 
-    With ``signal_when_started``, that signal is sent once the agent has written ``started``.
+    With ``signal_when_started``, that signal is sent once the agent has written ``started``; with
+    ``kill_child``, SIGKILL goes to the process whose id the agent wrote there (ci's child run).
     """
     target = "faults.yaml" if (work / "faults.yaml").exists() else "eval_faults.py"
     meta = tmp / "meta"
@@ -189,12 +199,15 @@ def run_cli(tmp: Path, work: Path, command: str, fault: Fault, *, signal_when_st
         args, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        if signal_when_started:
+        if signal_when_started or kill_child:
             while not (work / "started").exists() and proc.poll() is None:
                 assert time.monotonic() - started < LIMIT_S, "the agent never started"
                 time.sleep(0.05)
             time.sleep(0.3)
-            proc.send_signal(signal_when_started)
+            if kill_child:
+                os.kill(int((work / "started").read_text()), signal.SIGKILL)
+            else:
+                proc.send_signal(signal_when_started)
         stdout, stderr = proc.communicate(timeout=LIMIT_S)
     finally:
         if proc.poll() is None:
@@ -240,17 +253,63 @@ PROCESS: dict[str, Fault] = {
 
 @pytest.mark.parametrize("kind", ["benchmark", "eval"])
 @pytest.mark.parametrize("fault", list(PROCESS.values()), ids=list(PROCESS))
-def test_process_dies_under_ci__exit_3_with_what_it_saw_summary_and_outputs_written(
+def test_process_dies_under_ci__exit_3_with_the_streamed_cases_summary_and_outputs_written(
     tmp_path: Path, fault: Fault, kind: str
 ) -> None:
     work = workspace(tmp_path, Fault("print('last words', flush=True)\n" + fault.code, ""), kind)
     outcome = run_cli(tmp_path, work, "ci", fault)
     assert outcome.code == 3, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
-    assert not outcome.record_path.exists()
-    assert outcome.outputs["status"] == "error" and outcome.outputs["upload-baseline"] == "false"
-    assert "no verdict" in outcome.summary and "last words" in outcome.summary
-    assert "::error::agent-evals: no verdict" in outcome.stdout
+    # the child streamed c0 before c1 killed it: ci reports what it saw, as an incomplete run
+    record = outcome.record()
+    assert record["run"]["complete"] is False
+    trials = outcome.trials()
+    assert set(trials) == {"c0"} and trials["c0"]["passed"] is True
+    assert outcome.outputs["status"] == "incomplete" and outcome.outputs["upload-baseline"] == "false"
+    assert "did not finish" in outcome.summary and "last words" in outcome.summary
+    assert "after recording 1 case" in outcome.summary
+    assert "::error::" in outcome.stdout and "did not finish" in outcome.stdout
     assert "Traceback" not in outcome.stderr
+
+
+CHILD_AGENT = """
+import os
+import time
+from pathlib import Path
+
+
+def answer(prompt):
+    if prompt == 'c1':
+        Path('started').write_text(str(os.getpid()))
+        time.sleep(60)
+    return 'ok'
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+def test_child_killed_from_outside_mid_run__ci_exit_3_with_the_cases_it_streamed(
+    tmp_path: Path, kind: str
+) -> None:
+    # as the OOM killer does: SIGKILL to the child `agent-evals run`, not to ci
+    work = workspace(tmp_path, Fault("pass", ""), kind)
+    (work / "faulty.py").write_text(CHILD_AGENT, encoding="utf-8")
+    outcome = run_cli(tmp_path, work, "ci", Fault("", ""), kill_child=True)
+    assert outcome.code == 3, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
+    assert set(outcome.trials()) == {"c0"}
+    assert outcome.record()["run"]["complete"] is False
+    assert outcome.outputs["status"] == "incomplete"
+    assert "was killed by SIGKILL" in outcome.summary
+
+
+@pytest.mark.parametrize("kind", ["benchmark", "eval"])
+def test_child_dies_on_its_first_case__ci_exit_3_never_0(tmp_path: Path, kind: str) -> None:
+    work = workspace(tmp_path, Fault("pass", ""), kind)
+    (work / "faulty.py").write_text("import os\n\n\ndef answer(prompt):\n    os._exit(0)\n", encoding="utf-8")
+    outcome = run_cli(tmp_path, work, "ci", Fault("", ""))
+    assert outcome.code == 3, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
+    assert outcome.outputs["status"] in ("error", "incomplete")
+    assert outcome.outputs["upload-baseline"] == "false"
+    assert outcome.summary
 
 
 WORKFLOW_COMMANDS = ("::add-mask::c0", "::error::pwned", "::stop-commands::agent", "::agent::")

@@ -103,7 +103,11 @@ def run_child(
     workflow command. SIGINT and SIGTERM received meanwhile are passed on to the child, which then
     writes its partial record (``complete: false``).
     """
-    output.unlink(missing_ok=True)  # a stale record must never stand in for this run's
+    from agent_evals.core.record_stream import partial_path
+
+    streamed = partial_path(output)
+    for stale in (output, streamed):  # a stale record must never stand in for this run's
+        stale.unlink(missing_ok=True)
     pause = f"agent-evals-{uuid.uuid4().hex}"
     if in_actions:
         emit(f"::stop-commands::{pause}")
@@ -146,6 +150,9 @@ def run_child(
 
         if output.is_file():
             result.record = read_record(output)
+        elif streamed.is_file():  # it died mid-run: the cases it finished are in its streamed record
+            result.record = read_record(streamed)
+            result.streamed = True
         else:
             result.problem = "it wrote no run record"
     except RunRecordError as exc:

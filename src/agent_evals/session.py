@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.errors import UsageError
@@ -22,6 +22,8 @@ from agent_evals.run_builder import git_info as git_info
 from agent_evals.run_builder import utc_now as utc_now
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from agent_evals.core.record import RunRecord
     from agent_evals.shard import Slicer
 
@@ -39,6 +41,23 @@ def _benchmark_runner() -> Any:
             ) from exc
         raise
     return runner.run_benchmark_async
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :func:`execute_async`, for the wrappers that pass them on (mypy checks both agree)."""
+
+    agent: str | None
+    trials: int | None
+    concurrency: int | None
+    timeout_s: float | None
+    case_filter: str | None
+    datasets: Sequence[str]
+    labels: Sequence[str]
+    progress: Progress | None
+    shard: Slicer | None
+    retry_errors: int
+    skip_files: Collection[Path]
+    budget_usd: float | None
 
 
 async def execute_async(
@@ -194,85 +213,26 @@ async def _execute_plan(
         builder.snapshot_inputs([builder.benchmark_index(bench)], [bench.source])
 
 
-def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Any) -> None:
+def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Unpack[RunOptions]) -> None:
     """Synchronous wrapper of :func:`execute_async` (the same keyword options)."""
     asyncio.run(execute_async(paths, builder, **options))
 
 
 async def run_paths_async(
-    paths: Sequence[str | Path],
-    *,
-    agent: str | None = None,
-    trials: int | None = None,
-    concurrency: int | None = None,
-    timeout_s: float | None = None,
-    case_filter: str | None = None,
-    datasets: Sequence[str] = (),
-    labels: Sequence[str] = (),
-    progress: Progress | None = None,
-    builder: RunBuilder | None = None,
-    shard: Slicer | None = None,
-    retry_errors: int = 0,
-    skip_files: Collection[Path] = (),
-    budget_usd: float | None = None,
+    paths: Sequence[str | Path], *, builder: RunBuilder | None = None, **options: Unpack[RunOptions]
 ) -> RunRecord:
-    """Run eval files and YAML benchmarks (:func:`execute_async`) and return the finished run record.
+    """Run eval files and YAML benchmarks (:func:`execute_async`, the same keyword options) and return
+    the finished run record.
 
     Pass a ``RunBuilder`` to keep the partial results of an interrupted run (``builder.record(complete=False)``).
     """
     builder = builder or RunBuilder()
-    await execute_async(
-        paths,
-        builder,
-        agent=agent,
-        trials=trials,
-        concurrency=concurrency,
-        timeout_s=timeout_s,
-        case_filter=case_filter,
-        datasets=datasets,
-        labels=labels,
-        progress=progress,
-        shard=shard,
-        retry_errors=retry_errors,
-        skip_files=skip_files,
-        budget_usd=budget_usd,
-    )
+    await execute_async(paths, builder, **options)
     return builder.record(complete=True)
 
 
 def run_paths(
-    paths: Sequence[str | Path],
-    *,
-    agent: str | None = None,
-    trials: int | None = None,
-    concurrency: int | None = None,
-    timeout_s: float | None = None,
-    case_filter: str | None = None,
-    datasets: Sequence[str] = (),
-    labels: Sequence[str] = (),
-    progress: Progress | None = None,
-    builder: RunBuilder | None = None,
-    shard: Slicer | None = None,
-    retry_errors: int = 0,
-    skip_files: Collection[Path] = (),
-    budget_usd: float | None = None,
+    paths: Sequence[str | Path], *, builder: RunBuilder | None = None, **options: Unpack[RunOptions]
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
-    builder = builder or RunBuilder()
-    execute(
-        paths,
-        builder,
-        agent=agent,
-        trials=trials,
-        concurrency=concurrency,
-        timeout_s=timeout_s,
-        case_filter=case_filter,
-        datasets=datasets,
-        labels=labels,
-        progress=progress,
-        shard=shard,
-        retry_errors=retry_errors,
-        skip_files=skip_files,
-        budget_usd=budget_usd,
-    )
-    return builder.record(complete=True)
+    return asyncio.run(run_paths_async(paths, builder=builder, **options))

@@ -35,7 +35,7 @@ from agent_evals.gate.paired import (
     settle_hint,
 )
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
-from agent_evals.gate.picks import Pick, select_cases
+from agent_evals.gate.picks import Pick, passing_critical, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.reuse import split_reused
@@ -43,7 +43,7 @@ from agent_evals.gate.stats import holm
 from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.trend import suite_trend
 from agent_evals.gate.usage import construct, usage_diff
-from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
+from agent_evals.gate.verdict import Decision, decide, removed_critical_message, worst_outcome, worst_verdict
 
 if TYPE_CHECKING:
     from agent_evals.core.record import RunRecord
@@ -247,6 +247,22 @@ def _compare(
         )
         for sid in removed
     ]
+    guarded = [
+        (sid, case_id, knobs.critical == "fail")
+        for sid in removed
+        if (knobs := policy.knobs_for(sid)).critical != "ignore"
+        for case_id in passing_critical(base_suites[sid], knobs)
+    ]
+    reasons += [
+        Reason(
+            kind="critical-case",
+            message=removed_critical_message(f"Suite {sid}", case_id),
+            suite_id=sid,
+            case_id=case_id,
+            blocking=blocking,
+        )
+        for sid, case_id, blocking in guarded
+    ]
     notes = run_notes(base, cand) + reuse_notes
     if incomplete and not cand.run.get(
         "shard"
@@ -259,6 +275,7 @@ def _compare(
         reasons.append(Reason(kind="baseline-unreadable", message=_unreadable_message(info, policy)))
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
+    outcomes += ["fail" if blocking else "warn" for _, _, blocking in guarded]
     return Comparison(
         mode=mode,
         verdict=worst_verdict([s.verdict for s in suites])
@@ -417,7 +434,10 @@ def _finish(
         delta=result.delta,
         has_baseline=pick.base_view is not None,
         critical_flips=flips,
-        critical_lost=[d.case_id for d in diffs if d.critical_flip and d.classification != "regressed"],
+        critical_lost=[
+            d.case_id for d in diffs if d.critical_flip and d.classification not in ("regressed", "removed")
+        ],
+        critical_removed=[d.case_id for d in diffs if d.critical_flip and d.classification == "removed"],
         lost_cases=lost,
         lost_trials=work.lost_trials,
         report_missing=report_missing,

@@ -121,9 +121,8 @@ def case_diff(
         "dimensions": dimensions,
         "classification": klass,
         "critical": main.critical,
-        # a critical case that passed every trial and has no graded trial now counts as flipped too
-        "critical_flip": main.critical
-        and (klass == "regressed" or (xb == 1.0 and cand is not None and xc is None)),
+        # a critical case that passed every trial and has no graded trial now, or is gone, counts as flipped too
+        "critical_flip": main.critical and (klass == "regressed" or (xb == 1.0 and xc is None)),
         "baseline": _side(base) if base is not None else None,
         "candidate": _side(cand) if cand is not None else None,
         "delta": xc - xb if xc is not None and xb is not None else None,

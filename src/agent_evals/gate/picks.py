@@ -52,6 +52,23 @@ def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
     return view
 
 
+def passing_critical(base_suite: SuiteSummary, knobs: Knobs) -> list[str]:
+    """Case ids of a baseline suite that are critical (recorded, or by the policy's globs) and passed
+    every trial: what a candidate without that suite drops unguarded."""
+    view = _mark_critical(base_suite.view, knobs.critical_cases)
+    return [case.id for case in view.cases.values() if case.critical and case.fraction == 1.0]
+
+
+def _keep_baseline_critical(base: Mapping[str, CaseView], cand: Mapping[str, CaseView]) -> None:
+    """A case the baseline marks critical stays critical: un-marking it in the change that breaks it
+    must not hide the flip."""
+    for cid, case in base.items():
+        if case.critical:
+            mine = cand.get(cid)
+            if mine is not None:
+                mine.critical = True
+
+
 def select_cases(
     suite: SuiteSummary, base_suite: SuiteSummary | None, policy: Policy, *, listed_only: bool
 ) -> Pick:
@@ -64,6 +81,8 @@ def select_cases(
     base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
+    if base is not None:
+        _keep_baseline_critical(base, cand)
     if base is not None and not any(cid in base for cid in cand):
         base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
     quiet = _QUIET if listed_only else frozenset()

@@ -61,6 +61,14 @@ class Decision:
     reasons: list[Reason] = field(default_factory=list)
 
 
+def removed_critical_message(label: str, case_id: str) -> str:
+    """Why a critical case that passed in the baseline and is missing now stops the gate."""
+    return (
+        f"{label}: critical case {case_id} passed every trial in the baseline and is not in this run "
+        "(removed or renamed); if that is intended, accept it with the accept label."
+    )
+
+
 def decide(
     *,
     label: str,
@@ -72,6 +80,7 @@ def decide(
     has_baseline: bool,
     critical_flips: Sequence[str] = (),
     critical_lost: Sequence[str] = (),
+    critical_removed: Sequence[str] = (),
     lost_cases: Sequence[tuple[str, bool]] = (),
     lost_trials: int = 0,
     report_missing: bool = True,
@@ -83,7 +92,8 @@ def decide(
 
     ``lost_cases``: (case id, errored) of each case graded in the baseline with no graded trial now;
     ``lost_trials``: the trials of those without a pass/fail verdict, charged as errored to the error
-    budget; ``critical_lost``: critical cases among them that passed every baseline trial."""
+    budget; ``critical_lost``: critical cases among them that passed every baseline trial;
+    ``critical_removed``: critical cases that passed every baseline trial and are not in this run."""
     reasons: list[Reason] = []
     failed = False
     inconclusive = False
@@ -147,6 +157,10 @@ def decide(
                 blocking=blocking,
                 case_id=case_id,
             )
+        for case_id in critical_removed:
+            blocking = knobs.critical == "fail"
+            failed = failed or blocking
+            add("critical-case", removed_critical_message(label, case_id), blocking=blocking, case_id=case_id)
     if lost_cases:
         n_errored = sum(1 for _, was_errored in lost_cases if was_errored)
         shown = ", ".join(cid for cid, _ in lost_cases[:LOST_LISTED])

@@ -1,0 +1,117 @@
+"""A case the baseline marks critical stays guarded: unmarking, removing or renaming it never hides a break."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.model import Comparison
+from agent_evals.gate.policy import resolve_policy
+
+
+def compare(base: dict[str, Any], cand: dict[str, Any], **flags: Any) -> Comparison:
+    return compare_documents(base, cand, resolve_policy(repo_config=None, suite_blocks={}, overrides=flags))
+
+
+def critical_reasons(result: Comparison) -> list[tuple[str | None, bool]]:
+    return [(r.case_id, r.blocking) for r in result.reasons if r.kind == "critical-case"]
+
+
+def suite(n: int, **codes: str) -> dict[str, str]:
+    """``n`` passing cases g/c0.., with the trial codes of some replaced (``c3="FFF"``) or dropped (``c3=""``)."""
+    out = {f"g/c{i}": "PPP" for i in range(n)}
+    for name, code in codes.items():
+        if code:
+            out[f"g/{name}"] = code
+        else:
+            del out[f"g/{name}"]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cand_cases", "cand_critical", "outcome", "flagged"),
+    [
+        # the candidate un-marks the critical case in the same change that breaks it
+        (suite(20, c0="FFF"), (), "fail", ["g/c0"]),
+        # still marked and broken: the plain critical flip
+        (suite(20, c0="FFF"), ("g/c0",), "fail", ["g/c0"]),
+        # un-marked but still passing: nothing to say
+        (suite(20), (), "pass", []),
+        # the critical case is gone (deleted or renamed) while it passed in the baseline
+        (suite(20, c0=""), (), "fail", ["g/c0"]),
+        # renamed: a new id that fails, the old critical id gone
+        ({**suite(20, c0=""), "g/c0-renamed": "FFF"}, (), "fail", ["g/c0"]),
+    ],
+)
+def test_compare__baseline_critical_case__guarded_whatever_the_candidate_marks(
+    record, cand_cases: dict[str, str], cand_critical: tuple[str, ...], outcome: str, flagged: list[str]
+) -> None:
+    base = record({"home": suite(20)}, critical=("g/c0",))
+    cand = record({"home": cand_cases}, critical=cand_critical)
+    result = compare(base, cand)
+    assert result.outcome == outcome
+    assert [cid for cid, _ in critical_reasons(result)] == flagged
+    assert result.exit_code == (1 if outcome == "fail" else 0)
+
+
+def test_compare__removed_critical_case__message_says_it_is_missing(record) -> None:
+    base = record({"home": suite(20)}, critical=("g/c0",))
+    result = compare(base, record({"home": suite(20, c0="")}))
+    (reason,) = [r for r in result.reasons if r.kind == "critical-case"]
+    assert "g/c0" in reason.message
+    assert "not in this run" in reason.message
+
+
+@pytest.mark.parametrize(
+    ("action", "outcome", "blocking"), [("fail", "fail", [True]), ("warn", "warn", [False])]
+)
+def test_compare__removed_critical_case__follows_the_critical_action(
+    record, action: str, outcome: str, blocking: list[bool]
+) -> None:
+    base = record({"home": suite(20)}, critical=("g/c0",))
+    result = compare(base, record({"home": suite(20, c0="")}), critical=action)
+    assert result.outcome == outcome
+    assert [b for _, b in critical_reasons(result)] == blocking
+
+
+def test_compare__removed_critical_case__ignored_when_critical_is_ignore(record) -> None:
+    base = record({"home": suite(20)}, critical=("g/c0",))
+    result = compare(base, record({"home": suite(20, c0="")}), critical="ignore")
+    assert critical_reasons(result) == []
+    assert result.exit_code == 0
+
+
+def test_compare__removed_critical_case_that_failed_in_the_baseline__no_critical_reason(record) -> None:
+    base = record({"home": suite(20, c0="FFF")}, critical=("g/c0",))
+    result = compare(base, record({"home": suite(20, c0="")}))
+    assert critical_reasons(result) == []
+
+
+def test_compare__removed_suite_with_a_passing_critical_case__fails(record) -> None:
+    base = record({"home": suite(20), "safety": {"s/lock": "PPP", "s/other": "PPP"}}, critical=("s/lock",))
+    result = compare(base, record({"home": suite(20)}))
+    assert result.outcome == "fail"
+    assert critical_reasons(result) == [("s/lock", True)]
+    assert "removed-suite" in {r.kind for r in result.reasons}
+
+
+def test_compare__removed_suite_without_critical_cases__still_only_warns(record) -> None:
+    base = record({"home": suite(20), "extra": {"x/a": "PPP"}})
+    result = compare(base, record({"home": suite(20)}))
+    assert result.outcome == "warn"
+    assert result.exit_code == 0
+
+
+def test_compare__critical_glob_of_the_policy__guards_a_removed_case_too(record) -> None:
+    base = record({"home": suite(20)})
+    result = compare(base, record({"home": suite(20, c5="")}), critical_cases=("g/c5",))
+    assert critical_reasons(result) == [("g/c5", True)]
+
+
+def test_compare__interrupted_candidate_missing_a_critical_case__incomplete_not_removed(record) -> None:
+    base = record({"home": suite(20)}, critical=("g/c0",))
+    result = compare(base, record({"home": suite(20, c0="")}, complete=False))
+    assert result.outcome == "incomplete"
+    assert result.exit_code == 3

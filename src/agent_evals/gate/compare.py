@@ -12,6 +12,7 @@ from agent_evals.cost.prices import active_table
 from agent_evals.errors import RunRecordError
 from agent_evals.gate import breakdown, usage_gate
 from agent_evals.gate.align import CLASS_ORDER
+from agent_evals.gate.block_change import gate_block_note
 from agent_evals.gate.diffs import case_diff
 from agent_evals.gate.legacy_ids import map_legacy_ids
 from agent_evals.gate.model import (
@@ -526,6 +527,9 @@ def _fingerprint(
         notes.append(
             f"agent-evals version differs: {tool_versions[0]} in the baseline, {tool_versions[1]} now."
         )
+    changed_gate = gate_block_note(header.get("gate"), suite.header.get("gate"))
+    if changed_gate is not None:
+        notes.append(changed_gate)
     b_trials = base_suite.trial_counts
     c_trials = suite.trial_counts
     if b_trials != c_trials:

@@ -315,11 +315,9 @@ def test_compare__every_case_drops_the_same__tiny_p_value_still_fails(record, ca
 
 
 def test_compare__gated_group_inconclusive_with_policy_pass__no_warning(record, cases) -> None:
-    base = record({"home": cases("doors", 10, "P") | cases("lights", 10, "P")})
-    cand = record(
-        {"home": cases("doors", 9, "P") | {"doors/c9": "F"} | cases("lights", 10, "P")},
-        gate={"home": {"overrides": {"doors": {"on_inconclusive": "pass"}}, "on_inconclusive": "pass"}},
-    )
+    block = {"home": {"overrides": {"doors": {"on_inconclusive": "pass"}}, "on_inconclusive": "pass"}}
+    base = record({"home": cases("doors", 10, "P") | cases("lights", 10, "P")}, gate=block)
+    cand = record({"home": cases("doors", 9, "P") | {"doors/c9": "F"} | cases("lights", 10, "P")}, gate=block)
     result = compare(base, cand)
     doors = next(g for g in result.suites[0].groups if g.key == "doors")
     assert doors.gated and doors.verdict == "inconclusive"

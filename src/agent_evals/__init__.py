@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from agent_evals.lazy import lazy_exports
+
+if TYPE_CHECKING:  # the real types for type checkers; at run time the names load on first use
+    from agent_evals.adapters.converters.langchain import langchain_to_openai
+    from agent_evals.adapters.converters.mink import mink_to_openai
+    from agent_evals.adapters.converters.strands import strands_to_openai
+    from agent_evals.benchmark.agent import BaseAgent
+    from agent_evals.benchmark.result import BenchmarkResult
+    from agent_evals.benchmark.runner import run_benchmark, run_benchmark_async
+    from agent_evals.core.runner import run_eval, run_eval_async
+    from agent_evals.core.types import (
+        EvalConfig,
+        EvalExample,
+        EvalResult,
+        ExampleData,
+        ExpectedResult,
+        Score,
+        TaskResult,
+    )
+    from agent_evals.evals.context import EvalContext
+    from agent_evals.evals.decorator import eval
 
 __version__ = "0.1.0"
 
@@ -53,14 +74,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'agent_evals' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -102,3 +102,52 @@ def test_every_public_class_and_function__has_a_docstring(path: Path) -> None:
         and not ast.get_docstring(node)
     ]
     assert undocumented == []
+
+
+def _type_checking_names(source: str) -> set[str]:
+    """Names the facade imports under ``if TYPE_CHECKING:`` (what type checkers see)."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom)
+                names |= {alias.asname or alias.name for alias in stmt.names}
+    return names
+
+
+def test_facade__type_checkers_see_every_lazy_name_from_its_module() -> None:
+    source = (SRC / "__init__.py").read_text(encoding="utf-8")
+    lazy = agent_evals._LAZY
+    assert _type_checking_names(source) == set(lazy) == set(agent_evals.__all__) - {"__version__"}
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module != "agent_evals.lazy" and node.module != "typing":
+            for alias in node.names:
+                if node.module != "__future__":
+                    assert lazy[alias.name] == node.module, alias.name
+
+
+def test_facade__names_are_typed_for_users_under_mypy(tmp_path: Path) -> None:
+    api = pytest.importorskip("mypy.api")
+    user = tmp_path / "user_code.py"
+    user.write_text(
+        "from agent_evals import BaseAgent, Score, run_eval\n"
+        "reveal_type(Score)\nreveal_type(BaseAgent)\nreveal_type(run_eval)\n",
+        encoding="utf-8",
+    )
+    out, _err, _code = api.run(["--no-incremental", "--follow-imports=silent", str(user)])
+    revealed = [line for line in out.splitlines() if "Revealed type" in line]
+    assert len(revealed) == 3, out
+    assert "agent_evals.core.types.Score" in revealed[0]
+    assert "agent_evals.benchmark.agent.BaseAgent" in revealed[1]
+    assert "def " in revealed[2]  # a function type, not Any
+
+
+@pytest.mark.parametrize(
+    "package", ["agent_evals", "agent_evals.adapters.scorers", "agent_evals.adapters.converters"]
+)
+def test_lazy_facades__unknown_name_is_the_usual_attribute_error(package: str) -> None:
+    module = __import__(package, fromlist=["_"])
+    with pytest.raises(AttributeError, match=rf"module '{package}' has no attribute 'NoSuchName'"):
+        module.NoSuchName  # noqa: B018
+    assert set(module._LAZY) <= set(dir(module))

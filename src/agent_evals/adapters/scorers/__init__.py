@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from agent_evals.adapters.scorers.state import StateMatch
 from agent_evals.adapters.scorers.tool_calls import (
     ToolCallAnyMatch,
@@ -13,6 +10,7 @@ from agent_evals.adapters.scorers.tool_calls import (
     ToolCallSupersetMatch,
     ToolCallUnorderedMatch,
 )
+from agent_evals.lazy import lazy_exports
 
 NATIVE_SCORERS: tuple[str, ...] = (
     "StateMatch",
@@ -93,14 +91,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'agent_evals.adapters.scorers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -12,6 +12,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -59,9 +60,23 @@ def _private(model: BaseModel) -> dict[str, Any]:
 
 
 class StrictModel(BaseModel):
-    """Base of every benchmark model: unknown keys are an error naming the closest known key."""
+    """Base of every benchmark model: unknown keys, and keys written without a value, are errors.
+
+    A key written as ``key:`` or ``key: null`` is refused unless it is in ``nullable``: a check,
+    a cases file or a precondition that has no value would otherwise vanish without a word.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    nullable: ClassVar[frozenset[str]] = frozenset()
+    """Keys where no value means the same as leaving the key out (descriptions, names, ...)."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
+            raise PydanticCustomError("no_value", "the key has no value; give it one or remove the key", {})
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -175,6 +190,8 @@ class Precondition(StrictModel):
 class Scenario(StrictModel):
     """One case: a prompt and what success means."""
 
+    nullable = frozenset({"name"})
+
     id: ScenarioId
     """Unique within its capability (a number or a name); the case id is ``capability/id``."""
     name: str | None = None
@@ -238,6 +255,8 @@ class Scenario(StrictModel):
 class Capability(StrictModel):
     """A group of scenarios that exercise one ability."""
 
+    nullable = frozenset({"description"})
+
     name: str
     """Capability name; the group and the first half of each case id."""
     description: str | None = None
@@ -262,6 +281,8 @@ class Capability(StrictModel):
 class Execution(StrictModel):
     """How the benchmark runs."""
 
+    nullable = frozenset({"timeout_s"})
+
     runs_per_scenario: int = Field(default=1, ge=1, le=1000)
     """Trials per scenario."""
     n_parallel_runs: int = Field(default=1, ge=1, le=1000)
@@ -272,6 +293,8 @@ class Execution(StrictModel):
 
 class PlatformSpec(StrictModel):
     """Where results are also written (``local`` is the only built-in platform)."""
+
+    nullable = frozenset({"name", "type", "experiment", "output_dir"})
 
     name: Literal["local"] | None = None
     """Platform name, the seed's key: ``{name: local, experiment: ...}``."""
@@ -298,6 +321,8 @@ class PlatformSpec(StrictModel):
 
 class Benchmark(StrictModel):
     """A whole benchmark file after composition and validation."""
+
+    nullable = frozenset({"description", "agent", "platform", "gate"})
 
     benchmark: str
     """Benchmark id, the suite id in run records (a safe path segment)."""

@@ -282,8 +282,8 @@ def compile_scenario(
         names.append(scorer_name(compiled[-1][0]))
     if not compiled:
         raise CheckerError(
-            "the scenario has no success criterion; add `success:` (state, tool_use, output or scorers), "
-            "`expected_state:` or `scorers:`",
+            "the scenario has no success criterion; add at least one: `success:` (state, tool_use, output "
+            "or scorers), `expected_state:` or `scorers:`",
             (),
         )
     paths: dict[str, KeyPath] = {}

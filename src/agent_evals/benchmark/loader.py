@@ -158,8 +158,29 @@ def _include(
             f"in all (the same file counts each time it is included); refused at {chain}",
             where,
         )
-    data, sub = load_yaml_file(real, shown_path(target))
+    pos = smap.position(where)
+    site = f"{smap.file}:{pos[0]}:{pos[1]}" if pos else smap.file
+    try:
+        data, sub = load_yaml_file(real, shown_path(target))
+    except BenchmarkFileError as exc:
+        reason = exc.reason
+        if reason.startswith("the file is empty"):
+            reason = "the included file is empty; it must hold one capability mapping or a list of them"
+        raise BenchmarkFileError(
+            f"{reason} (included from {site})",
+            file=exc.file,
+            line=exc.line,
+            column=exc.column,
+            key_path=exc.key_path,
+        ) from exc
+    sub.included_from = site
     if isinstance(data, list):
+        if not data:
+            raise sub.error(
+                "the included file holds an empty list: it would add no case; "
+                "list capabilities in it or remove the include",
+                (),
+            )
         return _expand(data, sub, (), real, [*stack, real], budget)
     if isinstance(data, dict):
         compact = _is_compact(data)
@@ -296,21 +317,31 @@ def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> 
                 f"capability {cap.name!r} is declared twice (case ids must be unique); rename one", name_path
             )
         seen_caps[cap.name] = ci
-        seen: set[str] = set()
+        seen: dict[str, Scenario] = {}
         for si, scenario in enumerate(cap.scenarios):
             smap, spath = item.rows.get(si) or (
                 item.smap,
                 item.path if item.compact else (*item.path, "scenarios", si),
             )
-            if scenario.key in seen:
+            first = seen.get(scenario.key)
+            if first is not None:
                 raise smap.error(
-                    f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}", (*spath, "id")
+                    f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}: "
+                    f"by {_described(first)} and {_described(scenario)}",
+                    (*spath, "id"),
                 )
-            seen.add(scenario.key)
+            seen[scenario.key] = scenario
             try:
                 scenario.keep_plan(compile_scenario(scenario, bench.world, base_dir))
             except CheckerError as err:
                 raise smap.error(str(err), (*spath, *err.path)) from err
+
+
+def _described(scenario: Scenario) -> str:
+    """``'kitchen on' (bench.yaml:7)``: the name when it has one, and where it was declared."""
+    file, line = scenario.location
+    where = f"{file}:{line}" if line is not None else file
+    return f"{scenario.name!r} ({where})" if scenario.name else f"the scenario at {where}"
 
 
 def _validate_gate(gate: dict[str, Any], smap: SourceMap) -> dict[str, Any]:

@@ -78,6 +78,8 @@ class SourceMap:
     """Key path -> 1-based (line, column) of the mapping key that introduces it."""
     links: dict[KeyPath, KeyPath] = field(default_factory=dict)
     """An alias's or merged key's path -> the path whose text it repeats (positions below it are there)."""
+    included_from: str | None = None
+    """``file:line:col`` of the ``file://`` entry that brought this document in (None: not included)."""
 
     def _find(self, table: dict[KeyPath, Position], path: KeyPath) -> Position | None:
         hops = 0
@@ -104,6 +106,8 @@ class SourceMap:
     def error(self, message: str, path: KeyPath, *, key: bool = False) -> BenchmarkFileError:
         """A located error for ``path``: file:line:col, dotted key path, message."""
         pos = self.position(path, key=key)
+        if self.included_from:
+            message = f"{message} (included from {self.included_from})"
         return BenchmarkFileError(
             message,
             file=self.file,

@@ -160,3 +160,62 @@ def test_include__the_same_file_many_times_within_the_budget__loads(tmp_path: Pa
             encoding="utf-8",
         )
     assert len(load_benchmark(tmp_path / "main.yaml").capabilities) == 50
+
+
+INCLUDED_FILE_ERRORS = [
+    pytest.param("", ("x.yaml", None, None, "the included file is empty"), id="empty-file"),
+    pytest.param("[]\n", ("x.yaml", 1, 1, "holds an empty list: it would add no case"), id="empty-list"),
+    pytest.param("name: a\nscenarios: [oops:\n", ("x.yaml", 3, 1, "invalid YAML"), id="broken-yaml"),
+    pytest.param(
+        "name: a\nscenarios:\n  - {id: 1, promt: p}\n", ("x.yaml", 3, 13, "unknown key 'promt'"), id="bad-key"
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), INCLUDED_FILE_ERRORS)
+def test_include__problem_in_included_file__names_that_file_and_the_including_entry(
+    write: Writer, text: str, expected: tuple[str, int | None, int | None, str]
+) -> None:
+    name, line, column, fragment = expected
+    write(f"suite/caps/{name}", text)
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(
+            _main(write, "{id: first, prompt: p, success: {output: {equals: x}}}", "file://caps/x.yaml")
+        )
+    err = caught.value
+    assert (err.file, err.line, err.column) == (str(Path("suite/caps") / name), line, column)
+    assert fragment in err.reason
+    assert err.reason.endswith(f"(included from {Path('suite/main.yaml')}:4:5)")
+
+
+def test_include__empty_list_next_to_other_capabilities__is_refused_not_skipped(write: Writer) -> None:
+    # before: the other capability ran alone and the suite could pass with the included cases gone
+    write("suite/caps/gone.yaml", "[]\n")
+    write("suite/caps/a.yaml", CAPABILITY.format(name="a"))
+    with pytest.raises(BenchmarkFileError, match="holds an empty list"):
+        load_benchmark(_main(write, "file://caps/a.yaml", "file://caps/gone.yaml"))
+
+
+def test_include__nested_include_error__names_the_entry_that_included_it(write: Writer) -> None:
+    write("suite/caps/all.yaml", "- file://inner.yaml\n")
+    write("suite/caps/inner.yaml", "[]\n")
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(_main(write, "file://caps/all.yaml"))
+    assert caught.value.file == str(Path("suite/caps/inner.yaml"))
+    assert caught.value.reason.endswith(f"(included from {Path('suite/caps/all.yaml')}:1:3)")
+
+
+def test_include__duplicate_scenario_id__names_both_scenarios_and_where(write: Writer) -> None:
+    write(
+        "suite/caps/a.yaml",
+        "name: a\nscenarios:\n"
+        "  - {id: 1, name: kitchen on, prompt: p, success: {output: {equals: x}}}\n"
+        "  - {id: 1, name: kitchen off, prompt: q, success: {output: {equals: y}}}\n",
+    )
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(_main(write, "file://caps/a.yaml"))
+    shown = Path("suite/caps/a.yaml")
+    assert caught.value.reason == (
+        f"scenario id '1' is used twice in capability 'a': by 'kitchen on' ({shown}:3) and "
+        f"'kitchen off' ({shown}:4) (included from {Path('suite/main.yaml')}:3:5)"
+    )

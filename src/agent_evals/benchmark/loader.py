@@ -98,7 +98,7 @@ def _expand(
     out: list[_Located] = []
     for index, entry in enumerate(entries):
         where = (*base, index)
-        if isinstance(entry, str) and entry.startswith(INCLUDE_PREFIX):
+        if isinstance(entry, str) and entry[: len(INCLUDE_PREFIX)].lower() == INCLUDE_PREFIX:
             out.extend(_include(entry, smap, where, including, stack, budget))
         elif isinstance(entry, dict):
             compact = _is_compact(entry)

@@ -322,7 +322,7 @@ class PlatformSpec(StrictModel):
 class Benchmark(StrictModel):
     """A whole benchmark file after composition and validation."""
 
-    nullable = frozenset({"description", "agent", "platform", "gate"})
+    nullable = frozenset({"description", "agent", "gate"})
 
     benchmark: str
     """Benchmark id, the suite id in run records (a safe path segment)."""

@@ -219,3 +219,11 @@ def test_include__duplicate_scenario_id__names_both_scenarios_and_where(write: W
         f"scenario id '1' is used twice in capability 'a': by 'kitchen on' ({shown}:3) and "
         f"'kitchen off' ({shown}:4) (included from {Path('suite/main.yaml')}:3:5)"
     )
+
+
+@pytest.mark.parametrize("scheme", ["FILE://", "File://"])
+def test_include__scheme_in_any_case__is_an_include(write: Writer, scheme: str) -> None:
+    # URI schemes are case-insensitive (RFC 3986), as the seed reads them
+    write("suite/caps/a.yaml", CAPABILITY.format(name="a"))
+    bench = load_benchmark(_main(write, f"{scheme}caps/a.yaml"))
+    assert [c.name for c in bench.capabilities] == ["a"]

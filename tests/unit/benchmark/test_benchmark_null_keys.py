@@ -79,6 +79,11 @@ REFUSED = [
         id="scenario-scorers-null",
     ),
     pytest.param(
+        "        success: {state: {x: 1}}\nplatform:\n",
+        (8, 10, "platform"),
+        id="platform-empty-as-the-seed-refuses-it",
+    ),
+    pytest.param(
         "        precondition: null\n        success: {state: {x: 1}}\n",
         (7, 23, "capabilities[0].scenarios[0].precondition"),
         id="precondition-null",
@@ -111,7 +116,6 @@ def test_load_benchmark__descriptive_keys_without_value__mean_left_out(write: Wr
         benchmark: demo
         description:
         agent: null
-        platform:
         gate:
         execution: {timeout_s: null}
         capabilities:
@@ -125,7 +129,7 @@ def test_load_benchmark__descriptive_keys_without_value__mean_left_out(write: Wr
         """,
     )
     bench = load_benchmark(path)
-    assert (bench.description, bench.agent, bench.platform, bench.gate) == (None, None, None, None)
+    assert (bench.description, bench.agent, bench.gate) == (None, None, None)
     assert bench.execution.timeout_s is None
     capability = bench.capabilities[0]
     assert (capability.description, capability.cases) == (None, None)

@@ -82,18 +82,6 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
     return out
 
 
-def flatten_paths(expected: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{lights: {kitchen: {state: on}}}`` -> ``{"lights.kitchen.state": "on"}`` (empty mappings kept)."""
-    out: dict[str, Any] = {}
-    for key, value in expected.items():
-        path = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, Mapping) and value:
-            out.update(flatten_paths(value, path))
-        else:
-            out[path] = value
-    return out
-
-
 def _build(spec: Mapping[str, Any], path: KeyPath, base_dir: Path | None = None) -> Any:
     from agent_evals.adapters.scorers.registry import build_scorer
 
@@ -210,7 +198,7 @@ CheckerFn = Callable[[Any, KeyPath, dict[str, Any], "Path | None"], Compiled]
 
 
 def _state_checker(spec: Any, path: KeyPath, context: dict[str, Any], base_dir: Path | None) -> Compiled:
-    context["expected_state"] = flatten_paths(spec)
+    context["expected_state"] = dict(spec)
     return [(_build({"type": "StateMatch"}, path), path)]
 
 
@@ -262,7 +250,7 @@ def compile_scenario(
             raise CheckerError(
                 "expected_state and success.state both give the expected state; keep one", ("expected_state",)
             )
-        context["expected_state"] = flatten_paths(scenario.expected_state)
+        context["expected_state"] = dict(scenario.expected_state)
     if scenario.reference_outputs is not None:
         try:
             extract_tool_calls(scenario.reference_outputs)

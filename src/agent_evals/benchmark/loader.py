@@ -16,6 +16,9 @@ from agent_evals.benchmark.yaml_source import KeyPath, SourceMap, format_path, l
 from agent_evals.errors import BenchmarkFileError
 
 INCLUDE_PREFIX = "file://"
+
+STATE_COLUMNS = (("success", "state"), ("expected_state",), ("precondition", "state"))
+"""CSV column prefixes whose rest is a dotted state path: ``success.state.lights.kitchen.state``."""
 """Prefix of a capability entry that names another YAML file."""
 
 MAX_INCLUDE_DEPTH = 16
@@ -227,7 +230,7 @@ def _scenarios_from_rows(ref: str, item: _Located, *, first: int) -> list[Scenar
         raise item.smap.error(f"cases file {shown_path(folder / rel)} does not exist", where)
     shown = shown_path(folder / rel)
     try:
-        rows = read_rows(target, shown)
+        rows = read_rows(target, shown, dotted_under=STATE_COLUMNS)
     except RowError as exc:
         raise BenchmarkFileError(exc.reason, file=exc.file, line=exc.line) from exc
     scenarios = []

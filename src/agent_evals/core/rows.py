@@ -26,8 +26,16 @@ class RowError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-def _nest(row: dict[str, str], file: str, line: int) -> dict[str, Any]:
-    """``{"success.output.contains": "x"}`` -> ``{"success": {"output": {"contains": "x"}}}``; empty cells skipped."""
+DottedUnder = tuple[tuple[str, ...], ...]
+"""Column-name prefixes below which the rest of a CSV column name is one dotted key."""
+
+
+def _nest(row: dict[str, str], file: str, line: int, dotted_under: DottedUnder = ()) -> dict[str, Any]:
+    """``{"success.output.contains": "x"}`` -> ``{"success": {"output": {"contains": "x"}}}``; empty cells skipped.
+
+    Below a prefix in ``dotted_under`` the rest of the name stays one dotted key:
+    ``success.state.lights.kitchen`` -> ``{"success": {"state": {"lights.kitchen": ...}}}``.
+    """
     out: dict[str, Any] = {}
     for column, value in row.items():
         if value is None or value == "":
@@ -35,6 +43,10 @@ def _nest(row: dict[str, str], file: str, line: int) -> dict[str, Any]:
         parts = column.strip().split(".")
         if not all(parts):
             raise RowError(f"column {column!r} is not a name or a dotted path", file=file, line=1)
+        for prefix in dotted_under:
+            if len(parts) > len(prefix) and tuple(parts[: len(prefix)]) == prefix:
+                parts = [*prefix, ".".join(parts[len(prefix) :])]
+                break
         node = out
         for part in parts[:-1]:
             child = node.setdefault(part, {})
@@ -47,7 +59,7 @@ def _nest(row: dict[str, str], file: str, line: int) -> dict[str, Any]:
     return out
 
 
-def read_rows(path: Path, shown: str) -> list[tuple[int, dict[str, Any]]]:
+def read_rows(path: Path, shown: str, *, dotted_under: DottedUnder = ()) -> list[tuple[int, dict[str, Any]]]:
     """Every row of a ``.csv`` (header row; dotted column names nest) or ``.jsonl`` (one object a line).
 
     CSV cells stay text (empty cells are left out); JSONL values keep their JSON types. Blank JSONL
@@ -70,13 +82,13 @@ def read_rows(path: Path, shown: str) -> list[tuple[int, dict[str, Any]]]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise RowError(f"the file is not UTF-8 text ({exc.reason})", file=shown) from exc
-    rows = _csv(text, shown) if path.suffix == ".csv" else _jsonl(text, shown)
+    rows = _csv(text, shown, dotted_under) if path.suffix == ".csv" else _jsonl(text, shown)
     if not rows:
         raise RowError("the cases file holds no rows", file=shown)
     return rows
 
 
-def _csv(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
+def _csv(text: str, shown: str, dotted_under: DottedUnder) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows = []
     try:
@@ -100,7 +112,7 @@ def _csv(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
                     file=shown,
                     line=line,
                 )
-            rows.append((line, _nest(row, shown, line)))
+            rows.append((line, _nest(row, shown, line, dotted_under)))
     except csv.Error as exc:
         raise RowError(f"invalid CSV: {exc}", file=shown, line=reader.line_num) from exc
     return rows

@@ -137,3 +137,19 @@ def test_cases_reference_that_cannot_be_read__located_at_the_cases_key(
     path = write("b.yaml", BENCH.format(ref=ref))
     with pytest.raises(BenchmarkFileError, match=message):
         load_benchmark(path)
+
+
+def test_cases_file__state_columns__are_dotted_paths_not_whole_mappings(write: Writer) -> None:
+    # a CSV column can only name one value: `success.state.lights.kitchen.state` checks that value,
+    # as if written `lights.kitchen.state:` in YAML (a nested mapping there would be compared whole)
+    write(
+        "faq.csv",
+        "id,prompt,success.state.lights.kitchen.state,expected_state.doors.front,precondition.state.lights.hall\n"
+        "a,p,on,,\n"
+        "b,p,,locked,off\n",
+    )
+    path = write("b.yaml", BENCH.format(ref="faq.csv"))
+    a, b = load_benchmark(path).capabilities[0].scenarios[1:]
+    assert a.plan.expected.context == {"expected_state": {"lights.kitchen.state": "on"}}
+    assert b.plan.expected.context == {"expected_state": {"doors.front": "locked"}}
+    assert b.precondition is not None and b.precondition.state == {"lights.hall": "off"}

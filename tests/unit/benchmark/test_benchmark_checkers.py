@@ -11,7 +11,6 @@ from agent_evals.benchmark.checkers import (
     OutputScorer,
     compile_scenario,
     deep_merge,
-    flatten_paths,
 )
 from agent_evals.benchmark.json_check import _check_subset, _validate
 from agent_evals.benchmark.schema import OutputCheck, Scenario
@@ -41,12 +40,47 @@ async def _score(scenario: Scenario, result: TaskResult) -> dict[str, bool]:
     return out
 
 
-def test_state_checker__compiles_to_state_match_with_flattened_expected_state() -> None:
+def test_state_checker__keeps_expected_state_as_written() -> None:
     plan = compile_scenario(
         _scenario(success={"state": {"lights": {"kitchen": {"state": "on"}}, "a.b": 1}}), {}
     )
     assert [scorer_name(s) for s in plan.scorers] == ["StateMatch"]
-    assert plan.expected.context == {"expected_state": {"lights.kitchen.state": "on", "a.b": 1}}
+    assert plan.expected.context == {"expected_state": {"lights": {"kitchen": {"state": "on"}}, "a.b": 1}}
+
+
+WORLD = {"lights": {"kitchen": {"state": "on", "brightness": 80}, "hall": {"state": "off"}}}
+
+STATE_RULES = [
+    # a dotted path checks one value
+    ({"lights.kitchen.state": "on"}, True),
+    ({"lights.kitchen.state": "off"}, False),
+    ({"lights.attic.state": "on"}, False),
+    # a mapping value is compared whole, as the seed's StateMatch does: the keys it leaves out must be absent
+    ({"lights": {"kitchen": {"state": "on"}}}, False),
+    ({"lights.kitchen": {"state": "on"}}, False),
+    ({"lights.kitchen": {"state": "on", "brightness": 80}}, True),
+    ({"lights": {"kitchen": {"state": "on", "brightness": 80}, "hall": {"state": "off"}}}, True),
+    ({"lights.hall": {}}, False),
+]
+
+
+@pytest.mark.parametrize(("expected_state", "passes"), STATE_RULES)
+@pytest.mark.parametrize("form", ["success.state", "expected_state"])
+async def test_state_checker__same_verdict_as_state_match_used_directly(
+    expected_state: dict[str, Any], passes: bool, form: str
+) -> None:
+    from agent_evals.adapters.scorers import StateMatch
+    from agent_evals.core.types import ExpectedResult
+
+    fields = (
+        {"success": {"state": expected_state}}
+        if form == "success.state"
+        else {"expected_state": expected_state}
+    )
+    result = TaskResult(output="", context={"final_state": WORLD})
+    assert await _score(_scenario(**fields), result) == {"StateMatch": passes}
+    direct = StateMatch()(result, ExpectedResult(expected="", context={"expected_state": expected_state}))
+    assert direct.passed is passes
 
 
 async def test_state_checker__scores_final_state() -> None:
@@ -358,7 +392,3 @@ def test_deep_merge__mappings_merge_everything_else_replaces(
     base: dict[str, Any], over: dict[str, Any], merged: dict[str, Any]
 ) -> None:
     assert deep_merge(base, over) == merged
-
-
-def test_flatten_paths__keeps_empty_mappings_as_leaves() -> None:
-    assert flatten_paths({"a": {"b": {}, "c": {"d": 1}}, "e.f": 2}) == {"a.b": {}, "a.c.d": 1, "e.f": 2}

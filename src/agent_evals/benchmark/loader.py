@@ -16,10 +16,10 @@ from agent_evals.benchmark.yaml_source import KeyPath, SourceMap, format_path, l
 from agent_evals.errors import BenchmarkFileError
 
 INCLUDE_PREFIX = "file://"
+"""Prefix of a capability entry that names another YAML file."""
 
 STATE_COLUMNS = (("success", "state"), ("expected_state",), ("precondition", "state"))
 """CSV column prefixes whose rest is a dotted state path: ``success.state.lights.kitchen.state``."""
-"""Prefix of a capability entry that names another YAML file."""
 
 MAX_INCLUDE_DEPTH = 16
 """How deep ``file://`` includes may nest."""

@@ -44,6 +44,13 @@ Tally = tuple[int, int, int]
 RawCase = dict[str, Any]
 """A case as decoded and checked by ``gate.summary``."""
 
+Use = tuple[bool, float | None, float | None, float, int, list[tuple[dict[str, Any], Any]] | None]
+"""A case side's usage over its valid (non-errored) trials, as the summary walk found it for the usage
+gate: whether any trial is valid; mean tokens (input + output) per trial that measured tokens; mean
+seconds per trial that took any; the cost the trials without a per-model breakdown recorded, and how
+many recorded one; the (models, recorded cost) of each trial with a breakdown (the comparison prices
+those with its table), or None."""
+
 
 @dataclass(slots=True)
 class CaseView:
@@ -56,6 +63,8 @@ class CaseView:
     fraction: float | None
     """Pass fraction over valid trials; None when every trial errored (or there are none)."""
     critical: bool
+    use: Use
+    """Usage over the valid trials (see :data:`Use`)."""
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""

@@ -25,6 +25,8 @@ _INT: Kinds = frozenset((int, _NONE))
 _NUM: Kinds = frozenset((int, float, _NONE))
 _BOOL: Kinds = frozenset((bool, _NONE))
 _OBJ: Kinds = frozenset((dict, _NONE))
+_COUNT: Kinds = frozenset((int,))
+_NUMBER: Kinds = frozenset((int, float))
 
 # Per object: field -> the classes its value may have (None: null allowed). A field missing from the
 # table is an addition of a newer writer and is kept unread. These tables are the run record schema
@@ -78,8 +80,14 @@ _TRIAL: Table = {
     "output": _STR,
     "graded": frozenset((bool,)),
     "traceback": _STR,
+    "attempts": frozenset((list, _NONE)),
+    "cache": _OBJ,
 }
 _USAGE: Table = {"input_tokens": _INT, "output_tokens": _INT, "cost_usd": _NUM, "models": _OBJ}
+_MODEL_USAGE: Table = {"input_tokens": _COUNT, "output_tokens": _COUNT, "calls": _COUNT}
+_ATTEMPT: Table = {"error": _STR, "duration_s": _NUMBER, "reason": _STR, "waited_s": _NUMBER}
+_CACHE: Table = {"replayed": _COUNT, "recorded": _COUNT, "missed": _COUNT}
+_BUDGET: Table = {"limit_usd": _NUMBER, "spent_usd": _NUMBER, "skipped_trials": _COUNT}
 _SCORE: Table = {
     "value": _NUM,
     "passed": _BOOL,
@@ -217,6 +225,12 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
             value = shard.get(key, MISSING)
             if value is MISSING or value < 1:
                 raise fail(source, f"run.shard.{key}", "an integer of 1 or more", value)
+    budget = run.get("budget")
+    if budget is not None:
+        _check(budget, _BUDGET, source, "run.budget")
+        for key in ("limit_usd", "spent_usd"):
+            if key not in budget:
+                raise fail(source, f"run.budget.{key}", "a number", MISSING)
     suites = data.get("suites", [])
     if suites.__class__ is not list:
         raise fail(source, "suites", "a list", suites)
@@ -285,6 +299,18 @@ def _trial_problem(trial: Any, source: str, where: str) -> NoReturn:
     usage = trial.get("usage")
     if usage is not None:
         _check(usage, _USAGE, source, f"{where}.usage")
+        for model, tally in (usage.get("models") or {}).items():
+            _object(
+                tally, source, f"{where}.usage.models.{model}", "an object (a model's usage)", _MODEL_USAGE
+            )
+    for i, attempt in enumerate(trial.get("attempts") or ()):
+        _object(attempt, source, f"{where}.attempts.{i}", "an object (an attempt)", _ATTEMPT)
+    cache = trial.get("cache")
+    if cache is not None:
+        _check(cache, _CACHE, source, f"{where}.cache")
+        mode = cache.get("mode", MISSING)
+        if mode != "record" and mode != "replay":
+            raise fail(source, f"{where}.cache.mode", "'record' or 'replay'", mode)
     for name, score in trial.get("scores", {}).items():
         _object(score, source, f"{where}.scores.{name}", "an object (a score)", _SCORE)
     # not reached while the quick checks and these agree; if they ever do not, refuse all the same
@@ -292,6 +318,7 @@ def _trial_problem(trial: Any, source: str, where: str) -> NoReturn:
 
 
 _NO_TRIALS: list[Any] = []
+_NO_LABELS: list[Any] = []
 _NO_DIMENSIONS: dict[str, str] = {}
 _SCORE_CORE = frozenset(("passed", "value", "error"))
 """Score fields checked in the walk itself; a score with others gets the table's check too."""
@@ -302,6 +329,33 @@ def _fine(obj: dict[str, Any], table: Table) -> bool:
     for key, value in obj.items():
         allowed = table.get(key)
         if allowed is not None and value.__class__ not in allowed and not _fits(value, allowed):
+            return False
+    return True
+
+
+def _models_fine(models: Any) -> bool:
+    """Whether a trial's per-model usage fits the schema (an object of objects with integer counts)."""
+    if models.__class__ is not dict:
+        return False
+    for tally in models.values():
+        if tally.__class__ is not dict or not _fine(tally, _MODEL_USAGE):
+            return False
+    return True
+
+
+def _extras_fine(attempts: Any, cache: Any) -> bool:
+    """Whether a trial's retried attempts and response-cache block fit the schema (either may be null)."""
+    if attempts is not None:
+        if attempts.__class__ is not list:
+            return False
+        for attempt in attempts:
+            if attempt.__class__ is not dict or not _fine(attempt, _ATTEMPT):
+                return False
+    if cache is not None:
+        if cache.__class__ is not dict or not _fine(cache, _CACHE):
+            return False
+        mode = cache.get("mode")
+        if mode != "record" and mode != "replay":
             return False
     return True
 
@@ -347,7 +401,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         get = case.get
         cid, group, name, dims = get("id"), get("group"), get("name"), get("dimensions", _NO_DIMENSIONS)
         location, critical, trials = get("location"), get("critical", False), get("trials", _NO_TRIALS)
-        text_in, expected, tags = get("input"), get("expected"), get("labels")
+        text_in, expected, tags = get("input"), get("expected"), get("labels", _NO_LABELS)
         if not (
             cid.__class__ is str_
             and group.__class__ is str_
@@ -358,7 +412,8 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             and (text_in is None or text_in.__class__ is str_)
             and (expected is None or expected.__class__ is str_)
             and (location is None or (location.__class__ is dict_ and _fine(location, _LOCATION)))
-            and (tags is None or (tags.__class__ is list_ and _all_str(tags)))
+            and tags.__class__ is list_
+            and _all_str(tags)
             and (not dims or _all_str(dims.values()))
         ):
             _case_problem(case, source, f"{where}.cases.{_index(cases, case)}")
@@ -366,6 +421,11 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             at = f"{where}.cases.{_index(cases, case)}.id"
             raise fail(source, at, "a case id not used before in this suite", cid)
         errors = passes = ungraded = 0
+        # usage over the valid trials, for the usage gate: tokens and seconds of the trials that
+        # measured them; cost as recorded, or (models, recorded cost) where the comparison prices it
+        valid_trials = n_tokens = n_seconds = n_cost = 0
+        case_tokens = case_seconds = case_cost = 0.0
+        priced: list[tuple[dict[str, Any], Any]] | None = None
         # a scorer's verdicts are counted in locals while consecutive ones are its own (the usual
         # case: one scorer per trial), and added to the case's tally when another scorer comes
         current: str | None = None
@@ -382,6 +442,8 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             scores = tget("scores")
             output = tget("output")
             trace = tget("traceback")
+            attempts = tget("attempts")
+            cache = tget("cache")
             if not (
                 (passed is True or passed is False)
                 and (error is None or error.__class__ is str_)
@@ -391,37 +453,59 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                 and (trace is None or trace.__class__ is str_)
                 and (usage is None or usage.__class__ is dict_)
                 and ((scores is None and "scores" not in trial) or scores.__class__ is dict_)
+                and ((attempts is None and cache is None) or _extras_fine(attempts, cache))
             ):
                 _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
             errored = error is not None
             if errored:
                 errors += 1
-            elif graded is False:
-                ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
-            elif passed:
-                passes += 1
+            else:
+                valid_trials += 1
+                if graded is False:
+                    ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
+                elif passed:
+                    passes += 1
             if seconds:
                 duration += seconds
+                if not errored:
+                    case_seconds += seconds
+                    n_seconds += 1
             if usage:
                 n_usages += 1
                 uget = usage.get
-                value = uget("input_tokens")
-                if value is not None:
-                    if value.__class__ is not int_ and not _fits(value, _INT):
+                t_in, t_out, cost, models = (
+                    uget("input_tokens"),
+                    uget("output_tokens"),
+                    uget("cost_usd"),
+                    uget("models"),
+                )
+                if t_in is not None:
+                    if t_in.__class__ is not int_ and not _fits(t_in, _INT):
                         _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    tokens_in += value
+                    tokens_in += t_in
                     n_in += 1
-                value = uget("output_tokens")
-                if value is not None:
-                    if value.__class__ is not int_ and not _fits(value, _INT):
+                if t_out is not None:
+                    if t_out.__class__ is not int_ and not _fits(t_out, _INT):
                         _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    tokens_out += value
+                    tokens_out += t_out
                     n_out += 1
-                value = uget("cost_usd")
-                if value is not None:
-                    if value.__class__ is not float_ and value.__class__ is not int_:
+                if cost is not None:
+                    if cost.__class__ is not float_ and cost.__class__ is not int_:
                         _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    costs.append(value)
+                    costs.append(cost)
+                if models is not None and not _models_fine(models):
+                    _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                if not errored:
+                    if t_in is not None or t_out is not None:
+                        case_tokens += (t_in or 0) + (t_out or 0)
+                        n_tokens += 1
+                    if models:
+                        if priced is None:
+                            priced = []
+                        priced.append((models, cost))
+                    elif cost is not None:
+                        case_cost += cost
+                        n_cost += 1
             if not scores:
                 continue
             for scorer, score in scores.items():
@@ -455,7 +539,15 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         counted = len(trials) - ungraded
         valid = counted - errors
         fraction = passes / valid if valid else None
-        views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, get("critical", False))
+        use = (
+            valid_trials > 0,
+            case_tokens / n_tokens if n_tokens else None,
+            case_seconds / n_seconds if n_seconds else None,
+            case_cost,
+            n_cost,
+            priced,
+        )
+        views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, critical, use)
         members = groups.get(group)
         if members is None:
             groups[group] = [cid]

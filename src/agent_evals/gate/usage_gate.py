@@ -41,42 +41,21 @@ MISSING_LISTED = 5
 
 
 def _side(case: CaseView, latency: bool, table: PriceTable, unpriced: set[str] | None) -> tuple[bool, Side]:
-    """One pass over a case's trials: whether any trial did not error, and per metric (tokens, cost,
-    latency) the mean over the valid trials that measured it (None when none did). ``unpriced``
-    collects the models that have tokens but no price."""
-    valid = False
-    tokens = cost = seconds = 0.0
-    n_tokens = n_cost = n_seconds = 0
-    for trial in case.raw.get("trials", ()):
-        if trial.get("error") is not None:
-            continue
-        valid = True
-        if latency:
-            value = trial.get("duration_s")
-            if value:
-                seconds += value
-                n_seconds += 1
-        usage = trial.get("usage")
-        if not usage:
-            continue
-        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
-        if tokens_in is not None or tokens_out is not None:
-            tokens += (tokens_in or 0) + (tokens_out or 0)
-            n_tokens += 1
-        models = usage.get("models")
-        priced = table.cost(models) if models else None
+    """Whether any trial of a case side did not error, and per metric (tokens, cost, latency) the mean
+    over the valid trials that measured it (None when none did), from the summary walk's sums
+    (``CaseView.use``); trials with a per-model breakdown are priced with ``table`` here, falling back
+    to the cost they recorded. ``unpriced`` collects the models that have tokens but no price."""
+    valid, tokens, seconds, cost, n_cost, breakdowns = case.use
+    for models, recorded in breakdowns or ():
+        priced = table.cost(models)
         if priced is None:
-            if models and unpriced is not None:
+            if unpriced is not None:
                 unpriced.update(table.unpriced(models))
-            priced = usage.get("cost_usd")
+            priced = recorded
         if priced is not None:
             cost += priced
             n_cost += 1
-    return valid, (
-        tokens / n_tokens if n_tokens else None,
-        cost / n_cost if n_cost else None,
-        seconds / n_seconds if n_seconds else None,
-    )
+    return valid, (tokens, cost / n_cost if n_cost else None, seconds if latency else None)
 
 
 def relative(base: float, cand: float) -> float | None:
@@ -100,8 +79,9 @@ def check_suite(
         return checks, groups
     unpriced: set[str] = set()
     sides: list[tuple[CaseView, Side, Side]] = []
+    base_cases = base.cases
     for cid, c in cand.cases.items():
-        b = base.cases.get(cid)
+        b = base_cases.get(cid)
         if b is None:
             continue
         b_valid, b_values = _side(b, latency, table, None)
@@ -133,11 +113,12 @@ def check_suite(
                     )
                 )
             continue
-        total_b = math.fsum(v[1] for v in values)
-        total_c = math.fsum(v[2] for v in values)
-        up = sum(1 for _, vb, vc in values if vc > vb)
+        total_b = math.fsum([v[1] for v in values])
+        total_c = math.fsum([v[2] for v in values])
+        rose = [v for v in values if v[2] > v[1]]
+        up = len(rose)
         down = sum(1 for _, vb, vc in values if vc < vb)
-        rising = heapq.nsmallest(TOP_CASES, (v for v in values if v[2] > v[1]), key=lambda v: v[1] - v[2])
+        rising = heapq.nsmallest(TOP_CASES, rose, key=lambda v: v[1] - v[2])
         checks.append(
             UsageCheck(
                 metric=metric,

@@ -44,7 +44,7 @@ def shape(summary: RunSummary) -> list[Any]:
         (
             s.header,
             s.trial_counts,
-            [(v.id, v.group, v.key, v.fraction, v.critical) for v in s.view.cases.values()],
+            [(v.id, v.group, v.key, v.fraction, v.critical, v.use) for v in s.view.cases.values()],
             s.view.scorers,
             s.view.usage,
             s.view.groups,
@@ -69,8 +69,31 @@ usages = st.one_of(
             "input_tokens": st.one_of(st.none(), counts),
             "output_tokens": st.one_of(st.none(), counts),
             "cost_usd": st.one_of(st.none(), st.floats(0, 1, allow_nan=False)),
+            "models": st.one_of(
+                st.none(),
+                st.dictionaries(
+                    st.sampled_from(["gpt-4o", "llama3"]),
+                    st.fixed_dictionaries(
+                        {}, optional={"input_tokens": counts, "output_tokens": counts, "calls": counts}
+                    ),
+                    max_size=2,
+                ),
+            ),
         },
     ),
+)
+attempts = st.fixed_dictionaries(
+    {},
+    optional={
+        "error": st.one_of(st.none(), st.just("HTTP 429")),
+        "duration_s": numbers,
+        "reason": st.one_of(st.none(), st.just("HTTP 429")),
+        "waited_s": numbers,
+    },
+)
+caches = st.fixed_dictionaries(
+    {"mode": st.sampled_from(["record", "replay"])},
+    optional={"replayed": counts, "recorded": counts, "missed": counts},
 )
 scores = st.fixed_dictionaries(
     {},
@@ -93,6 +116,8 @@ trials = st.fixed_dictionaries(
         "usage": usages,
         "scores": st.dictionaries(st.sampled_from(["a", "b", "check"]), scores),
         "output": st.one_of(st.none(), st.text(max_size=8)),
+        "attempts": st.one_of(st.none(), st.lists(attempts, max_size=2)),
+        "cache": st.one_of(st.none(), caches),
         "messages": st.lists(st.text(max_size=3), max_size=2),  # not read by the gate: skipped
     },
 )
@@ -114,6 +139,7 @@ def cases_of(draw: st.DrawFn, prefix: str) -> list[dict[str, Any]]:
             ("input", draw(st.one_of(st.just(MISSING), st.none(), st.text(max_size=4)))),
             ("expected", draw(st.one_of(st.just(MISSING), st.text(max_size=4)))),
             ("critical", draw(st.one_of(st.just(MISSING), st.booleans()))),
+            ("labels", draw(st.one_of(st.just(MISSING), st.lists(st.sampled_from(["slow", "new"]))))),
             (
                 "dimensions",
                 draw(st.one_of(st.just(MISSING), st.dictionaries(st.just("tier"), st.sampled_from("ab")))),
@@ -142,5 +168,20 @@ def records(draw: st.DrawFn, prefix: str = "run") -> dict[str, Any]:
         }
         for sid in draw(st.lists(st.sampled_from(["s", "t"]), min_size=1, max_size=2, unique=True))
     ]
-    run = {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "complete": draw(st.booleans())}
+    run: dict[str, Any] = {
+        "tool_version": "0.1.0",
+        "started_at": "2026-01-01T00:00:00Z",
+        "complete": draw(st.booleans()),
+    }
+    budget = draw(
+        st.one_of(
+            st.just(MISSING),
+            st.none(),
+            st.fixed_dictionaries(
+                {"limit_usd": numbers, "spent_usd": numbers}, optional={"skipped_trials": counts}
+            ),
+        )
+    )
+    if budget is not MISSING:
+        run["budget"] = budget
     return {"schema": "agent-evals/run@1", "run": run, "suites": suites}

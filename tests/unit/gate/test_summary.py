@@ -56,6 +56,22 @@ MUTATIONS: list[Mutation] = [
     lambda d: d["suites"][0]["cases"][1].update(id="g/c0"),  # a repeated case id
     lambda d: d["suites"][1].update(id="s"),  # a repeated suite id
     lambda d: d["suites"][0].pop("source"),
+    lambda d: d["suites"][0]["cases"][1].update(labels=None),
+    lambda d: d["suites"][0]["cases"][1].update(labels=["slow", 2]),
+    lambda d: trial1(d)["usage"].update(models=5),
+    lambda d: trial1(d)["usage"].update(models={"gpt-4o": "12 tokens"}),
+    lambda d: trial1(d)["usage"].update(models={"gpt-4o": {"input_tokens": "12"}}),
+    lambda d: trial1(d)["usage"].update(models={"gpt-4o": {"input_tokens": None}}),
+    lambda d: trial1(d).update(attempts={"error": "HTTP 429"}),
+    lambda d: trial1(d).update(attempts=[{"error": "HTTP 429", "duration_s": "1s"}]),
+    lambda d: trial1(d).update(attempts=["HTTP 429"]),
+    lambda d: trial1(d).update(cache="replay"),
+    lambda d: trial1(d).update(cache={}),
+    lambda d: trial1(d).update(cache={"mode": "off"}),
+    lambda d: trial1(d).update(cache={"mode": "replay", "missed": 1.5}),
+    lambda d: d["run"].update(budget={"limit_usd": 1.0}),
+    lambda d: d["run"].update(budget={"limit_usd": "1", "spent_usd": 0}),
+    lambda d: d["run"].update(budget=3),
     # two problems: the first in record order is reported
     lambda d: (trial1(d).update(passed=None), d["suites"][1].update(kind="x")),
     lambda d: (trial1(d).update(output=1), d["suites"][0]["cases"][0].update(name=2)),
@@ -84,7 +100,7 @@ def test_reader__malformed_record__every_entry_point_gives_the_same_located_erro
         "check_document": _error(lambda: check_document(doc, source=source)),
     }
     assert len(set(errors.values())) == 1, errors
-    assert f"{source}: invalid run record at 'suites." in errors["read_summary"]
+    assert f"{source}: invalid run record at '" in errors["read_summary"]
 
 
 @pytest.mark.parametrize("text", ["", "{not json", "[]", '{"schema": "agent-evals/run@9"}'])
@@ -183,3 +199,62 @@ def test_reader__random_valid_records__accepted_by_all(doc: dict[str, Any]) -> N
 
 def _keys(summary: Any) -> list[Any]:
     return [[(v.id, v.key, v.fraction, v.critical) for v in s.view.cases.values()] for s in summary.suites]
+
+
+# The reader's type tables against the shipped schema: a field added to the schema (and the models)
+# but not to the reader would be accepted unchecked, whatever it holds.
+_SCHEMA_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset((str,)),
+    "integer": frozenset((int,)),
+    "number": frozenset((int, float)),
+    "boolean": frozenset((bool,)),
+    "object": frozenset((dict,)),
+    "array": frozenset((list,)),
+    "null": frozenset((type(None),)),
+}
+_TABLES = {
+    "RunInfo": "_RUN",
+    "GitInfo": "_GIT",
+    "CIInfo": "_CI",
+    "ShardInfo": "_SHARD",
+    "BudgetInfo": "_BUDGET",
+    "AgentInfo": "_AGENT",
+    "Suite": "_SUITE",
+    "Case": "_CASE",
+    "Location": "_LOCATION",
+    "Trial": "_TRIAL",
+    "Attempt": "_ATTEMPT",
+    "TrialCache": "_CACHE",
+    "Usage": "_USAGE",
+    "ModelUsage": "_MODEL_USAGE",
+    "TrialScore": "_SCORE",
+}
+_CHECKED_BY_HAND = {("Suite", "kind"), ("TrialCache", "mode")}
+"""Enums: the walk compares the value itself."""
+
+
+def _kinds(prop: dict[str, Any]) -> frozenset[type] | None:
+    """The classes a schema property allows; None for free-form JSON (no type at all)."""
+    if "$ref" in prop:
+        return frozenset((dict,))
+    if "anyOf" in prop:
+        kinds = [_kinds(p) for p in prop["anyOf"]]
+        return None if None in kinds else frozenset().union(*(k for k in kinds if k is not None))
+    if "type" not in prop:
+        return None
+    return _SCHEMA_TYPES[prop["type"]]
+
+
+def test_reader_tables__name_every_schema_field_with_the_schema_types() -> None:
+    import agent_evals.gate.summary as reader
+
+    defs = load_run_schema()["$defs"]
+    assert set(defs) - set(_TABLES) == {"RunRecord"}, "a schema object the reader has no table for"
+    for name, table_name in _TABLES.items():
+        table = getattr(reader, table_name)
+        for field, prop in defs[name]["properties"].items():
+            kinds = _kinds(prop)
+            if kinds is None or (name, field) in _CHECKED_BY_HAND:
+                assert field not in table or kinds is None, (name, field)
+                continue
+            assert table.get(field) == kinds, f"{name}.{field}: reader {table.get(field)}, schema {kinds}"

@@ -50,15 +50,6 @@ def side_counts(view: SuiteView, kind: str, name: str = "") -> Counter[Any]:
     return found
 
 
-def count_sides(view: SuiteView) -> None:
-    """Work out ahead every count :func:`side_counts` gives for a side."""
-    side_counts(view, "cases")
-    for name in view.dimensions:
-        side_counts(view, "dimension", name)
-    for name in view.scorers:
-        side_counts(view, "scorer", name)
-
-
 def rows_by_cases(
     kind: RowKind,
     base: SuiteView | None,

@@ -190,14 +190,6 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
     return mean, math.sqrt(var)
 
 
-def paired_t_drop_p(diffs: Sequence[float]) -> float:
-    """One-sided paired t-test p-value for a drop (H1: mean difference < 0)."""
-    if len(diffs) < 2:
-        return 1.0
-    mean, sd = mean_sd(diffs)
-    return paired_t_drop_p_from(mean, sd, len(diffs))
-
-
 def paired_t_drop_p_from(mean: float, sd: float, n: int) -> float:
     """One-sided paired t-test p-value from the differences' mean, standard deviation and count."""
     if n < 2:
@@ -260,14 +252,6 @@ def wilson_interval(successes: float, n: float, level: float = 0.95) -> tuple[fl
     centre = (phat + z * z / (2.0 * n)) / denom
     half = z * math.sqrt(phat * (1.0 - phat) / n + z * z / (4.0 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def paired_t_interval(diffs: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
-    """Two-sided paired t confidence interval of the mean difference (None for fewer than two)."""
-    if len(diffs) < 2:
-        return None
-    mean, sd = mean_sd(diffs)
-    return paired_t_interval_from(mean, sd, len(diffs), level)
 
 
 def paired_t_interval_from(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float] | None:

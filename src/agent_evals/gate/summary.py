@@ -250,11 +250,6 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
     return RunSummary(run, out)
 
 
-def view_suite(suite: dict[str, Any], source: str = "<suite>") -> SuiteView:
-    """Check and summarise one suite's cases, as :func:`summarise` does for each suite of a record."""
-    return _walk_cases(suite.get("cases", []), source, "suite")
-
-
 def _suite_header(suite: Any, source: str, where: str) -> dict[str, Any]:
     _object(suite, source, where, "an object (a suite)", _SUITE)
     if "id" not in suite:

@@ -7,7 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agent_evals.gate.summary import RunSummary
+from agent_evals.gate.align import SuiteView
+from agent_evals.gate.summary import RunSummary, add_cases
 
 
 def record() -> dict[str, Any]:
@@ -36,6 +37,13 @@ def record() -> dict[str, Any]:
             {"id": "t", "kind": "evals", "source": "t.py", "cases": [case(2)]},
         ],
     }
+
+
+def view_of(suite: dict[str, Any]) -> SuiteView:
+    """One suite's cases checked and summarised, as the reader does for each suite of a record."""
+    view = SuiteView()
+    add_cases(view, suite.get("cases", []))
+    return view
 
 
 def shape(summary: RunSummary) -> list[Any]:

@@ -8,11 +8,11 @@ import pytest
 
 from agent_evals.gate.align import CaseView, classify
 from agent_evals.gate.diffs import case_diff
-from agent_evals.gate.summary import view_suite
+from unit.gate.summaries import view_of
 
 
 def view_cases(suite: dict[str, Any]) -> dict[str, CaseView]:
-    return view_suite(suite).cases
+    return view_of(suite).cases
 
 
 def side(codes: str, cid: str = "g/c") -> CaseView:

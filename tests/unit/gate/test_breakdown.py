@@ -8,7 +8,7 @@ import pytest
 
 from agent_evals.gate.breakdown import rows_by_cases, rows_by_group
 from agent_evals.gate.policy import resolve_policy
-from agent_evals.gate.summary import view_suite
+from unit.gate.summaries import view_of
 
 
 @pytest.mark.parametrize("with_baseline", [True, False])
@@ -30,8 +30,8 @@ def test_rows_by_group__same_rows_as_rows_by_cases(record: Any, cases: Any, with
         }
     )
     knobs = resolve_policy(repo_config=None, suite_blocks={}, overrides={}).knobs_for("s")
-    b = view_suite(base["suites"][0]) if with_baseline else None
-    c = view_suite(cand["suites"][0])
+    b = view_of(base["suites"][0]) if with_baseline else None
+    c = view_of(cand["suites"][0])
     expected = rows_by_cases("group", b, c, lambda _: knobs)
     got = rows_by_group(b, c, lambda _: knobs)
     assert [r.key for r in got] == ["doors", "fresh", "lights"] + (["old"] if with_baseline else [])

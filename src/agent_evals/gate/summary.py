@@ -4,108 +4,41 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from agent_evals.core.schema_ids import READABLE_SCHEMAS
 from agent_evals.errors import RunRecordError
 from agent_evals.gate.align import CaseView, SuiteView, add_tally
+from agent_evals.gate.record_rules import (
+    AGENT,
+    BUDGET,
+    CI,
+    GIT,
+    INT,
+    LOCATION,
+    MAX_NUMBER,
+    MISSING,
+    RUN,
+    SCORE,
+    SHARD,
+    SUITE,
+    all_str,
+    case_problem,
+    check_fields,
+    check_object,
+    extras_fine,
+    fail,
+    fine,
+    fits,
+    index_of,
+    kind_of,
+    models_fine,
+    trial_problem,
+)
 from agent_evals.gate.usage import UsageSums
 
 HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused")
 """The fields of a suite (besides its cases) that a comparison reads."""
-
-Kinds = frozenset[type]
-"""The classes a field's value may have (``NoneType``: null)."""
-Table = dict[str, Kinds]
-"""Field -> the classes its value may have."""
-
-_NONE: type = type(None)
-_STR: Kinds = frozenset((str, _NONE))
-_INT: Kinds = frozenset((int, _NONE))
-_NUM: Kinds = frozenset((int, float, _NONE))
-_BOOL: Kinds = frozenset((bool, _NONE))
-_OBJ: Kinds = frozenset((dict, _NONE))
-_COUNT: Kinds = frozenset((int,))
-_NUMBER: Kinds = frozenset((int, float))
-
-# Per object: field -> the classes its value may have (None: null allowed). A field missing from the
-# table is an addition of a newer writer and is kept unread. These tables are the run record schema
-# (schemas/run.schema.json) as the reader applies it; the schema test checks that the two agree.
-_RUN: Table = {
-    "tool_version": frozenset((str,)),
-    "started_at": frozenset((str,)),
-    "finished_at": _STR,
-    "complete": frozenset((bool,)),
-    "incomplete_reason": _STR,
-    "budget": _OBJ,
-    "suite_ids": _STR,
-    "git": frozenset((dict,)),
-    "ci": frozenset((dict,)),
-    "shard": _OBJ,
-}
-_GIT: Table = {"sha": _STR, "ref": _STR}
-_CI: Table = {"provider": _STR, "run_id": _STR, "pr": _INT}
-_SHARD: Table = {"index": frozenset((int,)), "count": frozenset((int,))}
-_AGENT: Table = {"name": _STR, "version": _STR}
-_SUITE: Table = {
-    "id": frozenset((str,)),
-    "source": frozenset((str,)),
-    "fingerprint": frozenset((str,)),
-    "agent": frozenset((dict,)),
-    "gate": _OBJ,
-    "inputs": _OBJ,
-    "reused": _OBJ,
-    "case_positions": frozenset((list, _NONE)),
-    "cases": frozenset((list,)),
-}
-_CASE: Table = {
-    "id": frozenset((str,)),
-    "group": frozenset((str,)),
-    "name": _STR,
-    "dimensions": frozenset((dict,)),
-    "critical": frozenset((bool,)),
-    "location": _OBJ,
-    "input": _STR,
-    "expected": _STR,
-    "labels": frozenset((list,)),
-    "trials": frozenset((list,)),
-}
-_LOCATION: Table = {"file": _STR, "line": _INT}
-_TRIAL: Table = {
-    "passed": frozenset((bool,)),
-    "error": _STR,
-    "scores": frozenset((dict,)),
-    "duration_s": frozenset((int, float)),
-    "usage": _OBJ,
-    "output": _STR,
-    "graded": frozenset((bool,)),
-    "traceback": _STR,
-    "attempts": frozenset((list, _NONE)),
-    "cache": _OBJ,
-}
-_USAGE: Table = {"input_tokens": _INT, "output_tokens": _INT, "cost_usd": _NUM, "models": _OBJ}
-_MODEL_USAGE: Table = {"input_tokens": _COUNT, "output_tokens": _COUNT, "calls": _COUNT}
-_ATTEMPT: Table = {"error": _STR, "duration_s": _NUMBER, "reason": _STR, "waited_s": _NUMBER}
-_CACHE: Table = {"replayed": _COUNT, "recorded": _COUNT, "missed": _COUNT}
-_BUDGET: Table = {"limit_usd": _NUMBER, "spent_usd": _NUMBER, "skipped_trials": _COUNT}
-_SCORE: Table = {
-    "value": _NUM,
-    "passed": _BOOL,
-    "error": _STR,
-    "notes": _STR,
-    "expected": _STR,
-    "actual": _STR,
-    "source": _STR,
-}
-
-_WORDS = {
-    str: "a string",
-    int: "an integer",
-    float: "a number",
-    bool: "a boolean",
-    dict: "an object",
-    list: "a list",
-}
 
 
 @dataclass
@@ -130,68 +63,6 @@ class RunSummary:
     """Suites in record order."""
 
 
-MAX_NUMBER = 2**63
-"""Largest pull request number read (the schema's ``maximum``, less one)."""
-
-MISSING = object()
-"""Stands for a required field a record leaves out, in :func:`fail`."""
-
-
-def _shown(value: Any) -> str:
-    """At most 60 characters of ``repr(value)``; never raises (a 5,000-digit integer has no repr)."""
-    try:
-        return f"{value!r:.60}"
-    except (ValueError, RecursionError):
-        return f"<a {value.bit_length():,}-bit integer>" if isinstance(value, int) else "<unprintable>"
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _expected(allowed: Kinds) -> str:
-    words = [_WORDS[t] for t in (str, int, float, bool, dict, list) if t in allowed]
-    if int in allowed and float in allowed:
-        words.remove(_WORDS[int])
-    text = " or ".join(words)
-    return f"{text} or null" if _NONE in allowed else text
-
-
-def fail(source: str, path: str, expected: str, value: Any) -> RunRecordError:
-    """The reader's one error: where in the record, what was expected there, what was found."""
-    if value is MISSING:
-        found = "nothing (the field is missing)"
-    else:
-        found = "null" if value is None else f"{_kind(value)} {_shown(value)}"
-    return RunRecordError(f"{source}: invalid run record at '{path}': expected {expected}, found {found}")
-
-
-def _fits(value: Any, allowed: Kinds) -> bool:
-    cls = value.__class__
-    if cls in allowed:
-        return True
-    # JSON has one number type: 3.0 is an integer (as the schema and the record models read it)
-    return cls is float and int in allowed and value.is_integer()
-
-
-def _check(obj: dict[str, Any], table: Table, source: str, where: str) -> None:
-    """Check each field of ``obj`` that ``table`` names; raise at the first that does not fit."""
-    for key, value in obj.items():
-        allowed = table.get(key)
-        if allowed is not None and value.__class__ not in allowed and not _fits(value, allowed):
-            raise fail(source, f"{where}.{key}" if where else key, _expected(allowed), value)
-
-
-def _object(value: Any, source: str, where: str, what: str, table: Table) -> None:
-    if value.__class__ is not dict:
-        raise fail(source, where, what, value)
-    _check(value, table, source, where)
-
-
-def _index(items: list[Any], item: Any) -> int:
-    return next(i for i, x in enumerate(items) if x is item)
-
-
 def summarise(data: Any, source: str = "<run record>") -> RunSummary:
     """Check a decoded run record and summarise it, in one walk; a RunRecordError locates the first
     problem (JSON path, what was expected, what was found). Every command reads records through this.
@@ -200,34 +71,34 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
     case ids unique within their suite (a repeated id would hide one of its cases from the comparison).
     """
     if data.__class__ is not dict:
-        raise RunRecordError(f"{source}: expected a JSON object at the top level, found {_kind(data)}")
+        raise RunRecordError(f"{source}: expected a JSON object at the top level, found {kind_of(data)}")
     schema = data.get("schema")
     if schema.__class__ is not str or schema not in READABLE_SCHEMAS:
         from agent_evals.core.foreign import not_a_run_record
 
         raise RunRecordError(not_a_run_record(data, source))
-    _object(data.get("run", MISSING), source, "run", "an object", _RUN)
+    check_object(data.get("run", MISSING), source, "run", "an object", RUN)
     run: dict[str, Any] = data["run"]
     for key in ("tool_version", "started_at"):
         if key not in run:
             raise fail(source, f"run.{key}", "a string", MISSING)
     if "git" in run:
-        _check(run["git"], _GIT, source, "run.git")
+        check_fields(run["git"], GIT, source, "run.git")
     if "ci" in run:
-        _check(run["ci"], _CI, source, "run.ci")
+        check_fields(run["ci"], CI, source, "run.ci")
         pr = run["ci"].get("pr")
         if pr is not None and abs(pr) >= MAX_NUMBER:  # a pull request number is never that big
             raise fail(source, "run.ci.pr", f"an integer below {MAX_NUMBER:,}", pr)
     shard = run.get("shard")
     if shard is not None:
-        _check(shard, _SHARD, source, "run.shard")
+        check_fields(shard, SHARD, source, "run.shard")
         for key in ("index", "count"):
             value = shard.get(key, MISSING)
             if value is MISSING or value < 1:
                 raise fail(source, f"run.shard.{key}", "an integer of 1 or more", value)
     budget = run.get("budget")
     if budget is not None:
-        _check(budget, _BUDGET, source, "run.budget")
+        check_fields(budget, BUDGET, source, "run.budget")
         for key in ("limit_usd", "spent_usd"):
             if key not in budget:
                 raise fail(source, f"run.budget.{key}", "a number", MISSING)
@@ -251,7 +122,7 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
 
 
 def _suite_header(suite: Any, source: str, where: str) -> dict[str, Any]:
-    _object(suite, source, where, "an object (a suite)", _SUITE)
+    check_object(suite, source, where, "an object (a suite)", SUITE)
     if "id" not in suite:
         raise fail(source, f"{where}.id", "a string", MISSING)
     kind = suite.get("kind")
@@ -260,56 +131,11 @@ def _suite_header(suite: Any, source: str, where: str) -> dict[str, Any]:
     if "source" not in suite:
         raise fail(source, f"{where}.source", "a string", MISSING)
     if "agent" in suite:
-        _check(suite["agent"], _AGENT, source, f"{where}.agent")
+        check_fields(suite["agent"], AGENT, source, f"{where}.agent")
     for i, position in enumerate(suite.get("case_positions") or ()):
-        if not _fits(position, _INT) or position is None:
+        if not fits(position, INT) or position is None:
             raise fail(source, f"{where}.case_positions.{i}", "an integer", position)
     return {k: suite[k] for k in HEADER_FIELDS if k in suite}
-
-
-def _case_problem(case: Any, source: str, where: str) -> NoReturn:
-    """The full check of one case's own fields (not its trials); raises at the first problem."""
-    _object(case, source, where, "an object (a case)", _CASE)
-    for key in ("id", "group"):
-        if key not in case:
-            raise fail(source, f"{where}.{key}", "a string", MISSING)
-    for name, value in case.get("dimensions", {}).items():
-        if value.__class__ is not str:
-            raise fail(source, f"{where}.dimensions.{name}", "a string", value)
-    location = case.get("location")
-    if location is not None:
-        _check(location, _LOCATION, source, f"{where}.location")
-    for i, label in enumerate(case.get("labels", ())):
-        if label.__class__ is not str:
-            raise fail(source, f"{where}.labels.{i}", "a string", label)
-    # not reached while the quick checks and these agree; if they ever do not, refuse all the same
-    raise fail(source, where, "a case as the run record schema describes it", case)
-
-
-def _trial_problem(trial: Any, source: str, where: str) -> NoReturn:
-    """The full check of one trial; raises at the first problem."""
-    _object(trial, source, where, "an object (a trial)", _TRIAL)
-    if "passed" not in trial:
-        raise fail(source, f"{where}.passed", "a boolean", MISSING)
-    usage = trial.get("usage")
-    if usage is not None:
-        _check(usage, _USAGE, source, f"{where}.usage")
-        for model, tally in (usage.get("models") or {}).items():
-            _object(
-                tally, source, f"{where}.usage.models.{model}", "an object (a model's usage)", _MODEL_USAGE
-            )
-    for i, attempt in enumerate(trial.get("attempts") or ()):
-        _object(attempt, source, f"{where}.attempts.{i}", "an object (an attempt)", _ATTEMPT)
-    cache = trial.get("cache")
-    if cache is not None:
-        _check(cache, _CACHE, source, f"{where}.cache")
-        mode = cache.get("mode", MISSING)
-        if mode != "record" and mode != "replay":
-            raise fail(source, f"{where}.cache.mode", "'record' or 'replay'", mode)
-    for name, score in trial.get("scores", {}).items():
-        _object(score, source, f"{where}.scores.{name}", "an object (a score)", _SCORE)
-    # not reached while the quick checks and these agree; if they ever do not, refuse all the same
-    raise fail(source, where, "a trial as the run record schema describes it", trial)
 
 
 _NO_TRIALS: list[Any] = []
@@ -319,53 +145,8 @@ _SCORE_CORE = frozenset(("passed", "value", "error"))
 """Score fields checked in the walk itself; a score with others gets the table's check too."""
 
 
-def _fine(obj: dict[str, Any], table: Table) -> bool:
-    """Whether every field of ``obj`` that ``table`` names fits (the quick form of :func:`_check`)."""
-    for key, value in obj.items():
-        allowed = table.get(key)
-        if allowed is not None and value.__class__ not in allowed and not _fits(value, allowed):
-            return False
-    return True
-
-
-def _models_fine(models: Any) -> bool:
-    """Whether a trial's per-model usage fits the schema (an object of objects with integer counts)."""
-    if models.__class__ is not dict:
-        return False
-    for tally in models.values():
-        if tally.__class__ is not dict or not _fine(tally, _MODEL_USAGE):
-            return False
-    return True
-
-
-def _extras_fine(attempts: Any, cache: Any) -> bool:
-    """Whether a trial's retried attempts and response-cache block fit the schema (either may be null)."""
-    if attempts is not None:
-        if attempts.__class__ is not list:
-            return False
-        for attempt in attempts:
-            if attempt.__class__ is not dict or not _fine(attempt, _ATTEMPT):
-                return False
-    if cache is not None:
-        if cache.__class__ is not dict or not _fine(cache, _CACHE):
-            return False
-        mode = cache.get("mode")
-        if mode != "record" and mode != "replay":
-            return False
-    return True
-
-
-def _all_str(values: Any) -> bool:
-    if not values:
-        return True
-    for value in values:  # noqa: SIM110 (a plain loop: cheaper than all() over a generator)
-        if value.__class__ is not str:
-            return False
-    return True
-
-
 def _trial_at(where: str, cases: list[Any], case: Any, trials: list[Any], trial: Any) -> str:
-    return f"{where}.cases.{_index(cases, case)}.trials.{_index(trials, trial)}"
+    return f"{where}.cases.{index_of(cases, case)}.trials.{index_of(trials, trial)}"
 
 
 def add_cases(view: SuiteView, cases: list[Any], source: str = "<suite>") -> None:
@@ -392,7 +173,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
     str_, dict_, list_, int_, float_ = str, dict, list, int, float
     for case in cases:
         if case.__class__ is not dict_:
-            _case_problem(case, source, f"{where}.cases.{_index(cases, case)}")
+            case_problem(case, source, f"{where}.cases.{index_of(cases, case)}")
         get = case.get
         cid, group, name, dims = get("id"), get("group"), get("name"), get("dimensions", _NO_DIMENSIONS)
         location, critical, trials = get("location"), get("critical", False), get("trials", _NO_TRIALS)
@@ -406,14 +187,14 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             and trials.__class__ is list_
             and (text_in is None or text_in.__class__ is str_)
             and (expected is None or expected.__class__ is str_)
-            and (location is None or (location.__class__ is dict_ and _fine(location, _LOCATION)))
+            and (location is None or (location.__class__ is dict_ and fine(location, LOCATION)))
             and tags.__class__ is list_
-            and _all_str(tags)
-            and (not dims or _all_str(dims.values()))
+            and all_str(tags)
+            and (not dims or all_str(dims.values()))
         ):
-            _case_problem(case, source, f"{where}.cases.{_index(cases, case)}")
+            case_problem(case, source, f"{where}.cases.{index_of(cases, case)}")
         if cid in views:
-            at = f"{where}.cases.{_index(cases, case)}.id"
+            at = f"{where}.cases.{index_of(cases, case)}.id"
             raise fail(source, at, "a case id not used before in this suite", cid)
         errors = passes = ungraded = 0
         # usage over the valid trials, for the usage gate: tokens and seconds of the trials that
@@ -427,7 +208,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         t_n = t_p = t_e = 0
         for trial in trials:
             if trial.__class__ is not dict_:
-                _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
             tget = trial.get
             error = tget("error")
             passed = tget("passed")
@@ -448,9 +229,9 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                 and (trace is None or trace.__class__ is str_)
                 and (usage is None or usage.__class__ is dict_)
                 and ((scores is None and "scores" not in trial) or scores.__class__ is dict_)
-                and ((attempts is None and cache is None) or _extras_fine(attempts, cache))
+                and ((attempts is None and cache is None) or extras_fine(attempts, cache))
             ):
-                _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
             errored = error is not None
             if errored:
                 errors += 1
@@ -475,21 +256,21 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                     uget("models"),
                 )
                 if t_in is not None:
-                    if t_in.__class__ is not int_ and not _fits(t_in, _INT):
-                        _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                    if t_in.__class__ is not int_ and not fits(t_in, INT):
+                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                     tokens_in += t_in
                     n_in += 1
                 if t_out is not None:
-                    if t_out.__class__ is not int_ and not _fits(t_out, _INT):
-                        _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                    if t_out.__class__ is not int_ and not fits(t_out, INT):
+                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                     tokens_out += t_out
                     n_out += 1
                 if cost is not None:
                     if cost.__class__ is not float_ and cost.__class__ is not int_:
-                        _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                     costs.append(cost)
-                if models is not None and not _models_fine(models):
-                    _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                if models is not None and not models_fine(models):
+                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                 if not errored:
                     if t_in is not None or t_out is not None:
                         case_tokens += (t_in or 0) + (t_out or 0)
@@ -505,16 +286,16 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                 continue
             for scorer, score in scores.items():
                 if score.__class__ is not dict_:
-                    _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                 sget = score.get
                 verdict, value, failure = sget("passed"), sget("value"), sget("error")
                 if not (
                     (verdict is None or verdict is True or verdict is False)
                     and (value is None or value.__class__ is float_ or value.__class__ is int_)
                     and (failure is None or failure.__class__ is str_)
-                    and (score.keys() <= _SCORE_CORE or _fine(score, _SCORE))
+                    and (score.keys() <= _SCORE_CORE or fine(score, SCORE))
                 ):
-                    _trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                 failed_scorer = failure is not None
                 if verdict is None and not failed_scorer and not errored:
                     continue  # numeric-only score: no pass/fail verdict of its own

@@ -213,21 +213,21 @@ _SCHEMA_TYPES: dict[str, frozenset[type]] = {
     "null": frozenset((type(None),)),
 }
 _TABLES = {
-    "RunInfo": "_RUN",
-    "GitInfo": "_GIT",
-    "CIInfo": "_CI",
-    "ShardInfo": "_SHARD",
-    "BudgetInfo": "_BUDGET",
-    "AgentInfo": "_AGENT",
-    "Suite": "_SUITE",
-    "Case": "_CASE",
-    "Location": "_LOCATION",
-    "Trial": "_TRIAL",
-    "Attempt": "_ATTEMPT",
-    "TrialCache": "_CACHE",
-    "Usage": "_USAGE",
-    "ModelUsage": "_MODEL_USAGE",
-    "TrialScore": "_SCORE",
+    "RunInfo": "RUN",
+    "GitInfo": "GIT",
+    "CIInfo": "CI",
+    "ShardInfo": "SHARD",
+    "BudgetInfo": "BUDGET",
+    "AgentInfo": "AGENT",
+    "Suite": "SUITE",
+    "Case": "CASE",
+    "Location": "LOCATION",
+    "Trial": "TRIAL",
+    "Attempt": "ATTEMPT",
+    "TrialCache": "CACHE",
+    "Usage": "USAGE",
+    "ModelUsage": "MODEL_USAGE",
+    "TrialScore": "SCORE",
 }
 _CHECKED_BY_HAND = {("Suite", "kind"), ("TrialCache", "mode")}
 """Enums: the walk compares the value itself."""
@@ -246,7 +246,7 @@ def _kinds(prop: dict[str, Any]) -> frozenset[type] | None:
 
 
 def test_reader_tables__name_every_schema_field_with_the_schema_types() -> None:
-    import agent_evals.gate.summary as reader
+    import agent_evals.gate.record_rules as reader
 
     defs = load_run_schema()["$defs"]
     assert set(defs) - set(_TABLES) == {"RunRecord"}, "a schema object the reader has no table for"

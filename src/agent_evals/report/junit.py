@@ -1,9 +1,8 @@
-"""JUnit XML from a comparison, for CI test reporters: one testcase per case."""
+"""JUnit XML from a comparison, for CI test reporters: one testcase per case, written as text (no element tree)."""
 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -81,62 +80,70 @@ def _file_line(location: str | None) -> tuple[str | None, int | None]:
     return location, None
 
 
-def _property(parent: ET.Element, name: str, value: object) -> None:
-    ET.SubElement(parent, "property", name=name, value=str(value))
+_ATTR = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
+)
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
-def _testcase(parent: ET.Element, case: CaseDiff, single_run: bool, clean: _Clean) -> dict[str, int]:
-    side = case.candidate
-    element = ET.SubElement(
-        parent,
-        "testcase",
-        classname=clean(f"{case.suite_id}.{case.group}", 300),
-        name=clean(case.case_id, 300),
-        time=f"{case_seconds(case):.3f}",
+def _tag(name: str, attrs: list[tuple[str, object]], close: str = "") -> str:
+    """``<name a="v" ...`` with each value escaped for an XML attribute, then ``close`` (``>``, `` />``)."""
+    return f"<{name}" + "".join(f' {k}="{str(v).translate(_ATTR)}"' for k, v in attrs) + close
+
+
+def _properties(props: list[tuple[str, object]], indent: str) -> str:
+    lines = "".join(
+        f"{indent}  " + _tag("property", [("name", n), ("value", v)], " />") + "\n" for n, v in props
     )
+    return f"{indent}<properties>\n{lines}{indent}</properties>\n"
+
+
+def _testcase(case: CaseDiff, single_run: bool, clean: _Clean) -> tuple[str, dict[str, int]]:
+    """One ``<testcase>`` element (indented for its place in the file) and what it counts as."""
+    side = case.candidate
+    attrs: list[tuple[str, object]] = [
+        ("classname", clean(f"{case.suite_id}.{case.group}", 300)),
+        ("name", clean(case.case_id, 300)),
+        ("time", f"{case_seconds(case):.3f}"),
+    ]
     file, line = _file_line(case.location)
     if file:
-        element.set("file", clean(file, 300))
+        attrs.append(("file", clean(file, 300)))
     if line is not None:
-        element.set("line", str(line))
-    props = ET.SubElement(element, "properties")
-    _property(props, "classification", case.classification)
-    _property(props, "baseline", _frac(case.baseline))
-    _property(props, "candidate", _frac(case.candidate))
+        attrs.append(("line", line))
+    props: list[tuple[str, object]] = [
+        ("classification", case.classification),
+        ("baseline", _frac(case.baseline)),
+        ("candidate", _frac(case.candidate)),
+    ]
     if case.name:
-        _property(props, "name", clean(case.name, 300))
+        props.append(("name", clean(case.name, 300)))
     if case.critical:
-        _property(props, "critical", "true")
+        props.append(("critical", "true"))
     if case.classification == "flaky" or (
         side is not None and side.pass_fraction is not None and 0 < side.pass_fraction < 1
     ):
-        _property(props, "flaky", "true")
+        props.append(("flaky", "true"))
     counts = {"failures": 0, "errors": 0, "skipped": 0}
+    outcome = ""  # the <error>, <failure> or <skipped> element, if any
     failing_now = side is not None and side.pass_fraction is not None and side.pass_fraction < 1
     all_errored = side is not None and side.trials > 0 and side.errors == side.trials
     if case.classification == "errored" or all_errored:
-        error = ET.SubElement(
-            element, "error", type="errored", message=clean(case.error or "every trial errored", 500)
-        )
-        error.text = _evidence(case, clean)
+        message = clean(case.error or "every trial errored", 500)
+        outcome = _element("error", [("type", "errored"), ("message", message)], _evidence(case, clean))
         counts["errors"] = 1
     elif case.classification == "regressed" or case.critical_flip:
         kind = "critical-regression" if case.critical_flip else "regression"
         scorers = ", ".join(clean(f.name, 100) for f in case.failing_scorers) or "no scorer recorded"
-        failure = ET.SubElement(
-            element,
-            "failure",
-            type=kind,
-            message=f"regressed: {_frac(case.baseline)} -> {_frac(case.candidate)} ({scorers})",
-        )
-        failure.text = _evidence(case, clean)
+        message = f"regressed: {_frac(case.baseline)} -> {_frac(case.candidate)} ({scorers})"
+        outcome = _element("failure", [("type", kind), ("message", message)], _evidence(case, clean))
         counts["failures"] = 1
     elif single_run and failing_now:
-        failure = ET.SubElement(element, "failure", type="failed", message=f"passed {_frac(side)} trials")
-        failure.text = _evidence(case, clean)
+        message = f"passed {_frac(side)} trials"
+        outcome = _element("failure", [("type", "failed"), ("message", message)], _evidence(case, clean))
         counts["failures"] = 1
     elif case.classification == "removed":
-        ET.SubElement(element, "skipped", message="removed: present in the baseline only")
+        outcome = _element("skipped", [("message", "removed: present in the baseline only")])
         counts["skipped"] = 1
     elif failing_now and case.classification in ("stable-fail", "new"):
         # Failing, but not a regression the gate counts: shown as skipped so a reporter does not
@@ -144,38 +151,48 @@ def _testcase(parent: ET.Element, case: CaseDiff, single_run: bool, clean: _Clea
         reason = (
             "failing on the baseline too" if case.classification == "stable-fail" else "new case, failing"
         )
-        ET.SubElement(element, "skipped", message=f"{reason} ({_frac(side)}); not a regression")
+        outcome = _element("skipped", [("message", f"{reason} ({_frac(side)}); not a regression")])
         counts["skipped"] = 1
     if side is not None and side.errors and counts["errors"] == 0:
-        _property(props, "errored_trials", side.errors)
-    return counts
+        props.append(("errored_trials", side.errors))
+    text = (
+        "    " + _tag("testcase", attrs, ">\n") + _properties(props, "      ") + outcome + "    </testcase>\n"
+    )
+    return text, counts
 
 
-def _suite(root: ET.Element, suite: SuiteComparison, single_run: bool, clean: _Clean) -> dict[str, int]:
-    element = ET.SubElement(root, "testsuite", name=clean(suite.suite_id, 300))
-    props = ET.SubElement(element, "properties")
-    _property(props, "verdict", suite.verdict)
-    _property(props, "outcome", suite.outcome)
+def _element(name: str, attrs: list[tuple[str, object]], text: str | None = None) -> str:
+    """A testcase's outcome element, on its own line(s) at its depth."""
+    if text is None:
+        return "      " + _tag(name, attrs, " />") + "\n"
+    return "      " + _tag(name, attrs, ">") + text.translate(_TEXT) + f"</{name}>\n"
+
+
+def _suite(suite: SuiteComparison, single_run: bool, clean: _Clean) -> tuple[list[str], dict[str, int]]:
+    """A ``<testsuite>`` as text pieces, and its totals."""
+    props: list[tuple[str, object]] = [("verdict", suite.verdict), ("outcome", suite.outcome)]
     if suite.candidate.rate is not None:
-        _property(props, "candidate_pass_rate", f"{suite.candidate.rate:.4f}")
+        props.append(("candidate_pass_rate", f"{suite.candidate.rate:.4f}"))
     if suite.baseline is not None and suite.baseline.rate is not None:
-        _property(props, "baseline_pass_rate", f"{suite.baseline.rate:.4f}")
+        props.append(("baseline_pass_rate", f"{suite.baseline.rate:.4f}"))
     if suite.delta is not None and suite.delta.p_value is not None:
-        _property(props, "p_value", f"{suite.delta.p_value:.6g}")
+        props.append(("p_value", f"{suite.delta.p_value:.6g}"))
     for index, reason in enumerate(suite.reasons):
-        _property(props, f"reason.{index}", clean(reason.message, 500))
+        props.append((f"reason.{index}", clean(reason.message, 500)))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     time = 0.0
+    pieces = ["", _properties(props, "    ")]  # the opening tag goes first once the totals are known
     for case in suite.cases:
-        counts = _testcase(element, case, single_run, clean)
+        text, counts = _testcase(case, single_run, clean)
+        pieces.append(text)
         totals["tests"] += 1
         for key, value in counts.items():
             totals[key] += value
         time += case_seconds(case)
-    for key, value in totals.items():
-        element.set(key, str(value))
-    element.set("time", f"{time:.3f}")
-    return totals
+    attrs: list[tuple[str, object]] = [("name", clean(suite.suite_id, 300)), *totals.items()]
+    pieces[0] = "  " + _tag("testsuite", [*attrs, ("time", f"{time:.3f}")], ">\n")
+    pieces.append("  </testsuite>\n")
+    return pieces, totals
 
 
 def render_junit(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> str:
@@ -189,12 +206,13 @@ def render_junit(comparison: Comparison, *, env: Mapping[str, str] | None = None
     with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
         clean = _Clean(Redactor.from_env(env))
         single_run = comparison.mode == "single_run"
-        root = ET.Element("testsuites", name="agent-evals")
         totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        body: list[str] = []
         for suite in comparison.suites:
-            for key, value in _suite(root, suite, single_run, clean).items():
+            pieces, counts = _suite(suite, single_run, clean)
+            body += pieces
+            for key, value in counts.items():
                 totals[key] += value
-        for key, value in totals.items():
-            root.set(key, str(value))
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        head = _tag("testsuites", [("name", "agent-evals"), *totals.items()], ">\n" if body else " />\n")
+        tail = "</testsuites>\n" if body else ""
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + head + "".join(body) + tail

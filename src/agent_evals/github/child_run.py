@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 from agent_evals.errors import EXIT_INTERNAL, OutputWriteError, RunRecordError
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.github.ci_record import CIRecord
     from agent_evals.github.settings import ActionsSettings
 
 TAIL_LINES = 20
@@ -32,8 +32,8 @@ class ChildRun:
 
     code: int
     """The child's exit code; negative when a signal killed it (``-9``: SIGKILL, e.g. the OOM killer)."""
-    record: RunRecord | None
-    """The record it wrote, when one could be read."""
+    record: CIRecord | None
+    """The record it wrote, when one could be read (read, checked and summarised once)."""
     problem: str | None = None
     """Why the record is missing or unreadable."""
     interrupted: int | None = None
@@ -146,12 +146,12 @@ def run_child(
             emit(f"::{pause}::")
     result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
     try:
-        from agent_evals.gate.reader import read_record
+        from agent_evals.github.ci_record import CIRecord
 
         if output.is_file():
-            result.record = read_record(output)
+            result.record = CIRecord.read(output)
         elif streamed.is_file():  # it died mid-run: the cases it finished are in its streamed record
-            result.record = read_record(streamed)
+            result.record = CIRecord.read(streamed)
             result.streamed = True
         else:
             result.problem = "it wrote no run record"
@@ -165,8 +165,7 @@ def died_markdown(child: ChildRun) -> str:
     cases it finished, and its last output lines."""
     from agent_evals.report.escape import escape_code_block
 
-    record = child.record
-    cases = sum(len(s.cases) for s in record.suites) if record is not None else 0
+    cases = child.record.case_count() if child.record is not None else 0
     lines = [
         f"The suites did not finish: `agent-evals run` {child.how()} after recording {cases:,} "
         f"case{'' if cases == 1 else 's'}. Those are reported; the rest did not run. This is an "

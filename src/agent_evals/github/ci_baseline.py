@@ -9,10 +9,12 @@ from agent_evals.errors import RunRecordError
 from agent_evals.github.baseline import BaselineResult, missing
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
     from agent_evals.gate.model import Comparison
     from agent_evals.gate.policy import Policy
+    from agent_evals.gate.reader import Document
+    from agent_evals.gate.summary import RunSummary
     from agent_evals.github.ci_flow import CIOptions
+    from agent_evals.github.ci_record import CIRecord
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.plan import CIPlan
     from agent_evals.github.settings import ActionsSettings
@@ -23,32 +25,39 @@ def compare_with_baseline(
     options: CIOptions,
     settings: ActionsSettings,
     client: GitHubClient | None,
-    record: RunRecord,
-    baseline_record: RunRecord | None,
+    record: Document | RunSummary,
+    baseline_record: CIRecord | None,
     policy: Policy,
     gate_id: str,
     found: BaselineResult | None = None,
 ) -> Comparison:
     """The gate's comparison for this event: one run alone, against --baseline FILE, or against the
     baseline found in the store (with its earlier baselines as history); ``found``: the store's
-    baseline when it was already looked up (``--reuse-unchanged`` reads it before the run)."""
-    from agent_evals.gate.compare import compare_runs, single_run
+    baseline when it was already looked up (``--reuse-unchanged`` reads it before the run).
+    ``record``: the candidate's summary (``CIRecord.summary``), or its document."""
+    from agent_evals.gate.compare import compare_documents, single_run
     from agent_evals.gate.model import BaselineInfo
+    from agent_evals.gate.reader import record_to_document
 
     if not plan.compare:
         return single_run(record, policy)
     if options.baseline is not None:
         info = BaselineInfo(source="file", path=str(options.baseline))
-        return compare_runs(baseline_record, record, policy, baseline_info=info)
+        base = baseline_record.summary if baseline_record is not None else None
+        return compare_documents(base, record, policy, baseline_info=info)
     found = found or lookup_baseline(plan, options, settings, client, gate_id)
     try:
-        return compare_runs(
-            found.record, record, policy, baseline_info=found.to_info(), history=found.history
+        return compare_documents(
+            record_to_document(found.record) if found.record is not None else None,
+            record,
+            policy,
+            baseline_info=found.to_info(),
+            history=[record_to_document(h) for h in found.history],
         )
     except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
         why = f"the baseline is not comparable: {exc}"
         info = replace(found, record=None, source="none", reason_missing=why, unreadable=why).to_info()
-        return compare_runs(None, record, policy, baseline_info=info)
+        return compare_documents(None, record, policy, baseline_info=info)
 
 
 def lookup_baseline(

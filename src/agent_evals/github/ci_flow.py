@@ -124,9 +124,8 @@ def run_ci(
     (``emit_err`` one stderr line of the child run; default ``emit``)."""
     from agent_evals.core.redact import Redactor
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
-    from agent_evals.gate.reader import read_record
-    from agent_evals.gate.store import write_record
     from agent_evals.github.child_run import run_child, run_command
+    from agent_evals.github.ci_record import CIRecord
 
     settings = ActionsSettings.from_env(env, token=options.github_token)
     secret_env = {**env, "AGENT_EVALS_GITHUB_TOKEN": settings.token_value() or ""}
@@ -141,7 +140,7 @@ def run_ci(
         update_baseline=options.update_baseline,
         baseline_file=options.baseline is not None,
     )
-    baseline_record = read_record(options.baseline) if options.baseline else None
+    baseline_record = CIRecord.read(options.baseline) if options.baseline else None
 
     out_dir = options.output_dir if options.output_dir.is_absolute() else cwd / options.output_dir
     output = (
@@ -186,28 +185,34 @@ def run_ci(
         raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
     if child.record is None:
         return _lost_run(child, options, settings, client, out_dir, gate_id, plan, emit)
+    # The record is read once (child_run): its document is what is written back, its summary what
+    # the comparison and every report read.
     record = child.record
-    if child.died or child.interrupted or not record.run.complete:
+    changed = False
+    if child.died or child.interrupted or not record.complete:
         # whatever it wrote, a run that did not end on its own is partial: never a complete baseline
-        record.run.complete = False
-        writing("the run record", record_path, lambda: write_record(record_path, record))
+        record.mark_incomplete()
+        changed = True
         plan = dataclasses.replace(plan, upload_baseline=False)
     if child.interrupted is not None:  # cancelled: report what ran, quickly, without the network
         plan = dataclasses.replace(plan, compare=False, comment=False)
-    if reuse.apply(record, env):
-        writing("the run record", record_path, lambda: write_record(record_path, record))
+    changed = reuse.apply(record, env) or changed
+    if changed:
+        writing("the run record", record_path, lambda: record.write(record_path))
 
     policy = resolve_policy(
         repo_config=config,
-        suite_blocks={s.id: s.gate for s in record.suites},
+        suite_blocks={s.header["id"]: s.header.get("gate") for s in record.summary.suites},
         overrides=dict(options.overrides),
     )
     comparison = compare_with_baseline(
-        plan, options, settings, client, record, baseline_record, policy, gate_id, found=reuse.found
-    )
+        plan, options, settings, client, record.summary, baseline_record, policy, gate_id,
+        found=reuse.found,
+    )  # fmt: skip
     comparison.reuse_notes = reuse.notes
     if options.confirm_trials and comparison.mode == "compare":
         from agent_evals.gate.confirm import confirm
+        from agent_evals.gate.reader import parse_record, record_to_document
 
         def rerun(_suite: str, case_id: str, trials: int) -> RunRecord:
             # the same child `agent-evals run`, on the cases matching this id only
@@ -220,15 +225,17 @@ def run_ci(
                 [*args, "--filter", case_id], path, env=env, cwd=cwd, emit=relay, emit_err=relay,
                 in_actions=settings.in_actions, scrub=Redactor.from_env(secret_env),
             )  # fmt: skip
-            if again.record is None or not again.record.run.complete:
+            if again.record is None or not again.record.complete:
                 raise AgentEvalsError(
                     f"the confirm run of case {case_id} did not finish: it {again.how()} (exit 3)"
                 )
-            return again.record
+            return parse_record(again.record.document, source=str(path))
 
+        # confirming merges trials into a copy of the record: the one place ci needs the record model
         comparison = confirm(
-            comparison, record, policy, trials=options.confirm_trials, rerun=rerun,
-            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, cand, baseline_record, pol, gate_id, found=reuse.found),
+            comparison, parse_record(record.document, source=str(record_path)), policy,
+            trials=options.confirm_trials, rerun=rerun,
+            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, record_to_document(cand), baseline_record, pol, gate_id, found=reuse.found),
         )  # fmt: skip
         comparison.reuse_notes = reuse.notes
     notices: list[str] = []
@@ -287,7 +294,7 @@ def run_ci(
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
             exit_code = code
 
-    for failure in _setup_failures(record):  # an agent that could not start: infra, never a verdict
+    for failure in record.setup_failures():  # an agent that could not start: infra, never a verdict
         notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
         exit_code = EXIT_INTERNAL
     if settings.step_summary:
@@ -374,16 +381,6 @@ def _store_on_branch(
         return EXIT_INTERNAL
     emit(f"baseline stored on branch {options.baseline_branch!r} as {stored.path}")
     return 0
-
-
-def _setup_failures(record: RunRecord) -> list[str]:
-    """``suite id: why`` for each benchmark whose agent's ``setup()`` raised (its trials say so)."""
-    failures = []
-    for suite in record.suites:
-        errors = [t.error for c in suite.cases for t in c.trials]
-        if errors and all(e and e.startswith("agent setup failed") for e in errors):
-            failures.append(f"{suite.id}: {str(errors[0]).splitlines()[0]}")
-    return failures
 
 
 def _write_outputs(settings: ActionsSettings, outputs: dict[str, str]) -> None:
@@ -485,6 +482,7 @@ def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None])
     """The run of a matrix: its shard records merged (a missing or interrupted shard: incomplete)."""
     from agent_evals.gate.merge import merge_folder
     from agent_evals.gate.store import write_record
+    from agent_evals.github.ci_record import CIRecord
 
     merged = merge_folder(folder)
     for index in merged.missing:
@@ -492,4 +490,4 @@ def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None])
     for source in merged.incomplete:
         emit(f"::warning::shard record {source} is of an interrupted run: the merged run is incomplete")
     writing("the run record", record_path, lambda: write_record(record_path, merged.record))
-    return ChildRun(code=0, record=merged.record)
+    return ChildRun(code=0, record=CIRecord.of(merged.record, str(record_path)))

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord, Suite
+    from agent_evals.gate.reader import Document
     from agent_evals.github.baseline import BaselineResult
     from agent_evals.github.ci_flow import CIOptions
+    from agent_evals.github.ci_record import CIRecord
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.plan import CIPlan
     from agent_evals.github.settings import ActionsSettings
@@ -58,15 +59,16 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def stamp_inputs(record: RunRecord, env: Mapping[str, str], how: Mapping[str, Any]) -> bool:
+def stamp_inputs(record: CIRecord, env: Mapping[str, str], how: Mapping[str, Any]) -> bool:
     """Complete the run side of each suite's inputs (recorded by the child) with the environment and
     the invocation, and its digest; True when any suite changed."""
     from agent_evals.suite_inputs import complete_inputs
 
     changed = False
-    for suite in record.suites:
-        if suite.inputs and "digest" not in suite.inputs and not suite.reused:
-            suite.inputs = complete_inputs(suite.inputs, env, how)
+    for index, suite in enumerate(record.suites):
+        inputs = suite.get("inputs")
+        if inputs and "digest" not in inputs and not suite.get("reused"):
+            record.set_suite_field(index, "inputs", complete_inputs(inputs, env, how))
             changed = True
     return changed
 
@@ -75,8 +77,8 @@ def stamp_inputs(record: RunRecord, env: Mapping[str, str], how: Mapping[str, An
 class ReusePlan:
     """Which baseline suites are reused, which files the child leaves out, and why each suite ran."""
 
-    reused: list[tuple[Suite, str]] = field(default_factory=list)
-    """Baseline suites to copy, with the reason."""
+    reused: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    """Baseline suites (as in its document) to copy, with the reason."""
     skip_files: list[Path] = field(default_factory=list)
     """Their files (resolved), for ``run --skip-file``."""
     notes: list[str] = field(default_factory=list)
@@ -84,7 +86,7 @@ class ReusePlan:
 
 
 def plan_reuse(
-    baseline: RunRecord, *, root: Path, cwd: Path, env: Mapping[str, str], how: Mapping[str, Any]
+    baseline: Document, *, root: Path, cwd: Path, env: Mapping[str, str], how: Mapping[str, Any]
 ) -> ReusePlan:
     """The baseline suites whose input digest is the same now (same files, folders, packages, Python,
     agent-evals, environment and invocation): reused; every other suite runs, and a note says why."""
@@ -92,25 +94,27 @@ def plan_reuse(
 
     plan = ReusePlan()
     where = _run_name(baseline)
-    if not baseline.run.complete or baseline.run.shard is not None:
+    run = baseline["run"]
+    if run.get("complete", True) is False or run.get("shard") is not None:
         plan.notes.append(f"Nothing reused: the baseline {where} is not a complete run.")
         return plan
-    for suite in baseline.suites:
-        recorded = suite.inputs or {}
-        source = (cwd / suite.source).resolve()
+    for suite in baseline.get("suites", ()):
+        recorded = suite.get("inputs") or {}
+        source = (cwd / suite["source"]).resolve()
+        sid = suite["id"]
         if not recorded.get("digest"):
-            plan.notes.append(f"Suite {suite.id} ran: the baseline {where} recorded no input digest for it.")
+            plan.notes.append(f"Suite {sid} ran: the baseline {where} recorded no input digest for it.")
             continue
         try:
             relative = source.relative_to(root.resolve()).as_posix()
         except ValueError:
             relative = None
-        if suite.reused or relative is None or relative not in (recorded.get("files") or {}):
-            plan.notes.append(f"Suite {suite.id} ran: its file is not among its recorded inputs.")
+        if suite.get("reused") or relative is None or relative not in (recorded.get("files") or {}):
+            plan.notes.append(f"Suite {sid} ran: its file is not among its recorded inputs.")
             continue
         now = current_inputs(recorded, root, env, how)
         if now["digest"] != recorded["digest"]:
-            plan.notes.append(f"Suite {suite.id} ran: {'; '.join(changes(recorded, now))}.")
+            plan.notes.append(f"Suite {sid} ran: {'; '.join(changes(recorded, now))}.")
             continue
         files = len(recorded.get("files") or {})
         packages = len(recorded.get("packages") or {})
@@ -123,31 +127,35 @@ def plan_reuse(
     return plan
 
 
-def splice_reused(record: RunRecord, baseline: RunRecord, plan: ReusePlan) -> list[str]:
+def splice_reused(record: CIRecord, baseline: Document, plan: ReusePlan) -> list[str]:
     """Copy the reused baseline suites into ``record``, marked ``reused``; notes for any left out."""
     notes = []
-    ran = {s.id for s in record.suites}
+    ran = {s["id"] for s in record.suites}
+    copies = []
+    run = baseline["run"]
     for suite, reason in plan.reused:
-        if suite.id in ran:  # the child ran it after all (another path listed the same file)
-            notes.append(f"Suite {suite.id} ran although it was to be reused: its run counts.")
+        if suite["id"] in ran:  # the child ran it after all (another path listed the same file)
+            notes.append(f"Suite {suite['id']} ran although it was to be reused: its run counts.")
             continue
-        copy = suite.model_copy(deep=True)
-        copy.reused = {
-            "run_id": baseline.run.ci.run_id,
-            "sha": baseline.run.git.sha,
-            "digest": (suite.inputs or {}).get("digest"),
+        mark = {
+            "run_id": (run.get("ci") or {}).get("run_id"),
+            "sha": (run.get("git") or {}).get("sha"),
+            "digest": (suite.get("inputs") or {}).get("digest"),
             "reason": reason,
         }
-        record.suites.append(copy)
+        copies.append({**suite, "reused": mark})  # nothing edits a copied suite's cases
+    record.add_suites(copies, "the baseline's reused suites")
     return notes
 
 
-def _run_name(record: RunRecord) -> str:
+def _run_name(record: Document) -> str:
+    run = record["run"]
+    run_id, sha = (run.get("ci") or {}).get("run_id"), (run.get("git") or {}).get("sha")
     parts = []
-    if record.run.ci.run_id:
-        parts.append(f"run {record.run.ci.run_id}")
-    if record.run.git.sha:
-        parts.append(f"commit {record.run.git.sha[:12]}")
+    if run_id:
+        parts.append(f"run {run_id}")
+    if sha:
+        parts.append(f"commit {sha[:12]}")
     return f"({', '.join(parts)})" if parts else "(a record without run or commit)"
 
 
@@ -163,10 +171,11 @@ class Reuse:
     """For the report: why suites ran, or why nothing was reused."""
     found: BaselineResult | None = None
     """The store's baseline, when it was looked up before the run (the comparison uses it too)."""
-    baseline: RunRecord | None = None
+    baseline: Document | None = None
+    """The baseline the plan compared digests with."""
     plan: ReusePlan | None = None
 
-    def apply(self, record: RunRecord, env: Mapping[str, str]) -> bool:
+    def apply(self, record: CIRecord, env: Mapping[str, str]) -> bool:
         """Complete the inputs of the suites that ran and copy in the reused ones; True when the record changed."""
         changed = stamp_inputs(record, env, self.how)
         if self.plan is not None and self.baseline is not None and self.plan.reused:
@@ -181,7 +190,7 @@ def plan_reuse_for(
     settings: ActionsSettings,
     client: GitHubClient | None,
     gate_id: str,
-    baseline_record: RunRecord | None,
+    baseline_record: CIRecord | None,
     cwd: Path,
     env: Mapping[str, str],
     command: Sequence[str],
@@ -210,10 +219,13 @@ def plan_reuse_for(
         )
         return reuse
     if options.baseline is not None:
-        baseline = baseline_record
+        baseline = baseline_record.document if baseline_record is not None else None
     else:
+        from agent_evals.gate.reader import record_to_document
+
         reuse.found = lookup_baseline(plan, options, settings, client, gate_id)
-        baseline = reuse.found.record
+        found = reuse.found.record
+        baseline = record_to_document(found) if found is not None else None
     if baseline is None:
         why = reuse.found.reason_missing if reuse.found is not None else None
         reuse.notes.append(f"Nothing reused: no baseline{f' ({why})' if why else ''}.")

@@ -83,34 +83,39 @@ def _file_line(location: str | None) -> tuple[str | None, int | None]:
 _ATTR = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
 )
+_ATTR_SPECIAL = re.compile('[&<>"\n\r\t]')
 _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def _attr(value: object) -> str:
+    """``value`` escaped for an XML attribute (the characters ElementTree escapes there)."""
+    text = value if isinstance(value, str) else str(value)
+    return text.translate(_ATTR) if _ATTR_SPECIAL.search(text) else text
 
 
 def _tag(name: str, attrs: list[tuple[str, object]], close: str = "") -> str:
     """``<name a="v" ...`` with each value escaped for an XML attribute, then ``close`` (``>``, `` />``)."""
-    return f"<{name}" + "".join(f' {k}="{str(v).translate(_ATTR)}"' for k, v in attrs) + close
+    return f"<{name}" + "".join(f' {k}="{_attr(v)}"' for k, v in attrs) + close
 
 
 def _properties(props: list[tuple[str, object]], indent: str) -> str:
-    lines = "".join(
-        f"{indent}  " + _tag("property", [("name", n), ("value", v)], " />") + "\n" for n, v in props
-    )
+    """A ``<properties>`` block at ``indent``; the names are ours, the values are escaped."""
+    lines = "".join(f'{indent}  <property name="{n}" value="{_attr(v)}" />\n' for n, v in props)
     return f"{indent}<properties>\n{lines}{indent}</properties>\n"
 
 
 def _testcase(case: CaseDiff, single_run: bool, clean: _Clean) -> tuple[str, dict[str, int]]:
     """One ``<testcase>`` element (indented for its place in the file) and what it counts as."""
     side = case.candidate
-    attrs: list[tuple[str, object]] = [
-        ("classname", clean(f"{case.suite_id}.{case.group}", 300)),
-        ("name", clean(case.case_id, 300)),
-        ("time", f"{case_seconds(case):.3f}"),
-    ]
+    head = (
+        f'    <testcase classname="{_attr(clean(f"{case.suite_id}.{case.group}", 300))}" '
+        f'name="{_attr(clean(case.case_id, 300))}" time="{case_seconds(case):.3f}"'
+    )
     file, line = _file_line(case.location)
     if file:
-        attrs.append(("file", clean(file, 300)))
+        head += f' file="{_attr(clean(file, 300))}"'
     if line is not None:
-        attrs.append(("line", line))
+        head += f' line="{line}"'
     props: list[tuple[str, object]] = [
         ("classification", case.classification),
         ("baseline", _frac(case.baseline)),
@@ -155,9 +160,7 @@ def _testcase(case: CaseDiff, single_run: bool, clean: _Clean) -> tuple[str, dic
         counts["skipped"] = 1
     if side is not None and side.errors and counts["errors"] == 0:
         props.append(("errored_trials", side.errors))
-    text = (
-        "    " + _tag("testcase", attrs, ">\n") + _properties(props, "      ") + outcome + "    </testcase>\n"
-    )
+    text = head + ">\n" + _properties(props, "      ") + outcome + "    </testcase>\n"
     return text, counts
 
 

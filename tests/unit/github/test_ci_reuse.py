@@ -15,6 +15,7 @@ from agent_evals.gate.compare import compare_runs
 from agent_evals.gate.policy import resolve_policy
 from agent_evals.gate.reader import read_record
 from agent_evals.github.ci_flow import CIOptions, CIResult, run_ci
+from agent_evals.github.ci_record import CIRecord
 from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.plan import CIPlan
 from agent_evals.github.settings import ActionsSettings
@@ -244,7 +245,7 @@ def test_reuse__when_building_a_baseline__nothing_is_reused(tmp_path: Path, plan
         ActionsSettings.from_env({}),
         None,
         "gate",
-        read_record(base),
+        CIRecord.read(base),
         root,
         _env(),
         [sys.executable, "-m", "agent_evals", "run", "evals", "bench"],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
+
 from agent_evals.report.junit import render_junit
 
 
@@ -91,3 +93,20 @@ def test_render_junit__hostile_and_secret_text__stays_valid_xml_without_the_secr
     assert "token-abcdef123" not in text
     (case,) = list(root.iter("testcase"))
     assert case.get("name", "").startswith(']]></failure><testcase name="x"/>')
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["tab\there", "new\nline\r\nend", 'a "quoted" <tag> & amp', "&amp; already escaped", "plain"],
+)
+def test_render_junit__attribute_and_body_text_read_back_exactly(build: Any, text: str) -> None:
+    case = build.case(text, "regressed", name=text, failing_scorers=[build.failing(notes=text)])
+    c = build.comparison([build.suite(cases=[case], verdict="failed", outcome="fail")], verdict="failed")
+    (testcase,) = ET.fromstring(render_junit(c, env={})).iter("testcase")
+    props = {p.get("name"): p.get("value") for p in testcase.iter("property")}
+    assert testcase.get("name") == text and props["name"] == text
+    failure = testcase.find("failure")
+    # in element text XML reads a line break as \n, whichever way it was written (attributes keep \r)
+    assert failure is not None and f"notes: {text.replace(chr(13) + chr(10), chr(10))}" in (
+        failure.text or ""
+    )

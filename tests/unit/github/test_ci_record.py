@@ -68,7 +68,9 @@ def test_add_suites__are_checked_and_counted(tmp_path: Path) -> None:
     record.add_suites([_suite("b", [[_trial(False)], [_trial()]])], "copied")
     assert [s.header["id"] for s in record.summary.suites] == ["a", "b"] and record.case_count() == 3
     assert [s["id"] for s in record.suites] == ["a", "b"]
-    with pytest.raises(RunRecordError, match=r"copied: invalid run record at 'suites\.0\.cases\.0\.trials\.0"):
+    with pytest.raises(
+        RunRecordError, match=r"copied: invalid run record at 'suites\.0\.cases\.0\.trials\.0"
+    ):
         record.add_suites([_suite("c", [[{"passed": "yes"}]])], "copied")
 
 

@@ -380,7 +380,9 @@ def case_record(case: CaseOutcome) -> Case:
 def _trial_record(trial: TrialOutcome) -> Trial:
     usage = None
     if isinstance(trial.usage, dict):
-        known = {k: trial.usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "models")}
+        known = {
+            k: trial.usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "models", "replayed")
+        }
         try:
             usage = Usage.model_validate(known)
         except ValueError:

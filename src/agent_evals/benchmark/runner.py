@@ -25,10 +25,11 @@ from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer
+from agent_evals.core.trial_scope import TrialScope
 from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
-from agent_evals.cost.meter import UsageMeter, trial_usage, usage_of_messages
+from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage, usage_of_messages
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 from agent_evals.evals.context import normalize_usage
 
@@ -305,7 +306,11 @@ async def _run_trial(
             return await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None), meter
 
     done: Attempted[tuple[Outcome, UsageMeter]] = await run_attempts(
-        attempt, lambda pair: _inspect(pair[0]), retry, trial=trial
+        attempt,
+        lambda pair: _inspect(pair[0]),
+        retry,
+        usage_of=lambda pair, scope: record_usage(trial_usage(None, pair[1], None, scope=scope)),
+        trial=trial,
     )
     outcome, meter = done.value
     start = time.perf_counter() - outcome.elapsed  # the final attempt is the trial
@@ -317,7 +322,9 @@ async def _run_trial(
             error=done.cache_error or outcome.error,
             traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
-            usage=trial_usage(None, meter, None),  # calls made before the fault were paid for
+            usage=trial_usage(
+                None, meter, None, scope=done.scope
+            ),  # calls made before the fault were paid for
             attempts=done.attempts,
             cache=done.cache_summary,
         )
@@ -331,7 +338,7 @@ async def _run_trial(
         # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
         scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]
-    usage = _agent_usage(task_result, meter)
+    usage = _agent_usage(task_result, meter, done.scope)
     return TrialOutcome(
         passed=not errored and all(s.passed for s in scores.values()),
         error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
@@ -344,7 +351,7 @@ async def _run_trial(
     )
 
 
-def _agent_usage(task_result: Any, meter: UsageMeter) -> dict[str, Any] | None:
+def _agent_usage(task_result: Any, meter: UsageMeter, scope: TrialScope | None) -> dict[str, Any] | None:
     """The trial's usage: the agent's ``context["usage"]`` (ignored when malformed, as before), over
     the metered calls or the usage its returned messages report."""
     context = getattr(task_result, "context", None) or {}
@@ -354,7 +361,7 @@ def _agent_usage(task_result: Any, meter: UsageMeter) -> dict[str, Any] | None:
             explicit = normalize_usage(context["usage"])
         except ValueError:
             explicit = None
-    return trial_usage(explicit, meter, usage_of_messages(context.get("outputs")))
+    return trial_usage(explicit, meter, usage_of_messages(context.get("outputs")), scope=scope)
 
 
 def run_benchmark(

@@ -175,21 +175,20 @@ def _version() -> str:
 
 
 def _usage(example: ExampleResult) -> Usage | None:
-    """The example's ``context["usage"]`` (malformed values ignored) over the tokens its returned
-    messages report, priced with the price table."""
-    from agent_evals.cost.meter import combine, record_usage, usage_of_messages
+    """What the run measured (``EvalExample.usage``: the task's metered model calls under its
+    ``context["usage"]``), else, for a result built by hand, the ``context["usage"]`` (malformed
+    values ignored) over the tokens its returned messages report, priced with the price table."""
+    from agent_evals.cost.meter import combine, explicit_usage, record_usage, usage_of_messages
     from agent_evals.cost.prices import active_table
 
-    context = example.context or {}
-    usage = context.get("usage")
-    explicit = None
-    if isinstance(usage, Mapping):
-        explicit = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "model")}
-        explicit = {k: v for k, v in explicit.items() if v is not None}
-    combined = combine(explicit, usage_of_messages(context.get("outputs")))
-    if combined is None:
+    measured = getattr(example, "usage", None)
+    if measured is None:
+        context = example.context or {}
+        combined = combine(explicit_usage(context), usage_of_messages(context.get("outputs")))
+        measured = active_table().priced(combined) if combined is not None else None
+    if measured is None:
         return None
     try:
-        return Usage.model_validate(record_usage(active_table().priced(combined)))
+        return Usage.model_validate(record_usage(measured))
     except (ValueError, TypeError):
         return None

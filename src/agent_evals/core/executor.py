@@ -180,11 +180,16 @@ Inspect = Callable[[T], "tuple[BaseException | None, str | None, float]"]
 """What an attempt gave, as ``(the user fault or None, the error text, seconds)``."""
 
 
+UsageOf = Callable[[T, "TrialScope | None"], "dict[str, Any] | None"]
+"""The usage of a finished attempt in the record's shape, charged to the run's budget (``cost.meter``)."""
+
+
 async def run_attempts(
     attempt: Callable[[], Awaitable[T]],
     inspect_attempt: Inspect[T],
     policy: RetryPolicy = NO_RETRIES,
     *,
+    usage_of: UsageOf[T],
     trial: int = 0,
     blocking: bool = False,
 ) -> Attempted[T]:
@@ -194,7 +199,9 @@ async def run_attempts(
     retries, their backoff and the response cache's view of the trial are the same everywhere.
     Each attempt runs in a fresh cache scope for trial ``trial``; an attempt that missed the
     replay cache is never retried. ``blocking`` (a worker thread that drives the trial without an
-    event loop) waits with the policy's blocking sleep.
+    event loop) waits with the policy's blocking sleep. ``usage_of`` gives (and charges) what a
+    retried attempt used: it is kept in that attempt's entry, so a failed attempt's spend counts
+    toward ``--budget-usd`` and stays visible; the final attempt's usage is the caller's.
     """
     history: list[dict[str, Any]] = []
     while True:
@@ -209,14 +216,16 @@ async def run_attempts(
         decision = policy.decide(fault, len(history) + 1)
         if decision.wait_s is None:
             return Attempted(value, history, scope)
-        history.append(
-            {
-                "error": error,
-                "duration_s": round(elapsed, 6),
-                "reason": decision.reason,
-                "waited_s": round(decision.wait_s, 3),
-            }
-        )
+        entry: dict[str, Any] = {
+            "error": error,
+            "duration_s": round(elapsed, 6),
+            "reason": decision.reason,
+            "waited_s": round(decision.wait_s, 3),
+        }
+        spent = usage_of(value, scope)
+        if spent is not None:
+            entry["usage"] = spent
+        history.append(entry)
         if blocking:
             policy.sleep_blocking(decision.wait_s)
         else:

@@ -30,6 +30,19 @@ class ModelUsage(_Model):
     """Model calls counted."""
 
 
+class ReplayedUsage(_Model):
+    """The share of a trial's usage whose answers the response cache replayed (``--cache replay``)."""
+
+    input_tokens: int = 0
+    """Prompt tokens of the replayed calls."""
+    output_tokens: int = 0
+    """Completion tokens of the replayed calls."""
+    cost_usd: float | None = None
+    """What those calls cost when they were recorded; not charged to ``--budget-usd`` again."""
+    calls: int = 0
+    """Model calls replayed."""
+
+
 class Usage(_Model):
     """Tokens and cost one trial reported, when it did."""
 
@@ -42,6 +55,9 @@ class Usage(_Model):
     models: dict[str, ModelUsage] | None = None
     """Tokens per model, when they were captured from the model calls (so both sides of a comparison
     can be priced with one table); absent when the agent reported its own counts."""
+    replayed: ReplayedUsage | None = None
+    """The part of these figures answered by the response cache's replay (counted for gating, not
+    charged to the budget); None when every call was live."""
 
 
 class TrialScore(_Model):
@@ -74,6 +90,9 @@ class Attempt(_Model):
     """Why the error counts as infrastructure (``HTTP 429``, ``openai.APIConnectionError``)."""
     waited_s: float = 0.0
     """Seconds waited before the next attempt (``Retry-After``, else the backoff)."""
+    usage: Usage | None = None
+    """What the attempt's model calls used before it failed: charged to ``--budget-usd``, not part of
+    the trial's own ``usage``."""
 
 
 class TrialCache(_Model):
@@ -227,7 +246,7 @@ class BudgetInfo(_Model):
     limit_usd: float
     """The limit in US dollars."""
     spent_usd: float
-    """The cost the finished trials recorded."""
+    """What the finished attempts spent: their recorded cost, retried attempts included, replayed answers left out."""
     skipped_trials: int = 0
     """Trials the budget kept from starting (then the run is ``complete: false``)."""
 

@@ -25,7 +25,7 @@ from agent_evals.core.executor import Attempted, Outcome, await_user, call_now, 
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
-from agent_evals.core.trial_scope import active_cache
+from agent_evals.core.trial_scope import TrialScope, active_cache
 from agent_evals.core.types import (
     EvalConfig,
     EvalExample,
@@ -34,6 +34,15 @@ from agent_evals.core.types import (
     Score,
     TaskResult,
     wire_tool_calls,
+)
+from agent_evals.cost.http_usage import install as install_usage_hook
+from agent_evals.cost.meter import (
+    UsageMeter,
+    bound_meter,
+    explicit_usage,
+    record_usage,
+    trial_usage,
+    usage_of_messages,
 )
 
 logger = logging.getLogger(__name__)
@@ -44,8 +53,8 @@ NO_TASK = (
     "output=TaskResult(...) to replay"
 )
 # (result or whatever the task returned, error message, seconds spent in the task, the attempts
-# when the trial executor's retries or response cache were in play)
-_Outcome = tuple[Any, "str | None", float, "Attempted[Outcome] | None"]
+# when the trial executor's retries or response cache were in play, the final attempt's usage meter)
+_Outcome = tuple[Any, "str | None", float, "Attempted[Any] | None", "UsageMeter | None"]
 
 # Sync tasks run in worker threads. A thread hop costs tens of microseconds, more than a trivial
 # task, so a lane hands a worker several examples at once while tasks stay fast; the batch
@@ -179,6 +188,8 @@ class _Run:
 
     async def execute(self) -> list[EvalExample]:
         lanes = min(self.config.max_concurrency, len(self.examples))
+        if self.task is not None:
+            install_usage_hook()  # the task's model calls over httpx are counted on its example's meter
         if self.task is not None and not self.task_is_async:
             # spare threads so a sync task stuck past its timeout does not shrink the concurrency
             self.pool = ThreadPoolExecutor(max_workers=2 * lanes, thread_name_prefix="agent-evals-task")
@@ -284,20 +295,20 @@ class _Run:
 
     async def _run_async_task(self, example: ExampleData) -> _Outcome:
         if example.output is not None:
-            return example.output, None, 0.0, None
+            return example.output, None, 0.0, None, None
         task = self.task
         if task is None:
-            return None, NO_TASK, 0.0, None
+            return None, NO_TASK, 0.0, None, None
         return await self._attempts(
             lambda: run_user(task, example.input, timeout=self.config.timeout_s), example
         )
 
     async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
         if example.output is not None:
-            return example.output, None, 0.0, None
+            return example.output, None, 0.0, None, None
         task = self.task
         if task is None:
-            return None, NO_TASK, 0.0, None
+            return None, NO_TASK, 0.0, None, None
         limit, pool = self.config.timeout_s, self.pool or True
         # the worker thread cannot be interrupted: past the limit it finishes in the background
         return await self._attempts(
@@ -305,19 +316,27 @@ class _Run:
         )
 
     async def _attempts(self, attempt: Callable[[], Awaitable[Outcome]], example: ExampleData) -> _Outcome:
-        """One example's task call through the trial executor (retries, response cache)."""
-        done = await run_attempts(attempt, _inspect, self.retry)
-        value, error, elapsed, _ = _outcome(done.value, example)
-        return value, done.cache_error or error, elapsed, done  # the final attempt is the trial
+        """One example's task call through the trial executor (retries, response cache), metered."""
+
+        async def metered() -> tuple[Outcome, UsageMeter]:
+            with bound_meter() as meter:  # the task's model calls, per attempt (not the scorers')
+                return await attempt(), meter
+
+        done = await run_attempts(
+            metered, lambda pair: _inspect(pair[0]), self.retry, usage_of=_retried_usage
+        )
+        outcome, meter = done.value
+        value, error, elapsed, _, _ = _outcome(outcome, example, meter)
+        return value, done.cache_error or error, elapsed, done, meter  # the final attempt is the trial
 
     async def _finish(self, index: int, outcome: _Outcome) -> None:
         example = self.examples[index]
-        value, error, task_duration, attempted = outcome
+        value, error, task_duration, attempted, meter = outcome
         t = time.perf_counter()
         result: TaskResult | None = None
         if error is None and type(value) is not TaskResult and inspect.isawaitable(value):
             # a "sync" callable that handed back a coroutine
-            value, error, extra, _ = await self._await_late(value)
+            value, error, extra, _, _ = await self._await_late(value)
             task_duration += extra
         if error is None:
             if isinstance(value, TaskResult):
@@ -358,6 +377,13 @@ class _Run:
         if attempted is not None:
             finished.attempts = attempted.attempts
             finished.cache = attempted.cache_summary
+        if meter is not None:  # the task ran here: what its model calls and its context report, priced
+            finished.usage = trial_usage(
+                explicit_usage(finished.context),
+                meter,
+                usage_of_messages(outputs),
+                scope=attempted.scope if attempted is not None else None,
+            )
         self.done += 1
         if self.progress is not None:
             try:
@@ -368,7 +394,12 @@ class _Run:
 
     async def _await_late(self, awaitable: Any) -> _Outcome:
         outcome = await await_user(awaitable, self.config.timeout_s)
-        return outcome.value, outcome.error, outcome.elapsed, None
+        return outcome.value, outcome.error, outcome.elapsed, None, None
+
+
+def _retried_usage(pair: tuple[Outcome, UsageMeter], scope: TrialScope | None) -> dict[str, Any] | None:
+    """What a retried attempt's model calls used, priced and charged (its ``attempts`` entry)."""
+    return record_usage(trial_usage(None, pair[1], None, scope=scope))
 
 
 def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> list[_Outcome]:
@@ -376,20 +407,22 @@ def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleDat
     outcomes: list[_Outcome] = []
     for example in examples:
         if example.output is not None:
-            outcomes.append((example.output, None, 0.0, None))
+            outcomes.append((example.output, None, 0.0, None, None))
             continue
         if task is None:
-            outcomes.append((None, NO_TASK, 0.0, None))
+            outcomes.append((None, NO_TASK, 0.0, None, None))
             continue
-        outcomes.append(_outcome(call_now(task, example.input), example))
+        with bound_meter() as meter:
+            called = call_now(task, example.input)
+        outcomes.append(_outcome(called, example, meter))
     return outcomes
 
 
-def _outcome(outcome: Outcome, example: ExampleData) -> _Outcome:
-    """The runner's (value, error, seconds) of a task call made by the trial executor."""
+def _outcome(outcome: Outcome, example: ExampleData, meter: UsageMeter) -> _Outcome:
+    """The runner's (value, error, seconds, -, meter) of a task call made by the trial executor."""
     if outcome.fault is not None:
         logger.debug("task raised on example %r", example.input, exc_info=outcome.fault)
-    return outcome.value, outcome.error, outcome.elapsed, None
+    return outcome.value, outcome.error, outcome.elapsed, None, meter
 
 
 def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]:

@@ -168,6 +168,10 @@ class EvalExample(BaseModel):
     """Earlier attempts of the task retried by ``retry_errors`` (the run record's ``attempts``)."""
     cache: dict[str, Any] | None = None
     """What the response cache did for this example (the run record's ``cache``), when it was on."""
+    usage: dict[str, Any] | None = None
+    """Tokens and cost of the task's final attempt (the run record's ``usage``): its model calls as
+    the usage hook counted them (OpenAI, Anthropic, Ollama clients over httpx), with
+    ``context["usage"]`` taking precedence, priced with the price table; None when nothing reported any."""
 
     @property
     def scorer_errors(self) -> dict[str, str]:

@@ -25,14 +25,19 @@ class Budget:
         self._lock = threading.Lock()
 
     def charge(self, usage: Mapping[str, Any] | None) -> None:
-        """Add a finished trial's recorded cost (a trial with tokens but no cost is counted as unpriced)."""
+        """Add what a finished attempt spent: its recorded cost less the share the response cache
+        replayed (``usage["replayed"]``); an attempt with live tokens but no cost is counted as unpriced."""
         if not usage:
             return
+        replayed = usage.get("replayed") or {}
         cost = usage.get("cost_usd")
         with self._lock:
             if cost is not None:
-                self.spent_usd += float(cost)
-            elif usage.get("input_tokens") or usage.get("output_tokens"):
+                self.spent_usd += max(0.0, float(cost) - float(replayed.get("cost_usd") or 0.0))
+            elif (usage.get("input_tokens") or usage.get("output_tokens")) and not (
+                (replayed.get("input_tokens") or 0) >= (usage.get("input_tokens") or 0)
+                and (replayed.get("output_tokens") or 0) >= (usage.get("output_tokens") or 0)
+            ):
                 self.unpriced += 1
 
     def allows(self) -> bool:
@@ -74,7 +79,7 @@ def may_start() -> bool:
 
 
 def charge(usage: Mapping[str, Any] | None) -> None:
-    """Count a finished trial's cost against the budget of the run in progress, if any."""
+    """Count a finished attempt's cost against the budget of the run in progress, if any."""
     budget = active_budget()
     if budget is not None:
         budget.charge(usage)

@@ -22,12 +22,16 @@ MAX_BODY_BYTES = 32 * 1024 * 1024
 
 _TYPES = ("json", "event-stream", "ndjson")
 
+REPLAYED_HEADER = "x-agent-evals-cache"
+"""The header the response cache's replay sets on the answers it serves (value ``replayed``)."""
+
 
 class _Copy:
     """What passed through one response body, parsed once at its end."""
 
-    def __init__(self, meter: UsageMeter, encoding: str) -> None:
+    def __init__(self, meter: UsageMeter, encoding: str, replayed: bool) -> None:
         self.meter = meter
+        self.replayed = replayed
         self.parts: list[bytes] = []
         self.size = 0
         self.done = False
@@ -62,7 +66,7 @@ class _Copy:
             return
         report = from_text(body.decode("utf-8", "replace"))
         if report is not None:
-            self.meter.add(report)
+            self.meter.add(report, replayed=self.replayed)
 
 
 def _copy_for(request: Any, response: Any) -> _Copy | None:
@@ -72,7 +76,11 @@ def _copy_for(request: Any, response: Any) -> _Copy | None:
     kind = response.headers.get("content-type", "")
     if not any(t in kind for t in _TYPES):
         return None
-    return _Copy(meter, response.headers.get("content-encoding", "").strip().lower())
+    return _Copy(
+        meter,
+        response.headers.get("content-encoding", "").strip().lower(),
+        response.headers.get(REPLAYED_HEADER) == "replayed",  # the response cache answered it
+    )
 
 
 class UsageHook:

@@ -19,19 +19,41 @@ _current: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar(
 
 
 class UsageMeter:
-    """Token counts per model for one trial (thread-safe: a trial's code may call models from threads)."""
+    """Token counts per model for one trial (thread-safe: a trial's code may call models from threads).
+
+    Calls answered by the response cache's replay are counted like live ones and also apart
+    (:meth:`replayed_models`), so the record keeps their tokens while the budget charges only
+    what was spent.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._models: dict[str, list[int]] = {}
+        self._replayed: dict[str, list[int]] = {}
 
-    def add(self, report: Report) -> None:
-        """Count one model call."""
+    def add(self, report: Report, *, replayed: bool = False) -> None:
+        """Count one model call (``replayed``: its answer came from the response cache, not the model)."""
+        name = report.model or UNKNOWN_MODEL
         with self._lock:
-            tally = self._models.setdefault(report.model or UNKNOWN_MODEL, [0, 0, 0])
-            tally[0] += report.input_tokens
-            tally[1] += report.output_tokens
-            tally[2] += 1
+            for book in (self._models, self._replayed) if replayed else (self._models,):
+                tally = book.setdefault(name, [0, 0, 0])
+                tally[0] += report.input_tokens
+                tally[1] += report.output_tokens
+                tally[2] += 1
+
+    @property
+    def live_calls(self) -> int:
+        """Model calls counted whose answer came from the model (not replayed)."""
+        with self._lock:
+            return sum(t[2] for t in self._models.values()) - sum(t[2] for t in self._replayed.values())
+
+    def replayed_models(self) -> dict[str, dict[str, int]]:
+        """The per-model breakdown of the replayed calls ({} when none was replayed)."""
+        with self._lock:
+            return {
+                name: {"input_tokens": t[0], "output_tokens": t[1], "calls": t[2]}
+                for name, t in sorted(self._replayed.items())
+            }
 
     @property
     def calls(self) -> int:
@@ -111,31 +133,100 @@ def combine(explicit: Mapping[str, Any] | None, captured: Mapping[str, Any] | No
     return out
 
 
+def explicit_usage(context: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The usage a library task reported in ``TaskResult.context["usage"]`` (its known keys), or None."""
+    usage = (context or {}).get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    picked = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "model")}
+    return {k: v for k, v in picked.items() if v is not None} or None
+
+
 def usage_of_messages(messages: Any) -> dict[str, Any] | None:
     """Record data for the tokens a message list reports (``TaskResult.from_messages``' outputs, a
     LangGraph state's ``messages``), None when no message reports any."""
-    from agent_evals.cost.wire import from_messages
-
     if isinstance(messages, Mapping):
         messages = messages.get("messages")
     if not isinstance(messages, (list, tuple)):
         return None
+    from agent_evals.cost.wire import from_messages
+
     return usage_of_reports(from_messages(messages))
 
 
+_CURRENT_SCOPE: Any = object()
+
+
 def trial_usage(
-    explicit: Mapping[str, Any] | None, meter: UsageMeter | None, messages: Mapping[str, Any] | None
+    explicit: Mapping[str, Any] | None,
+    meter: UsageMeter | None,
+    messages: Mapping[str, Any] | None,
+    *,
+    scope: Any = _CURRENT_SCOPE,
 ) -> dict[str, Any] | None:
-    """A finished trial's usage, priced: the agent's own report over what the meter counted (or,
-    when the meter saw no call, what the returned messages report); see :func:`combine`."""
+    """A finished attempt's usage, priced and charged to the run's budget: the agent's own report
+    over what the meter counted (or, when the meter saw no call, what the returned messages
+    report); see :func:`combine`. The share answered by the response cache's replay is kept under
+    ``replayed`` and not charged (see :func:`replayed_part`). ``scope`` is the attempt's
+    ``TrialScope`` (default: the one running here)."""
+    captured = (meter.usage() if meter is not None else None) or messages
+    usage = combine(explicit, captured)
+    if usage is None:
+        return None
     from agent_evals.cost.budget import charge
     from agent_evals.cost.prices import active_table
 
-    captured = (meter.usage() if meter is not None else None) or messages
-    usage = combine(explicit, captured)
-    priced = active_table().priced(usage) if usage is not None else None
-    charge(priced)  # the run's budget, when it has one
+    table = active_table()
+    priced = table.priced(usage)
+    if scope is _CURRENT_SCOPE:
+        from agent_evals.core.trial_scope import current_scope
+
+        scope = current_scope()
+    part = replayed_part(priced, meter, own=_own(explicit), scope=scope)
+    if part is not None:
+        models = part.pop("models", None)
+        if models is not None:
+            part["cost_usd"] = table.cost(models)
+        priced["replayed"] = part
+    charge(priced)  # the run's budget, when it has one: what was spent, not what was replayed
     return priced
+
+
+def _own(explicit: Mapping[str, Any] | None) -> bool:
+    return explicit is not None and any(k in explicit for k in ("input_tokens", "output_tokens", "cost_usd"))
+
+
+def replayed_part(
+    usage: Mapping[str, Any], meter: UsageMeter | None, *, own: bool, scope: Any
+) -> dict[str, Any] | None:
+    """Which share of an attempt's ``usage`` the response cache replayed (None: none of it).
+
+    The meter knows each replayed call. When the meter saw no call (the tokens come from returned
+    LangChain messages, whose answer LangChain's cache hook replayed) or only replayed ones, and
+    the agent's own numbers stand in for them, the whole usage is replayed when the attempt
+    replayed answers in ``--cache replay`` mode. Agent-reported numbers beside live calls are
+    charged in full: an over-count stops a budget early, never late.
+    """
+    live = meter.live_calls if meter is not None else 0
+    replayed_models = meter.replayed_models() if meter is not None else {}
+    if replayed_models and not own:
+        return {
+            "input_tokens": sum(t["input_tokens"] for t in replayed_models.values()),
+            "output_tokens": sum(t["output_tokens"] for t in replayed_models.values()),
+            "calls": sum(t["calls"] for t in replayed_models.values()),
+            "models": replayed_models,
+        }
+    cache_replayed = (
+        int(getattr(scope, "replayed", 0) or 0) if getattr(scope, "mode", None) == "replay" else 0
+    )
+    if live == 0 and (replayed_models or cache_replayed):
+        return {
+            "input_tokens": usage.get("input_tokens"),
+            "output_tokens": usage.get("output_tokens"),
+            "cost_usd": usage.get("cost_usd"),
+            "calls": sum(t["calls"] for t in replayed_models.values()) or cache_replayed,
+        }
+    return None
 
 
 def record_usage(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -152,5 +243,13 @@ def record_usage(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
         out["models"] = {
             str(name): {k: int(t.get(k) or 0) for k in ("input_tokens", "output_tokens", "calls")}
             for name, t in models.items()
+        }
+    replayed = usage.get("replayed")
+    if isinstance(replayed, Mapping):
+        out["replayed"] = {
+            "input_tokens": int(replayed.get("input_tokens") or 0),
+            "output_tokens": int(replayed.get("output_tokens") or 0),
+            "cost_usd": float(replayed["cost_usd"]) if replayed.get("cost_usd") is not None else None,
+            "calls": int(replayed.get("calls") or 0),
         }
     return out

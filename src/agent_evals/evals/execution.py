@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from agent_evals.core.executor import Attempted, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.cost.http_usage import metering
-from agent_evals.cost.meter import trial_usage, usage_of_messages
+from agent_evals.cost.meter import record_usage, trial_usage, usage_of_messages
 from agent_evals.evals.context import EvalContext, normalize_usage
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
@@ -142,10 +142,16 @@ async def run_trial(
         lambda: run_attempt(spec, timeout=timeout, sync_mode=sync_mode, output=output, replay=replay),
         inspect_attempt,
         retry,
+        usage_of=attempt_usage,
         trial=trial,
         blocking=sync_mode,
     )
     return final_result(done)
+
+
+def attempt_usage(attempt: Attempt, _scope: object) -> dict[str, Any] | None:
+    """A retried attempt's usage for its ``attempts`` entry (already charged: see :func:`run_attempt`)."""
+    return record_usage(attempt[0].usage)
 
 
 def inspect_attempt(attempt: Attempt) -> tuple[BaseException | None, str | None, float]:

@@ -20,6 +20,7 @@ from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.cost.budget import may_start
 from agent_evals.evals.execution import (
     Attempt,
+    attempt_usage,
     drive_sync,
     final_result,
     inspect_attempt,
@@ -146,7 +147,9 @@ async def run_jobs(
                 # worker and never keeps the process alive
                 return _timed_out(spec, await run_user(_sync_attempt, spec, timeout=limit, thread=True))
 
-            done = await run_attempts(attempt, inspect_attempt, retry, trial=job.trial)
+            done = await run_attempts(
+                attempt, inspect_attempt, retry, usage_of=attempt_usage, trial=job.trial
+            )
             result = final_result(done)
         on_result(job.spec_index, job.trial, result)
 

@@ -153,6 +153,10 @@ def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]
     return outcome.fault, outcome.error, outcome.elapsed
 
 
+def _no_usage(outcome: Outcome, scope: object) -> None:
+    return None
+
+
 async def _run(faults: list[BaseException | None], policy: RetryPolicy, **kwargs: Any) -> tuple[Any, int]:
     calls = 0
 
@@ -164,7 +168,7 @@ async def _run(faults: list[BaseException | None], policy: RetryPolicy, **kwargs
             raise fault
         return "ok"
 
-    done = await run_attempts(lambda: run_user(task, **kwargs), _inspect, policy)
+    done = await run_attempts(lambda: run_user(task, **kwargs), _inspect, policy, usage_of=_no_usage)
     return done, calls
 
 
@@ -219,7 +223,9 @@ async def test_run_attempts__never_retries_our_own_timeout() -> None:
         await asyncio.sleep(5)
 
     clock = Clock()
-    done = await run_attempts(lambda: run_user(slow, timeout=0.05), _inspect, clock.policy(3))
+    done = await run_attempts(
+        lambda: run_user(slow, timeout=0.05), _inspect, clock.policy(3), usage_of=_no_usage
+    )
     assert calls == 1 and done.value.timed_out and done.attempts == []
 
 

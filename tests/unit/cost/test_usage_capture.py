@@ -208,6 +208,7 @@ def test_context_usage__the_agents_own_report__replaces_the_captured_counts_and_
         "output_tokens": 2,
         "cost_usd": 0.5,
         "models": None,
+        "replayed": None,
     }
 
 

@@ -92,7 +92,7 @@ def test_from_message__reads_langchain_usage_metadata_then_the_providers_counts(
 
 def test_usage_hook_copy__a_gzip_body_is_decoded_before_it_is_read() -> None:
     meter = UsageMeter()
-    copy = _Copy(meter, "gzip")
+    copy = _Copy(meter, "gzip", False)
     body = gzip.compress(b'{"model": "gpt-4o", "usage": {"prompt_tokens": 7, "completion_tokens": 1}}')
     for i in range(0, len(body), 5):
         copy.add(body[i : i + 5])

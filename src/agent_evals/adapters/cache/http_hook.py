@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.core.http_hooks import Send, SendAsync
 from agent_evals.core.trial_scope import TrialScope, active_cache, in_framework_recording
+from agent_evals.cost.http_usage import REPLAYED_HEADER
 
 if TYPE_CHECKING:
     from agent_evals.adapters.cache.store import ResponseCache
@@ -64,7 +65,7 @@ def _response(request: Any, status: int, headers: Any, body: bytes, is_async: bo
 def _replayed(request: Any, entry: dict[str, Any], is_async: bool) -> Any:
     response = entry.get("response") or {}
     body = base64.b64decode(response.get("body_b64", ""))
-    headers = {**response.get("headers", {}), "x-agent-evals-cache": "replayed"}
+    headers = {**response.get("headers", {}), REPLAYED_HEADER: "replayed"}  # the usage meter reads it
     return _response(request, int(response.get("status", 200)), headers, body, is_async)
 
 

@@ -16,8 +16,8 @@ def split_reused(
     A suite marked ``reused`` is set apart when its mark holds: the baseline has the suite, its input
     digest is the one the mark names, and every case has the baseline's trial outcomes (a copy). A mark
     that does not hold is dropped with a note and the suite is compared as if it ran. Without a
-    baseline every marked suite is set apart (there is nothing to check it against, and a copy is no
-    evidence either way).
+    baseline no mark can hold: there is nothing to check it against, and setting the suites apart would
+    turn a record with every suite marked into a "reused" pass that skips ``on_missing_baseline``.
     """
     marked = [s for s in cand.suites if s.header.get("reused")]
     if not marked:
@@ -28,7 +28,7 @@ def split_reused(
     apart: set[str] = set()
     for suite in marked:
         sid = suite.header["id"]
-        problem = _mark_problem(suite, base_by_id.get(sid)) if base is not None else None
+        problem = _mark_problem(suite, base_by_id.get(sid)) if base is not None else "there is no baseline"
         if problem:
             notes.append(f"Suite {sid} is marked reused but {problem}: it is compared as a run.")
             continue

@@ -11,7 +11,7 @@ from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
 
 if TYPE_CHECKING:
-    from agent_evals.gate.model import CaseDiff, CaseSide, Comparison, SuiteComparison
+    from agent_evals.gate.model import CaseDiff, CaseSide, Comparison, ReusedSuite, SuiteComparison
 
 TEXT_LIMIT = 2000
 """Characters kept from each untrusted value in a message or body."""
@@ -198,12 +198,44 @@ def _suite(suite: SuiteComparison, single_run: bool, clean: _Clean) -> tuple[lis
     return pieces, totals
 
 
+def _reused(reused: ReusedSuite, clean: _Clean) -> tuple[list[str], dict[str, int]]:
+    """A suite copied from the baseline (``ci --reuse-unchanged``): one skipped testcase that says so,
+    never a pass (its cases did not run here)."""
+    props: list[tuple[str, object]] = [
+        ("verdict", "reused"),
+        ("reused", "true"),
+        ("reason", clean(reused.reason, 500)),
+        ("cases", reused.cases),
+    ]
+    if reused.baseline_run_id:
+        props.append(("baseline_run_id", clean(reused.baseline_run_id, 100)))
+    if reused.baseline_sha:
+        props.append(("baseline_sha", clean(reused.baseline_sha, 100)))
+    name = clean(reused.suite_id, 300)
+    message = clean(
+        f"reused, not re-run: {reused.cases} case(s) copied from the baseline ({reused.reason}); no new evidence",
+        500,
+    )
+    totals = {"tests": 1, "failures": 0, "errors": 0, "skipped": 1}
+    case = (
+        "    "
+        + _tag(
+            "testcase", [("classname", name), ("name", "reused from the baseline"), ("time", "0.000")], ">\n"
+        )
+        + _element("skipped", [("message", message)])
+        + "    </testcase>\n"
+    )
+    head = "  " + _tag("testsuite", [("name", name), *totals.items(), ("time", "0.000")], ">\n")
+    return [head, _properties(props, "    "), case, "  </testsuite>\n"], totals
+
+
 def render_junit(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> str:
     """JUnit XML of ``comparison``: a testsuite per suite, a testcase per case.
 
     Regressed cases (and critical flips) are failures, cases whose every trial errored are errors,
     flaky cases carry a ``flaky`` property, removed cases and failures that are not regressions
-    (failing on the baseline too, or new) are skipped with the reason. For a single run without a
+    (failing on the baseline too, or new) are skipped with the reason; a suite reused from the
+    baseline (``ci --reuse-unchanged``) is one skipped testcase that says so. For a single run without a
     baseline every failing case is a failure. Secrets of ``env`` (default ``os.environ``) are redacted.
     """
     with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
@@ -213,6 +245,11 @@ def render_junit(comparison: Comparison, *, env: Mapping[str, str] | None = None
         body: list[str] = []
         for suite in comparison.suites:
             pieces, counts = _suite(suite, single_run, clean)
+            body += pieces
+            for key, value in counts.items():
+                totals[key] += value
+        for reused in comparison.reused_suites:
+            pieces, counts = _reused(reused, clean)
             body += pieces
             for key, value in counts.items():
                 totals[key] += value

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,9 @@ from agent_evals.github.ci_record import CIRecord
 from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.plan import CIPlan
 from agent_evals.github.settings import ActionsSettings
+from agent_evals.report.html import render_html
+from agent_evals.report.junit import render_junit
+from agent_evals.report.markdown import render_markdown
 from agent_evals.report.terminal import render_terminal
 
 HELPER = """from pathlib import Path
@@ -292,3 +297,62 @@ def test_compare__reused_suites__kept_out_of_rates_and_tests_in_json(tmp_path: P
     terminal = render_terminal(comparison)
     assert terminal.startswith("♻️ agent-evals: nothing ran")
     assert "reused bench (2 cases copied from the baseline, not re-run, no evidence)" in terminal
+
+
+def _partly_reused(tmp_path: Path) -> tuple[RunRecord, RunRecord]:
+    """The evals suite reused, the benchmark run again (its agent edited, every case now failing)."""
+    root = _project(tmp_path / "p")
+    base = _baseline(root, _env())
+    (root / "bench" / "bench_agent.py").write_text(BENCH_AGENT.replace('"ok"', '"failing"'))
+    _ci(root, "cand", _env(), baseline=base, reuse_unchanged=True)
+    return read_record(base), read_record(root / ".agent-evals" / "cand" / "run.json")
+
+
+def _policy(**overrides: object) -> Any:
+    return resolve_policy(repo_config=None, suite_blocks={}, overrides=overrides)
+
+
+def test_reports__a_reused_suite_is_marked_reused_in_markdown_html_and_junit_never_as_passing(
+    tmp_path: Path,
+) -> None:
+    base, cand = _partly_reused(tmp_path)
+    comparison = compare_runs(base, cand, _policy())
+    assert [r.suite_id for r in comparison.reused_suites] == ["evals/eval_a.py"]
+    assert [s.suite_id for s in comparison.suites] == ["bench"]
+
+    markdown = render_markdown(comparison, env={})
+    assert "1 suite reused, not re-run" in markdown.splitlines()[1]
+    assert "| ♻️ evals/eval&#95;a.py | 1 |" in markdown and "Reused from the baseline, not re-run" in markdown
+
+    html = render_html(comparison, env={})
+    assert "Reused from the baseline, not re-run" in html
+    assert "<b>evals/eval_a.py</b>" in html and '<span class="tag">reused</span>' in html
+
+    root = ET.fromstring(render_junit(comparison, env={}))
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert set(suites) == {"bench", "evals/eval_a.py"}
+    reused = suites["evals/eval_a.py"]
+    props = {p.get("name"): p.get("value") for p in reused.iter("property")}
+    assert props["reused"] == "true" and props["verdict"] == "reused" and props["cases"] == "1"
+    [case] = list(reused.iter("testcase"))
+    skipped = case.find("skipped")
+    assert skipped is not None and "reused, not re-run" in (skipped.get("message") or "")
+    assert case.find("failure") is None and case.find("error") is None
+    assert (reused.get("tests"), reused.get("skipped"), reused.get("failures")) == ("1", "1", "0")
+    # the copied suite's passing case is no testcase that passes: every passing testcase ran here
+    passing = [
+        tc
+        for tc in root.iter("testcase")
+        if tc.find("skipped") is None and tc.find("failure") is None and tc.find("error") is None
+    ]
+    assert all(tc.get("classname", "").startswith("bench") for tc in passing)
+
+
+def test_compare__every_suite_marked_reused_without_a_baseline__not_a_reused_pass(tmp_path: Path) -> None:
+    _, cand = _records(tmp_path)
+    assert all(s.reused for s in cand.suites)
+    comparison = compare_runs(None, cand, _policy(on_missing_baseline="fail"))
+    assert comparison.reused_suites == [] and comparison.verdict != "reused"
+    assert sorted(s.suite_id for s in comparison.suites) == ["bench", "evals/eval_a.py"]
+    assert comparison.exit_code == 1  # on_missing_baseline: fail applies to what the record holds
+    assert any("there is no baseline" in n for n in comparison.notes)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -126,21 +127,28 @@ def _header(headers: Any, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _number(text: str | None) -> float | None:
+    """A header value as a number of seconds; None for text that is none (a date) and for NaN."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(value) else value
+
+
 def _parse_retry_after(headers: Any, now: float) -> float | None:
-    millis = _header(headers, "retry-after-ms")
+    millis = _number(_header(headers, "retry-after-ms"))
     if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
+        return max(0.0, millis / 1000)
     value = _header(headers, "retry-after")
     if value is None:
         return None
     value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _number(value)
+    if seconds is not None:
+        return max(0.0, seconds)  # inf (or 1e400) is "too long" to the caller, never slept
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -83,3 +83,53 @@ def test_trial_scope__counts_identical_requests_per_attempt(tmp_path: Path) -> N
         again, token = open_scope(0)
         assert again is not None and again.occurrence("k") == 0
         close_scope(token)
+
+
+def _store_at(folder: Path, trial: int, occurrence: int, body: str) -> None:
+    cache = ResponseCache("record", folder)
+    with cache_active(cache):
+        scope, token = open_scope(trial)
+        try:
+            assert scope is not None
+            cache.store("http", "d1", scope, occurrence, {"response": {"body": body}})
+        finally:
+            close_scope(token)
+
+
+def _replay_call(folder: Path, trial: int, call: int) -> object:
+    """What replay answers for the ``call``-th (1-based) identical request of trial ``trial``."""
+    cache = ResponseCache("replay", folder)
+    with cache_active(cache):
+        scope, token = open_scope(trial)
+        try:
+            assert scope is not None
+            for _ in range(call - 1):
+                scope.occurrence("http:d1")  # the earlier identical calls of this trial
+            return cache.lookup("http", "d1", "POST /x")[1]
+        finally:
+            close_scope(token)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "asked"),
+    [((11, 2), (1, 12)), ((1, 12), (11, 2)), ((1, 0), (10, 0)), ((0, 10), (0, 1)), ((2, 0), (0, 2))],
+    ids=["t11c2-vs-t1c12", "t1c12-vs-t11c2", "t1-vs-t10", "c10-vs-c1", "swapped"],
+)
+def test_store__trial_and_occurrence_never_collide_across_digits(
+    tmp_path: Path, recorded: tuple[int, int], asked: tuple[int, int]
+) -> None:
+    _store_at(tmp_path, *recorded, body="theirs")
+    with pytest.raises(CacheMiss):
+        _replay_call(tmp_path, asked[0], asked[1] + 1)
+    entry = _replay_call(tmp_path, recorded[0], recorded[1] + 1)
+    assert isinstance(entry, dict) and entry["response"] == {"body": "theirs"}
+
+
+def test_store__an_entry_file_moved_under_another_trials_name__is_a_miss(tmp_path: Path) -> None:
+    _store_at(tmp_path, 0, 0, body="trial zero")
+    [entry] = tmp_path.iterdir()
+    _store_at(tmp_path, 1, 0, body="trial one")
+    other = next(p for p in tmp_path.iterdir() if p != entry)
+    entry.replace(other)  # trial 0's answer now sits where trial 1's belongs
+    with pytest.raises(CacheMiss):
+        _replay_call(tmp_path, 1, 1)

@@ -113,6 +113,12 @@ NOW = 1_800_000_000.0
         ({"retry-after": "-4"}, 0.0),
         ({"retry-after-ms": "250"}, 0.25),
         ({"retry-after": "soon"}, None),
+        ({"retry-after": "nan"}, None),  # not a wait: the backoff applies
+        ({"retry-after-ms": "NaN", "retry-after": "2"}, 2.0),
+        ({"retry-after": "inf"}, float("inf")),
+        ({"retry-after": "1e400"}, float("inf")),
+        ({"retry-after": "Fri, 31 Dec 9999 23:59:59 GMT"}, 253402300799.0 - NOW),
+        ({"retry-after": "Mon, 99 Foo 2025 25:61:00 GMT"}, None),
         ({}, None),
     ],
 )
@@ -192,6 +198,29 @@ async def test_run_attempts__a_retry_after_beyond_the_ceiling_is_not_waited_for(
     clock = Clock()
     done, calls = await _run([_status_error(429, {"retry-after": "3600"}), None], clock.policy(2))
     assert calls == 1 and clock.waits == [] and done.value.fault is not None
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["3600", "inf", "1e400", "Fri, 31 Dec 9999 23:59:59 GMT", email.utils.formatdate(NOW + 121, usegmt=True)],
+)
+async def test_run_attempts__a_huge_retry_after_in_seconds_or_as_a_date__is_never_slept(value: str) -> None:
+    clock = Clock()
+    done, calls = await _run([_status_error(429, {"retry-after": value}), None], clock.policy(2))
+    assert calls == 1 and clock.waits == [] and done.value.fault is not None
+
+
+async def test_run_attempts__a_retry_after_date_is_waited_for_as_seconds_from_now() -> None:
+    clock = Clock()
+    when = email.utils.formatdate(NOW + 12, usegmt=True)
+    done, calls = await _run([_status_error(503, {"retry-after": when}), None], clock.policy(1))
+    assert calls == 2 and clock.waits == [12.0] and done.value.ok
+
+
+async def test_run_attempts__a_nan_retry_after__falls_back_to_the_backoff() -> None:
+    clock = Clock()
+    done, calls = await _run([_status_error(429, {"retry-after": "nan"}), None], clock.policy(1))
+    assert calls == 2 and clock.waits == [1.0] and done.value.ok
 
 
 async def test_run_attempts__stops_after_n_retries_with_the_last_error_as_the_trial() -> None:

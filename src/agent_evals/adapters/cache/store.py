@@ -87,7 +87,7 @@ class ResponseCache:
             return None, None
         if self.mode == "record":
             return scope, {"occurrence": occurrence}
-        entry = self._read(self._path(kind, digest, scope.trial, occurrence))
+        entry = self._read(self._path(kind, digest, scope.trial, occurrence), kind, scope.trial, occurrence)
         if entry is None:
             where = f"{what} (trial {scope.trial}, call {occurrence + 1} of this request)"
             scope.missed(where)
@@ -119,7 +119,7 @@ class ResponseCache:
         return self.folder / f"{request_digest(kind, digest, str(trial), str(occurrence))}.json"
 
     @staticmethod
-    def _read(path: Path) -> dict[str, Any] | None:
+    def _read(path: Path, kind: str, trial: int, occurrence: int) -> dict[str, Any] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -128,6 +128,8 @@ class ResponseCache:
             return None  # a torn or foreign file is a miss, never a wrong answer
         if not isinstance(data, dict) or data.get("schema") != ENTRY_SCHEMA:
             return None
+        if (data.get("kind"), data.get("trial"), data.get("occurrence")) != (kind, trial, occurrence):
+            return None  # a file copied or renamed under another entry's name answers nothing
         return data
 
 

@@ -277,6 +277,11 @@ def test_run_cli__langchain_cache_hook__record_then_replay_counted_on_the_ollama
     assert ollama.chat_count == 2  # both trials answered from the cache
     assert [t["output"] for t in _trials(record)] == ["ok 1", "ok 2"]
     assert [t["cache"]["replayed"] for t in _trials(record)] == [1, 1]
+    # LangChain's cache answered without an HTTP call: the tokens are still counted, marked replayed
+    for trial in _trials(record):
+        assert trial["usage"]["input_tokens"] > 0 and trial["usage"]["output_tokens"] > 0
+        assert trial["usage"]["replayed"]["calls"] == 1
+        assert trial["usage"]["replayed"]["input_tokens"] == trial["usage"]["input_tokens"]
 
     done, record = _run_cli(tmp_path, ollama, "--cache", "replay", "--cache-dir", "cache", prompt="changed")
     assert ollama.chat_count == 2  # a miss is never a live call

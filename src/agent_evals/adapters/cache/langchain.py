@@ -60,6 +60,7 @@ def _hook_class() -> type[Any]:
                 framework_recording(scope)  # this call's HTTP request is not stored a second time
                 return None
             generations: list[Generation] = loads(found["generations"], allowed_objects="core")
+            _meter_replayed(generations)
             return generations
 
         def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
@@ -91,6 +92,19 @@ def _hook_class() -> type[Any]:
             """Entries are files in the cache folder: delete the folder to clear them."""
 
     return RunCache
+
+
+def _meter_replayed(generations: Sequence[Generation]) -> None:
+    """Count a replayed answer's tokens on the trial's meter, marked replayed (no HTTP call carries
+    them): the record keeps them for gating, and the budget does not charge them."""
+    from agent_evals.cost.meter import current_meter
+    from agent_evals.cost.wire import from_messages
+
+    meter = current_meter()
+    if meter is None:
+        return
+    for report in from_messages([getattr(g, "message", None) for g in generations]):
+        meter.add(report, replayed=True)
 
 
 def _what(llm_string: str) -> str:

@@ -79,9 +79,10 @@ TRIAL: Table = {
     "attempts": frozenset((list, NONE)),
     "cache": OBJ,
 }
-USAGE: Table = {"input_tokens": INT, "output_tokens": INT, "cost_usd": NUM, "models": OBJ}
+USAGE: Table = {"input_tokens": INT, "output_tokens": INT, "cost_usd": NUM, "models": OBJ, "replayed": OBJ}
+REPLAYED_USAGE: Table = {"input_tokens": COUNT, "output_tokens": COUNT, "cost_usd": NUM, "calls": COUNT}
 MODEL_USAGE: Table = {"input_tokens": COUNT, "output_tokens": COUNT, "calls": COUNT}
-ATTEMPT: Table = {"error": STR, "duration_s": NUMBER, "reason": STR, "waited_s": NUMBER}
+ATTEMPT: Table = {"error": STR, "duration_s": NUMBER, "reason": STR, "waited_s": NUMBER, "usage": OBJ}
 CACHE: Table = {"replayed": COUNT, "recorded": COUNT, "missed": COUNT}
 BUDGET: Table = {"limit_usd": NUMBER, "spent_usd": NUMBER, "skipped_trials": COUNT}
 SCORE: Table = {
@@ -196,13 +197,11 @@ def trial_problem(trial: Any, source: str, where: str) -> NoReturn:
         raise fail(source, f"{where}.passed", "a boolean", MISSING)
     usage = trial.get("usage")
     if usage is not None:
-        check_fields(usage, USAGE, source, f"{where}.usage")
-        for model, tally in (usage.get("models") or {}).items():
-            check_object(
-                tally, source, f"{where}.usage.models.{model}", "an object (a model's usage)", MODEL_USAGE
-            )
+        usage_problem(usage, source, f"{where}.usage")
     for i, attempt in enumerate(trial.get("attempts") or ()):
         check_object(attempt, source, f"{where}.attempts.{i}", "an object (an attempt)", ATTEMPT)
+        if attempt.get("usage") is not None:
+            usage_problem(attempt["usage"], source, f"{where}.attempts.{i}.usage")
     cache = trial.get("cache")
     if cache is not None:
         check_fields(cache, CACHE, source, f"{where}.cache")
@@ -213,6 +212,17 @@ def trial_problem(trial: Any, source: str, where: str) -> NoReturn:
         check_object(score, source, f"{where}.scores.{name}", "an object (a score)", SCORE)
     # not reached while the quick checks and these agree; if they ever do not, refuse all the same
     raise fail(source, where, "a trial as the run record schema describes it", trial)
+
+
+def usage_problem(usage: dict[str, Any], source: str, where: str) -> None:
+    """The full check of a usage object (a trial's or an attempt's); raises at the first problem."""
+    check_fields(usage, USAGE, source, where)
+    for model, tally in (usage.get("models") or {}).items():
+        check_object(tally, source, f"{where}.models.{model}", "an object (a model's usage)", MODEL_USAGE)
+    if usage.get("replayed") is not None:
+        check_object(
+            usage["replayed"], source, f"{where}.replayed", "an object (replayed usage)", REPLAYED_USAGE
+        )
 
 
 def fine(obj: dict[str, Any], table: Table) -> bool:
@@ -234,6 +244,21 @@ def models_fine(models: Any) -> bool:
     return True
 
 
+def usage_fine(usage: dict[str, Any]) -> bool:
+    """Whether an attempt's usage fits the schema (the quick form of :func:`usage_problem`)."""
+    models, replayed = usage.get("models"), usage.get("replayed")
+    return (
+        fine(usage, USAGE)
+        and (models is None or models_fine(models))
+        and (replayed is None or replayed_fine(replayed))
+    )
+
+
+def replayed_fine(replayed: Any) -> bool:
+    """Whether a usage's ``replayed`` share fits the schema."""
+    return replayed.__class__ is dict and fine(replayed, REPLAYED_USAGE)
+
+
 def extras_fine(attempts: Any, cache: Any) -> bool:
     """Whether a trial's retried attempts and response-cache block fit the schema (either may be null)."""
     if attempts is not None:
@@ -241,6 +266,9 @@ def extras_fine(attempts: Any, cache: Any) -> bool:
             return False
         for attempt in attempts:
             if attempt.__class__ is not dict or not fine(attempt, ATTEMPT):
+                return False
+            usage = attempt.get("usage")
+            if usage is not None and not usage_fine(usage):
                 return False
     if cache is not None:
         if cache.__class__ is not dict or not fine(cache, CACHE):

@@ -33,6 +33,7 @@ from agent_evals.gate.record_rules import (
     index_of,
     kind_of,
     models_fine,
+    replayed_fine,
     trial_problem,
 )
 from agent_evals.gate.usage import UsageSums
@@ -270,6 +271,9 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                         trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                     costs.append(cost)
                 if models is not None and not models_fine(models):
+                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
+                replayed = uget("replayed")
+                if replayed is not None and not replayed_fine(replayed):
                     trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
                 if not errored:
                     if t_in is not None or t_out is not None:

@@ -87,6 +87,18 @@ usages = st.one_of(
                     max_size=2,
                 ),
             ),
+            "replayed": st.one_of(
+                st.none(),
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "input_tokens": counts,
+                        "output_tokens": counts,
+                        "cost_usd": st.one_of(st.none(), st.floats(0, 1, allow_nan=False)),
+                        "calls": counts,
+                    },
+                ),
+            ),
         },
     ),
 )
@@ -97,6 +109,7 @@ attempts = st.fixed_dictionaries(
         "duration_s": numbers,
         "reason": st.one_of(st.none(), st.just("HTTP 429")),
         "waited_s": numbers,
+        "usage": usages,
     },
 )
 caches = st.fixed_dictionaries(

@@ -66,6 +66,13 @@ MUTATIONS: list[Mutation] = [
     lambda d: trial1(d).update(attempts=[{"error": "HTTP 429", "duration_s": "1s"}]),
     lambda d: trial1(d).update(attempts=["HTTP 429"]),
     lambda d: trial1(d).update(cache="replay"),
+    lambda d: trial1(d)["usage"].update(replayed=3),
+    lambda d: trial1(d)["usage"].update(replayed={"calls": "one"}),
+    lambda d: trial1(d)["usage"].update(replayed={"input_tokens": None}),
+    lambda d: trial1(d).update(attempts=[{"error": "HTTP 429", "usage": "$0.01"}]),
+    lambda d: trial1(d).update(attempts=[{"error": "HTTP 429", "usage": {"cost_usd": "0.01"}}]),
+    lambda d: trial1(d).update(attempts=[{"usage": {"models": {"gpt-4o": {"calls": 1.5}}}}]),
+    lambda d: trial1(d).update(attempts=[{"usage": {"replayed": {"calls": None}}}]),
     lambda d: trial1(d).update(cache={}),
     lambda d: trial1(d).update(cache={"mode": "off"}),
     lambda d: trial1(d).update(cache={"mode": "replay", "missed": 1.5}),
@@ -227,6 +234,7 @@ _TABLES = {
     "TrialCache": "CACHE",
     "Usage": "USAGE",
     "ModelUsage": "MODEL_USAGE",
+    "ReplayedUsage": "REPLAYED_USAGE",
     "TrialScore": "SCORE",
 }
 _CHECKED_BY_HAND = {("Suite", "kind"), ("TrialCache", "mode")}

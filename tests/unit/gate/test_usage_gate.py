@@ -284,3 +284,30 @@ def test_reports__show_each_usage_check_with_its_groups_and_the_cases_that_rose_
     assert "| g1 | tokens | 400 | 480 | +20.0% |" in markdown
     assert "usage rose in 1 suite" in markdown
     assert "<td>tokens</td><td>800</td><td>1,000</td><td>+25.0%</td>" in render_html(comparison, env={})
+
+
+def test_cost__a_candidate_on_a_model_without_a_price__fails_as_missing_never_a_decrease() -> None:
+    base = _record([_trial(1000, model="gpt-4o")] * 8)
+    cand = _record([_trial(1000, model="someones-unpriced-model")] * 8)
+    comparison = _compare(base, cand, max_cost_increase=0.2)
+    check = _check(comparison, "cost")
+    assert check.verdict == "failed" and len(check.missing_case_ids) == 8
+    assert check.increase is None or check.increase >= 0
+    assert comparison.exit_code == 1
+
+
+def test_usage__trials_of_a_case_that_did_not_measure__leave_the_mean_per_measured_trial_unchanged() -> None:
+    # every candidate case measured one of its two trials (the other reported nothing): no decrease
+    base = _record([[_trial(100), _trial(100)]] * 8)
+    cand = _record([[_trial(100), _trial(None)]] * 8)
+    check = _check(_compare(base, cand), "tokens")
+    assert (check.n_paired, check.n_down, check.increase) == (8, 0, 0.0)
+    assert check.verdict == "passed"
+
+
+def test_usage__replayed_candidate_usage_is_gated_like_live_usage() -> None:
+    base = _record([_trial(100)] * 8)
+    replayed = {"input_tokens": 130, "output_tokens": 0, "cost_usd": None, "calls": 1}
+    cand = _record([{**_trial(130), "usage": {**_trial(130)["usage"], "replayed": replayed}}] * 8)
+    check = _check(_compare(base, cand), "tokens")
+    assert check.verdict == "failed" and check.increase == pytest.approx(0.3)

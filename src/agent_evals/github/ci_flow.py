@@ -188,16 +188,15 @@ def run_ci(
     # The record is read once (child_run): its document is what is written back, its summary what
     # the comparison and every report read.
     record = child.record
-    changed = False
     if child.died or child.interrupted or not record.complete:
         # whatever it wrote, a run that did not end on its own is partial: never a complete baseline
+        # (on disk at once, whatever happens next)
         record.mark_incomplete()
-        changed = True
+        writing("the run record", record_path, lambda: record.write(record_path))
         plan = dataclasses.replace(plan, upload_baseline=False)
     if child.interrupted is not None:  # cancelled: report what ran, quickly, without the network
         plan = dataclasses.replace(plan, compare=False, comment=False)
-    changed = reuse.apply(record, env) or changed
-    if changed:
+    if reuse.apply(record, env):
         writing("the run record", record_path, lambda: record.write(record_path))
 
     policy = resolve_policy(

@@ -9,7 +9,10 @@ its peak memory (the largest resident set of the process or of any child it wait
 - four `run --shard i/4` processes one after another (on a real matrix they run side by side, so
   the slowest shard is the wall-clock figure), `merge`, and `compare` of the merged record.
 
-    python benchmarks/perf/scale_speed.py [--cases N] [--shards N] [--keep DIR]
+Every step runs ``--repeat`` times (default 3); each figure is the median of its repeats, and the
+load average is printed before and after (the machine may be shared).
+
+    python benchmarks/perf/scale_speed.py [--cases N] [--shards N] [--repeat N] [--keep DIR]
 
 The children run from cached bytecode, as an installed package does.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -78,13 +82,30 @@ def _step(label: str, cmd: list[str], cwd: Path) -> Step:
     return Step(label, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
+def _median(runs: list[Step]) -> Step:
+    """The step's median wall, CPU and peak over its repeats."""
+    return Step(
+        runs[0].label,
+        statistics.median(r.wall for r in runs),
+        statistics.median(r.cpu for r in runs),
+        statistics.median(r.peak_mib for r in runs),
+    )
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def main() -> None:
-    """Run every step once and print the figures."""
+    """Run every step ``--repeat`` times and print the median figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100_000, help="evals in the suite (default 100,000)")
     parser.add_argument("--shards", type=int, default=4, help="shards of the sharded run (default 4)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each step, median taken (default 3)")
     parser.add_argument("--keep", type=Path, help="keep the records in this folder")
     args = parser.parse_args()
+    print(f"{args.repeat} repeats, medians; {_load()} at the start")
     cli = _cli()
     root = Path(tempfile.mkdtemp(prefix="agent-evals-scale-"))
     try:
@@ -93,15 +114,20 @@ def main() -> None:
         )
         run = [cli, "run", "eval_trivial.py", "--quiet", "--output"]
         _step("baseline run (not counted)", [*run, "base.json"], root)
-        steps = [
-            _step(f"run --output ({args.cases:,} cases)", [*run, "head.json"], root),
-            _step("compare base.json head.json", [cli, "compare", "base.json", "head.json"], root),
-            _step(
-                f"ci --baseline base.json ({args.cases:,} cases)",
-                [cli, "ci", "eval_trivial.py", "--baseline", "base.json", "--output-dir", "ci-out"],
-                root,
-            ),
-        ]
+
+        def once() -> list[Step]:
+            return [
+                _step(f"run --output ({args.cases:,} cases)", [*run, "head.json"], root),
+                _step("compare base.json head.json", [cli, "compare", "base.json", "head.json"], root),
+                _step(
+                    f"ci --baseline base.json ({args.cases:,} cases)",
+                    [cli, "ci", "eval_trivial.py", "--baseline", "base.json", "--output-dir", "ci-out"],
+                    root,
+                ),
+            ]
+
+        repeats = [once() for _ in range(args.repeat)]  # the steps take turns: a load change hits all
+        steps = [_median([r[i] for r in repeats]) for i in range(len(repeats[0]))]
         for step in steps:
             print(step.show())
         run_compare = steps[0].cpu + steps[1].cpu
@@ -113,16 +139,24 @@ def main() -> None:
         )
         print()
         n = args.shards
-        shards = [
-            _step(f"run --shard {i}/{n}", [*run, f"shard-{i}.json", "--shard", f"{i}/{n}"], root)
-            for i in range(1, n + 1)
-        ]
-        merged = _step(
-            f"merge {n} shards",
-            [cli, "merge", *(f"shard-{i}.json" for i in range(1, n + 1)), "-o", "merged.json"],
-            root,
-        )
-        compared = _step("compare base.json merged.json", [cli, "compare", "base.json", "merged.json"], root)
+
+        def sharded() -> list[Step]:
+            shards = [
+                _step(f"run --shard {i}/{n}", [*run, f"shard-{i}.json", "--shard", f"{i}/{n}"], root)
+                for i in range(1, n + 1)
+            ]
+            merged = _step(
+                f"merge {n} shards",
+                [cli, "merge", *(f"shard-{i}.json" for i in range(1, n + 1)), "-o", "merged.json"],
+                root,
+            )
+            compared = _step(
+                "compare base.json merged.json", [cli, "compare", "base.json", "merged.json"], root
+            )
+            return [*shards, merged, compared]
+
+        repeats = [sharded() for _ in range(args.repeat)]
+        *shards, merged, compared = [_median([r[i] for r in repeats]) for i in range(len(repeats[0]))]
         for step in [*shards, merged, compared]:
             print(step.show())
         slowest = max(s.wall for s in shards)
@@ -132,6 +166,7 @@ def main() -> None:
             f"as a matrix (shards side by side): {slowest + merged.wall + compared.wall:.2f} s wall "
             f"vs {steps[0].wall + steps[1].wall:.2f} s unsharded"
         )
+        print(_load() + " at the end")
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
             for name in (

@@ -377,3 +377,36 @@ async def test_cache__a_judge_scorer_in_replay_mode__calls_live_and_the_trial_st
     assert example.cache is not None and example.cache["replayed"] == 1
     assert server.chat_count == 3  # the agent's call was replayed; the judge's two went out live
     assert len(replaying.outside) == 1
+
+
+async def test_cache__library_run_eval__a_repeated_example_never_replays_the_first_ones_answer(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    from agent_evals import run_eval_async
+    from agent_evals.core.types import ExampleData, Score
+
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+
+    async def task(prompt: str) -> TaskResult:
+        reply = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": prompt}]
+        )
+        return TaskResult(output=reply.choices[0].message.content or "")
+
+    def says_ok(result: TaskResult, expected: Any = None, **_: Any) -> Score:
+        return Score(name="says_ok", value=1.0, passed=result.output == "ok")
+
+    folder = tmp_path / "cache"
+    server.script(TextAnswer("ok 1"), TextAnswer("b"), TextAnswer("ok 2"))
+    same = ExampleData(input="a")
+    dataset = [same, ExampleData(input="b"), same]  # the same example twice: like two trials of a case
+    with ResponseCache("record", folder).activate():
+        live = await run_eval_async(task, dataset, [says_ok], config={"max_concurrency": 1})
+    with ResponseCache("replay", folder).activate():
+        replayed = await run_eval_async(task, dataset, [says_ok], config={"max_concurrency": 1})
+    assert server.chat_count == 3
+    assert [e.output for e in replayed.examples] == [e.output for e in live.examples] == ["ok 1", "b", "ok 2"]
+    with ResponseCache("replay", folder).activate():  # a third copy has no answer of its own: a miss
+        more = await run_eval_async(task, [*dataset, same], [says_ok], config={"max_concurrency": 1})
+    assert more.examples[3].error is not None and more.examples[3].error.startswith("CacheMiss")
+    assert server.chat_count == 3

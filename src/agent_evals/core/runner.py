@@ -185,6 +185,7 @@ class _Run:
         self.any_context = any(s.accepts_context for s in scorers)
         self.returned_names: dict[int, str] = {}  # scorer index -> the Score.name it returned
         self.collisions: dict[tuple[str, int, int], bool] = {}  # (name, first, second) -> a failure hidden
+        self.repeats: list[int] | None = None  # per example: how many earlier ones have its input
 
     async def execute(self) -> list[EvalExample]:
         lanes = min(self.config.max_concurrency, len(self.examples))
@@ -259,9 +260,9 @@ class _Run:
                 self.cursor += 1
                 example = self.examples[index]
                 if self.pool is None:
-                    outcome = await self._run_async_task(example)
+                    outcome = await self._run_async_task(example, self._repeat_of(index))
                 else:
-                    outcome = await self._run_sync_with_timeout(loop, example)
+                    outcome = await self._run_sync_with_timeout(loop, example, self._repeat_of(index))
                 if scoring is not None:
                     await scoring
                 scoring = asyncio.ensure_future(self._finish(index, outcome))
@@ -293,17 +294,19 @@ class _Run:
             for offset, outcome in enumerate(outcomes):
                 await self._finish(start + offset, outcome)
 
-    async def _run_async_task(self, example: ExampleData) -> _Outcome:
+    async def _run_async_task(self, example: ExampleData, trial: int) -> _Outcome:
         if example.output is not None:
             return example.output, None, 0.0, None, None
         task = self.task
         if task is None:
             return None, NO_TASK, 0.0, None, None
         return await self._attempts(
-            lambda: run_user(task, example.input, timeout=self.config.timeout_s), example
+            lambda: run_user(task, example.input, timeout=self.config.timeout_s), example, trial
         )
 
-    async def _run_sync_with_timeout(self, loop: asyncio.AbstractEventLoop, example: ExampleData) -> _Outcome:
+    async def _run_sync_with_timeout(
+        self, loop: asyncio.AbstractEventLoop, example: ExampleData, trial: int
+    ) -> _Outcome:
         if example.output is not None:
             return example.output, None, 0.0, None, None
         task = self.task
@@ -312,10 +315,12 @@ class _Run:
         limit, pool = self.config.timeout_s, self.pool or True
         # the worker thread cannot be interrupted: past the limit it finishes in the background
         return await self._attempts(
-            lambda: run_user(task, example.input, timeout=limit, thread=pool), example
+            lambda: run_user(task, example.input, timeout=limit, thread=pool), example, trial
         )
 
-    async def _attempts(self, attempt: Callable[[], Awaitable[Outcome]], example: ExampleData) -> _Outcome:
+    async def _attempts(
+        self, attempt: Callable[[], Awaitable[Outcome]], example: ExampleData, trial: int
+    ) -> _Outcome:
         """One example's task call through the trial executor (retries, response cache), metered."""
 
         async def metered() -> tuple[Outcome, UsageMeter]:
@@ -323,11 +328,29 @@ class _Run:
                 return await attempt(), meter
 
         done = await run_attempts(
-            metered, lambda pair: _inspect(pair[0]), self.retry, usage_of=_retried_usage
+            metered,
+            lambda pair: _inspect(pair[0]),
+            self.retry,
+            usage_of=_retried_usage,
+            trial=trial,
         )
         outcome, meter = done.value
         value, error, elapsed, _, _ = _outcome(outcome, example, meter)
         return value, done.cache_error or error, elapsed, done, meter  # the final attempt is the trial
+
+    def _repeat_of(self, index: int) -> int:
+        """How many earlier examples of the dataset have this one's input: the response cache's trial
+        index, so a repeated example never replays the answer recorded for the first one (0 without a cache)."""
+        if active_cache() is None:
+            return 0
+        if self.repeats is None:
+            seen: dict[str, int] = {}
+            self.repeats = []
+            for item in self.examples:
+                key = repr(item.input)
+                self.repeats.append(seen.get(key, 0))
+                seen[key] = self.repeats[-1] + 1
+        return self.repeats[index]
 
     async def _finish(self, index: int, outcome: _Outcome) -> None:
         example = self.examples[index]

@@ -44,12 +44,15 @@ Tally = tuple[int, int, int]
 RawCase = dict[str, Any]
 """A case as decoded and checked by ``gate.summary``."""
 
-Use = tuple[bool, float | None, float | None, float, int, list[tuple[dict[str, Any], Any]] | None]
+Breakdowns = tuple[float, int, list[tuple[dict[str, Any], Any]]]
+"""A case side's cost still to price: the cost its trials without a per-model breakdown recorded, how
+many recorded one, and the (models, recorded cost) of each trial with a breakdown."""
+
+Use = tuple[bool, float | None, float | None, float | None, Breakdowns | None]
 """A case side's usage over its valid (non-errored) trials, as the summary walk found it for the usage
-gate: whether any trial is valid; mean tokens (input + output) per trial that measured tokens; mean
-seconds per trial that took any; the cost the trials without a per-model breakdown recorded, and how
-many recorded one; the (models, recorded cost) of each trial with a breakdown (the comparison prices
-those with its table), or None."""
+gate: whether any trial is valid; then per metric (tokens in + out, cost, seconds) the mean per trial
+that measured it, None when none did; last, when a trial has a per-model breakdown (then the cost is
+the comparison's to work out with its price table), what that needs."""
 
 
 @dataclass(slots=True)

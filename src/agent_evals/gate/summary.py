@@ -322,10 +322,9 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         use = (
             valid_trials > 0,
             case_tokens / n_tokens if n_tokens else None,
+            case_cost / n_cost if n_cost else None,
             case_seconds / n_seconds if n_seconds else None,
-            case_cost,
-            n_cost,
-            priced,
+            None if priced is None else (case_cost, n_cost, priced),
         )
         views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, critical, use)
         members = groups.get(group)

@@ -22,7 +22,7 @@ from agent_evals.gate.stats import binom_sf, holm
 
 if TYPE_CHECKING:
     from agent_evals.cost.prices import PriceTable
-    from agent_evals.gate.align import CaseView, SuiteView
+    from agent_evals.gate.align import CaseView, SuiteView, Use
     from agent_evals.gate.model import Outcome, SuiteComparison, Verdict
     from agent_evals.gate.policy import Knobs
 
@@ -32,30 +32,31 @@ KNOB: dict[UsageMetric, str] = {
     "cost": "max_cost_increase",
     "latency": "max_latency_increase",
 }
-Side = tuple[float | None, float | None, float | None]
-"""A case side's mean tokens, cost and latency per valid trial (None: not measured)."""
 TOP_CASES = 5
 """Largest per-case increases a check lists."""
+Side = tuple[float | None, float | None, float | None]
+"""A case side's mean tokens, cost and latency per valid trial (None: not measured)."""
 MISSING_LISTED = 5
 """Cases without usage named in a reason (the rest are counted)."""
 
 
-def _side(case: CaseView, latency: bool, table: PriceTable, unpriced: set[str] | None) -> tuple[bool, Side]:
-    """Whether any trial of a case side did not error, and per metric (tokens, cost, latency) the mean
-    over the valid trials that measured it (None when none did), from the summary walk's sums
-    (``CaseView.use``); trials with a per-model breakdown are priced with ``table`` here, falling back
-    to the cost they recorded. ``unpriced`` collects the models that have tokens but no price."""
-    valid, tokens, seconds, cost, n_cost, breakdowns = case.use
-    for models, recorded in breakdowns or ():
-        priced = table.cost(models)
-        if priced is None:
+def priced(use: Use, table: PriceTable, unpriced: set[str] | None) -> Use:
+    """A case side's usage (``CaseView.use``, from the summary walk) with the cost of its trials that
+    have a per-model breakdown worked out with ``table`` (each falls back to the cost it recorded);
+    ``unpriced`` collects the models that have tokens but no price."""
+    if use[4] is None:
+        return use
+    cost, n_cost, breakdowns = use[4]
+    for models, recorded in breakdowns:
+        value = table.cost(models)
+        if value is None:
             if unpriced is not None:
                 unpriced.update(table.unpriced(models))
-            priced = recorded
-        if priced is not None:
-            cost += priced
+            value = recorded
+        if value is not None:
+            cost += value
             n_cost += 1
-    return valid, (tokens, cost / n_cost if n_cost else None, seconds if latency else None)
+    return (use[0], use[1], cost / n_cost if n_cost else None, use[3], None)
 
 
 def relative(base: float, cand: float) -> float | None:
@@ -78,16 +79,20 @@ def check_suite(
     if not metrics:
         return checks, groups
     unpriced: set[str] = set()
+    # per paired case with a valid trial on both sides: (candidate view, baseline means, candidate means)
     sides: list[tuple[CaseView, Side, Side]] = []
     base_cases = base.cases
     for cid, c in cand.cases.items():
         b = base_cases.get(cid)
         if b is None:
             continue
-        b_valid, b_values = _side(b, latency, table, None)
-        c_valid, c_values = _side(c, latency, table, unpriced)
-        if b_valid and c_valid:
-            sides.append((c, b_values, c_values))
+        b_use, c_use = b.use, c.use
+        if b_use[4] is not None:
+            b_use = priced(b_use, table, None)
+        if c_use[4] is not None:
+            c_use = priced(c_use, table, unpriced)
+        if b_use[0] and c_use[0]:
+            sides.append((c, b_use[1:4], c_use[1:4]))
     for metric in metrics:
         index = METRICS.index(metric)
         values: list[tuple[CaseView, float, float]] = []
@@ -137,16 +142,20 @@ def check_suite(
                 top_cases=[CaseUsageChange(case_id=c.id, baseline=vb, candidate=vc) for c, vb, vc in rising],
             )
         )
-        by_group: dict[str, list[tuple[float, float]]] = {}
+        by_group: dict[str, tuple[list[float], list[float]]] = {}
         for c, vb, vc in values:
-            by_group.setdefault(c.group, []).append((vb, vc))
-        for group, pairs in sorted(by_group.items()):
-            gb, gc = math.fsum(p[0] for p in pairs), math.fsum(p[1] for p in pairs)
+            lists = by_group.get(c.group)
+            if lists is None:
+                lists = by_group[c.group] = ([], [])
+            lists[0].append(vb)
+            lists[1].append(vc)
+        for group, (b_list, c_list) in sorted(by_group.items()):
+            gb, gc = math.fsum(b_list), math.fsum(c_list)
             groups.append(
                 GroupUsage(
                     group=group,
                     metric=metric,
-                    n_paired=len(pairs),
+                    n_paired=len(b_list),
                     baseline_total=gb,
                     candidate_total=gc,
                     increase=relative(gb, gc),

@@ -311,3 +311,51 @@ def test_usage__replayed_candidate_usage_is_gated_like_live_usage() -> None:
     cand = _record([{**_trial(130), "usage": {**_trial(130)["usage"], "replayed": replayed}}] * 8)
     check = _check(_compare(base, cand), "tokens")
     assert check.verdict == "failed" and check.increase == pytest.approx(0.3)
+
+
+GPT4O_1000 = 1000 * 2.50 / 1_000_000  # builtin price of 1,000 gpt-4o input tokens
+
+
+@pytest.mark.parametrize(
+    ("trials", "tokens", "cost", "seconds"),
+    [
+        pytest.param(
+            [_trial(1000, model="gpt-4o", cost=9.0)], 1000, GPT4O_1000, 1.0, id="priced-not-recorded"
+        ),
+        pytest.param([_trial(None, cost=0.5, seconds=2.0)], None, 0.5, 2.0, id="recorded-cost-only"),
+        pytest.param(
+            [_trial(1000, model="gpt-4o"), _trial(None, cost=0.5, seconds=3.0)],
+            1000,
+            (GPT4O_1000 + 0.5) / 2,
+            2.0,
+            id="priced-and-recorded-mixed",
+        ),
+        pytest.param(
+            [_trial(1000, model="house", cost=0.25), _trial(1000, model="house")],
+            1000,
+            0.25,
+            1.0,
+            id="unpriced-falls-back-to-recorded-else-not-counted",
+        ),
+        pytest.param(
+            [_trial(500, cost=1.0), _trial(5000, model="gpt-4o", cost=7.0, seconds=9.0, error="boom")],
+            500,
+            1.0,
+            1.0,
+            id="errored-trials-are-left-out",
+        ),
+        pytest.param([_trial(None, seconds=0.0)], None, None, None, id="nothing-measured"),
+    ],
+)
+def test_case_means__per_valid_trial_that_measured_them(
+    trials: list[dict[str, Any]], tokens: float | None, cost: float | None, seconds: float | None
+) -> None:
+    from agent_evals.cost.prices import active_table
+    from agent_evals.gate.reader import record_to_document
+    from agent_evals.gate.summary import summarise
+    from agent_evals.gate.usage_gate import priced
+
+    view = summarise(record_to_document(_record([trials]))).suites[0].view.cases["c0"]
+    valid, *means, _ = priced(view.use, active_table(), set())
+    assert valid
+    assert means == [tokens, pytest.approx(cost) if cost is not None else None, seconds]

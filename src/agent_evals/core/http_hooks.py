@@ -45,7 +45,7 @@ class Hook(Protocol):
 
 _hooks: tuple[Hook, ...] = ()
 _lock = threading.Lock()
-_wrapped: set[str] = set()
+_looked_up: set[str] = set()  # the HTTPX_MODULES already looked for: wrapped, or not installed
 
 
 def hooks() -> tuple[Hook, ...]:
@@ -58,10 +58,11 @@ def add_hook(hook: Hook, *, outer: bool = False) -> None:
     installed, or outside them with ``outer=True``. Without httpx or httpx2 nothing is hooked."""
     global _hooks
     with _lock:
-        for name in HTTPX_MODULES:
-            if name not in _wrapped and importlib.util.find_spec(name) is not None:
-                _wrap(importlib.import_module(name))
-                _wrapped.add(name)
+        for name in HTTPX_MODULES:  # once per process: hooks are added per trial, a lookup is not free
+            if name not in _looked_up:
+                _looked_up.add(name)
+                if importlib.util.find_spec(name) is not None:
+                    _wrap(importlib.import_module(name))
         if any(h is hook for h in _hooks):
             return
         _hooks = (hook, *_hooks) if outer else (*_hooks, hook)

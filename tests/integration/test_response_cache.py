@@ -18,7 +18,7 @@ import httpx
 import openai
 import pytest
 
-from agent_evals import BaseAgent, TaskResult
+from agent_evals import BaseAgent, Score, TaskResult
 from agent_evals.adapters.cache.store import ResponseCache, open_cache
 from agent_evals.benchmark.runner import run_benchmark_async
 from agent_evals.errors import UsageError
@@ -313,12 +313,8 @@ def test_run_cli__replay_warns_about_trials_that_replayed_nothing(
     assert "1 trial(s) replayed no model call" in done.stderr
 
 
-async def test_cache__library_run_eval__replays_and_a_miss_is_an_errored_example(
-    server: OpenAIServer, tmp_path: Path
-) -> None:
-    from agent_evals import run_eval_async
-    from agent_evals.core.types import ExampleData, Score
-
+def _chat_task(server: OpenAIServer) -> Any:
+    """A library task that asks the loopback server's chat endpoint once and answers with its reply."""
     client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
 
     async def task(prompt: str) -> TaskResult:
@@ -327,8 +323,21 @@ async def test_cache__library_run_eval__replays_and_a_miss_is_an_errored_example
         )
         return TaskResult(output=reply.choices[0].message.content or "")
 
-    def says_ok(result: TaskResult, expected: Any = None, **_: Any) -> Score:
-        return Score(name="says_ok", value=1.0, passed=result.output == "ok")
+    return task
+
+
+def says_ok(result: TaskResult, expected: Any = None, **_: Any) -> Score:
+    """Passes when the task answered exactly "ok"."""
+    return Score(name="says_ok", value=1.0, passed=result.output == "ok")
+
+
+async def test_cache__library_run_eval__replays_and_a_miss_is_an_errored_example(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    from agent_evals import run_eval_async
+    from agent_evals.core.types import ExampleData
+
+    task = _chat_task(server)
 
     folder = tmp_path / "cache"
     server.script(TextAnswer("ok"))
@@ -348,15 +357,10 @@ async def test_cache__a_judge_scorer_in_replay_mode__calls_live_and_the_trial_st
     server: OpenAIServer, tmp_path: Path
 ) -> None:
     from agent_evals import run_eval_async
-    from agent_evals.core.types import ExampleData, Score
+    from agent_evals.core.types import ExampleData
 
     client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
-
-    async def task(prompt: str) -> TaskResult:
-        reply = await client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": prompt}]
-        )
-        return TaskResult(output=reply.choices[0].message.content or "")
+    task = _chat_task(server)
 
     async def judge(result: TaskResult, expected: Any = None, **_: Any) -> Score:
         verdict = await client.chat.completions.create(
@@ -383,18 +387,9 @@ async def test_cache__library_run_eval__a_repeated_example_never_replays_the_fir
     server: OpenAIServer, tmp_path: Path
 ) -> None:
     from agent_evals import run_eval_async
-    from agent_evals.core.types import ExampleData, Score
+    from agent_evals.core.types import ExampleData
 
-    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
-
-    async def task(prompt: str) -> TaskResult:
-        reply = await client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": prompt}]
-        )
-        return TaskResult(output=reply.choices[0].message.content or "")
-
-    def says_ok(result: TaskResult, expected: Any = None, **_: Any) -> Score:
-        return Score(name="says_ok", value=1.0, passed=result.output == "ok")
+    task = _chat_task(server)
 
     folder = tmp_path / "cache"
     server.script(TextAnswer("ok 1"), TextAnswer("b"), TextAnswer("ok 2"))

@@ -531,6 +531,18 @@ class RunBuilder:
         finally:
             self.discard_scratch()
 
+    def abandon(self) -> Path | None:
+        """End a run that failed without a final record: the partial record stays only when a case
+        reached it (what finished, ``complete: false``); a temporary record goes in any case.
+
+        Returns the partial record kept (None: none, or it was temporary)."""
+        with self._lock:
+            kept = self._stream.abandon() if self._stream is not None else None
+            if self._scratch is not None:
+                self.discard_scratch()
+                return None
+            return kept
+
     def discard_scratch(self) -> None:
         """Remove the temporary record of a run without an output file (nothing else)."""
         if self._scratch is not None:

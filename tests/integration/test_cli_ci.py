@@ -128,6 +128,8 @@ class Harness:
             "GITHUB_TOKEN": TOKEN,
             "FAIL_CASES": ",".join(fail),
             "AGENT_EVALS_OUTPUT_DIR": str(meta / "out"),
+            # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+            **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
             **(extra_env or {}),
         }
         proc = subprocess.run(
@@ -398,6 +400,15 @@ def test_ci__invalid_flag_value__exit_2_names_option(h: Harness) -> None:
     result = h.run("--comment", "sometimes")
     assert result.code == 2
     assert "--comment" in result.stderr
+
+
+def test_ci__the_run_stops_on_a_usage_error_before_any_case__exit_2_not_a_lost_run(h: Harness) -> None:
+    # the child run leaves no empty streamed record behind for ci to take for one that died mid-run
+    result = h.run("--agent", "no_such_module_here:answer")
+    assert result.code == 2, result.stdout + result.stderr
+    assert "no_such_module_here" in result.stdout  # the child's own error, relayed (in Actions: stdout)
+    assert "the suites could not run" in result.stderr
+    assert _comments(h) == []
 
 
 def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None:

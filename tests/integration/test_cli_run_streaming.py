@@ -1,4 +1,4 @@
-"""`agent-evals run --output`: a run that dies leaves the streamed record of exactly what it finished."""
+"""`agent-evals run --output`: a run that dies or stops on an error leaves the streamed record of exactly what it finished."""
 
 from __future__ import annotations
 
@@ -121,3 +121,81 @@ def test_finished_record__plan_order_whatever_the_finish_order_and_as_the_record
     assert one["run"]["complete"] is True
     assert [c["name"] for c in six["suites"][0]["cases"]] == [f"test_wait[c{i}]" for i in range(6)]
     assert _without_timings(six) == _without_timings(one)
+
+
+BAD_BENCH = "id: not-a-benchmark-key\n"
+
+GOOD_BENCH = """
+benchmark: greet
+agent: agents:Fine
+capabilities:
+  - name: greet
+    scenarios:
+      - id: hello
+        prompt: "say hi"
+        success: {output: {contains: hi}}
+"""
+
+FINISHES = """
+from agent_evals import eval, EvalContext
+
+@eval(cases=[{"id": f"c{i}", "input": i} for i in range(3)])
+def test_ok(ctx: EvalContext):
+    assert ctx.input != 1, "one fails"
+"""
+
+# files, run arguments (the output added), the cases the partial record keeps (None: no partial record)
+USAGE_ERRORS: dict[str, tuple[dict[str, str], list[str], list[str] | None]] = {
+    "a benchmark YAML with an unknown key, nothing ran": ({"bench.yaml": BAD_BENCH}, ["bench.yaml"], None),
+    "--agent that cannot be imported, nothing ran": (
+        {"bench.yaml": GOOD_BENCH},
+        ["bench.yaml", "--agent", "no_such_module_here:agent"],
+        None,
+    ),
+    "eval cases finished, then a bad benchmark YAML": (
+        {"eval_ok.py": FINISHES, "bench.yaml": BAD_BENCH},
+        ["eval_ok.py", "bench.yaml"],
+        ["test_ok[c0]", "test_ok[c1]", "test_ok[c2]"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(USAGE_ERRORS.values()), ids=list(USAGE_ERRORS))
+def test_usage_error_after_the_record_opened__exit_2__a_partial_record_only_of_finished_cases(
+    tmp_path: Path, case: tuple[dict[str, str], list[str], list[str] | None]
+) -> None:
+    files, args, kept = case
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    out = tmp_path / "run.json"
+    out.write_text(json.dumps(STALE), encoding="utf-8")  # an earlier run's record must not survive
+    done = _run(tmp_path, "run", *args, "--output", str(out))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    assert not out.exists()
+    partial = partial_path(out)
+    if kept is None:  # an empty record is nobody's result: nothing is left beside the output
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files)
+        return
+    jsonschema.validate(json.loads(partial.read_text(encoding="utf-8")), load_run_schema())
+    record = read_record(partial)
+    assert record.run.complete is False and record.run.finished_at is None
+    assert [c.name for s in record.suites for c in s.cases] == kept
+
+
+def test_usage_error_without_output__leaves_no_temporary_record(tmp_path: Path) -> None:
+    for name, text in {"eval_ok.py": FINISHES, "bench.yaml": BAD_BENCH}.items():
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    done = subprocess.run(
+        [CLI, "run", "eval_ok.py", "bench.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert list(scratch.iterdir()) == []

@@ -11,7 +11,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
 
@@ -20,6 +20,7 @@ from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 if TYPE_CHECKING:
     from agent_evals.adapters.cache.store import ResponseCache
     from agent_evals.gate.summary import RunSummary
+    from agent_evals.run_builder import RunBuilder
 
 RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
@@ -271,20 +272,12 @@ def run(
         builder.finish(complete=not interrupted)
         builder.discard_scratch()  # without --output the record went to a temporary file
     except AgentEvalsError as exc:
-        if progress:
-            progress.clear()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        _failed(builder, progress, f"error: {exc}", exc.exit_code)
     except OSError as exc:
-        if progress:
-            progress.clear()
-        click.echo(f"error: cannot write the run record to {output}: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        _failed(builder, progress, f"error: cannot write the run record to {output}: {exc}", EXIT_USAGE)
     except (Exception, SystemExit):  # a bug, or a fault that escaped its trial: never exit 0
-        if progress:
-            progress.clear()
-        click.echo(f"internal error (please report it):\n{traceback.format_exc()}", err=True)
-        sys.exit(EXIT_INTERNAL)
+        message = f"internal error (please report it):\n{traceback.format_exc()}"
+        _failed(builder, progress, message, EXIT_INTERNAL)
     if progress:
         progress.clear()
     colour = use_colour(sys.stdout)
@@ -331,6 +324,17 @@ def run(
         click.echo("\n".join(wrap(message, hanging="  ")), err=True)
     if failures:
         sys.exit(1)
+
+
+def _failed(builder: RunBuilder, progress: ProgressLine | None, message: str, code: int) -> NoReturn:
+    """Exit ``code`` with ``message`` after a failed run: its partial record stays only when it holds a
+    finished case (an empty one is nobody's result), and a temporary one goes."""
+    if progress:
+        progress.clear()
+    with contextlib.suppress(OSError):  # the error above is the one to report
+        builder.abandon()
+    click.echo(message, err=True)
+    sys.exit(code)
 
 
 def _open_cache(mode: str, folder: str) -> ResponseCache | None:

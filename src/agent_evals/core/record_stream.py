@@ -7,7 +7,8 @@ write, so after every append the file is a whole, valid record. A run killed at 
 SIGKILL, the OOM killer) leaves that file behind. When the run ends, the final record is written once
 to a temporary file next to the output (cases in plan order, copied from the partial file, the suites'
 end-only fields such as the fingerprint added) and renamed over the output; the partial file goes.
-The final record is the only one ever written with ``complete: true``.
+The final record is the only one ever written with ``complete: true``. A run that fails instead
+(:meth:`RecordWriter.abandon`) keeps the partial file only when it holds a case.
 
 Nothing here keeps a case once written: per case, three integers (where its bytes are and its place
 in the plan).
@@ -187,8 +188,24 @@ class RecordWriter:
         self.partial.unlink(missing_ok=True)
         return self.output
 
+    @property
+    def has_cases(self) -> bool:
+        """Whether any case was written (the partial record holds something a run finished)."""
+        return any(slot.offsets for slot in self._suites)
+
     def close(self) -> None:
         """Close the partial file without finishing (it stays, a valid ``complete: false`` record)."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+    def abandon(self) -> Path | None:
+        """Stop without a final record (the run failed): the partial file stays when it holds a case
+        (what finished, ``complete: false``) and goes when it holds none. Returns the file kept, if any."""
+        if self._fh is None or self.partial is None:
+            return None
+        self.close()
+        if self.has_cases:
+            return self.partial
+        self.partial.unlink(missing_ok=True)
+        return None

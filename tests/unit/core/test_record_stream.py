@@ -109,3 +109,27 @@ def test_a_shorter_run_block__leaves_no_stale_bytes_behind(tmp_path: Path) -> No
     writer.add_case(0, 0, b'{"id":"a","group":"g"}', RUN)
     writer.close()
     assert _cases_in(partial_path(out)) == {"s0": ["a"]}
+
+
+@pytest.mark.parametrize(("cases", "kept"), [(0, False), (1, True), (2, True)])
+def test_abandon__keeps_the_partial_record_only_when_it_holds_a_case(
+    tmp_path: Path, cases: int, kept: bool
+) -> None:
+    out = tmp_path / "run.json"
+    writer = RecordWriter(out, RUN)
+    suite = writer.add_suite({"id": "s", "kind": "evals", "source": "s.py"})
+    for n in range(cases):
+        writer.add_case(suite, n, _case(f"c{n}"), RUN)
+    assert writer.abandon() == (partial_path(out) if kept else None)
+    assert partial_path(out).exists() is kept and not out.exists()
+    if kept:
+        assert _cases_in(partial_path(out)) == {"s": [f"c{n}" for n in range(cases)]}
+    assert writer.abandon() is None  # once only; a finished record is never touched
+
+
+def test_abandon__after_finish__leaves_the_final_record(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    writer = RecordWriter(out, RUN)
+    writer.finish(DONE, suites=[], extra={})
+    assert writer.abandon() is None
+    assert out.exists() and not partial_path(out).exists()

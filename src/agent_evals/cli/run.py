@@ -305,11 +305,8 @@ def run(
                 err=True,
             )
     if builder.budget is not None and builder.budget.exhausted:
-        spent = builder.budget
         click.echo(
-            f"Budget exhausted: ${spent.spent_usd:.4f} recorded of the ${spent.limit_usd:g} budget; "
-            f"{spent.skipped} trial(s) not started. The record is incomplete (exit 3): the gate "
-            "never passes it.",
+            f"{builder.budget.describe()}. The record is incomplete (exit 3): the gate never passes it.",
             err=True,
         )
         sys.exit(EXIT_INTERNAL)

@@ -1,4 +1,4 @@
-"""A run's spending limit (``--budget-usd``): once the recorded cost reaches it, no new trial starts."""
+"""A run's spending limit (``--budget-usd``): once the run has spent it, no new trial starts."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ BUDGET_ENV = "AGENT_EVALS_BUDGET_USD"
 
 
 class Budget:
-    """The limit, what the finished trials recorded, and how many trials it kept from starting."""
+    """The limit, what the finished attempts spent, and how many trials it kept from starting."""
 
     def __init__(self, limit_usd: float) -> None:
         if not (isinstance(limit_usd, (int, float)) and math.isfinite(limit_usd) and limit_usd > 0):
@@ -54,10 +54,11 @@ class Budget:
         return self.skipped > 0
 
     def describe(self) -> str:
-        """One sentence for the run summary and the gate."""
+        """What the budget came to, in one sentence (``run``'s closing message when it stopped trials)."""
         text = (
-            f"budget exhausted: ${self.spent_usd:.4f} recorded of the ${self.limit_usd:g} budget; "
-            f"{self.skipped} trial(s) not started"
+            f"Budget exhausted: ${self.spent_usd:.4f} spent of the ${self.limit_usd:g} budget (every "
+            f"attempt charged, retries included; replayed cache answers not); {self.skipped} trial(s) "
+            "not started"
         )
         if self.unpriced:
             text += f"; {self.unpriced} trial(s) used models without a price and were not counted"

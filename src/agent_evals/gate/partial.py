@@ -67,9 +67,10 @@ def not_run_message(
     budget = (run or {}).get("budget")
     if (run or {}).get("incomplete_reason") == "budget" and isinstance(budget, Mapping):
         head = (
-            "Budget exhausted: the candidate run stopped starting trials once its recorded cost reached "
-            f"${float(budget.get('spent_usd') or 0):.4f} of the ${float(budget.get('limit_usd') or 0):g} "
-            "budget (--budget-usd), so the gate cannot pass; what did not run is not a regression"
+            "Budget exhausted: the candidate run stopped starting trials at its --budget-usd limit "
+            f"(${float(budget.get('spent_usd') or 0):.4f} spent of the "
+            f"${float(budget.get('limit_usd') or 0):g} budget), so the gate cannot pass; what did not "
+            "run is not a regression"
         )
     if not has_baseline:
         return f"{head}; without a baseline the cases it did not run are unknown."

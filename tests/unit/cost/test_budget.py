@@ -71,7 +71,9 @@ def test_budget__not_reached__the_run_is_complete_and_says_what_it_spent(
 def test_run_cli__budget_exhausted__writes_the_record_and_exits_3(project: Path) -> None:
     result = CliRunner().invoke(cli, ["run", "evals", "--budget-usd", "0.004", "-o", "run.json"])
     assert result.exit_code == 3, result.output
-    assert "Budget exhausted" in result.output
+    # 0.0025, then 0.0050 reaches the 0.004 budget: the other four trials never start
+    assert "Budget exhausted: $0.0050 spent of the $0.004 budget" in result.output
+    assert "4 trial(s) not started" in result.output and "recorded" not in result.output
     data = json.loads((project / "run.json").read_text())
     assert data["run"]["complete"] is False and data["run"]["incomplete_reason"] == "budget"
 
@@ -105,6 +107,7 @@ def test_gate__a_budget_exhausted_candidate__is_incomplete_exit_3_never_a_pass_o
     assert not [r for r in verdict["reasons"] if r["kind"] in ("regression", "removed-suite")]
     [reason] = [r for r in verdict["reasons"] if r["kind"] == "incomplete-run" and r["blocking"]]
     assert reason["message"].startswith("Budget exhausted")
+    assert "($0.0050 spent of the $0.004 budget)" in reason["message"]
     assert verdict["suites"][0]["counts"]["removed"] == 0
 
 

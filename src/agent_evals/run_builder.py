@@ -512,7 +512,9 @@ class RunBuilder:
         return self._final
 
     def summary(self) -> RunSummary:
-        """The finished record as the gate reads it (``gate.reader.read_summary`` would give the same)."""
+        """The finished record's counts as the gate reads them (``gate.reader.read_summary`` gives the
+        same), without its raw cases: each case's ``raw`` is empty, the record file has them. Enough
+        for a run's own verdict (``single_run(..., case_detail="none")``), not for case diffs."""
         suites = []
         for i in self._final:
             side = self._sides[i]

@@ -23,10 +23,10 @@ from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import ID_BASE
-from agent_evals.gate.align import SuiteView
 from agent_evals.gate.reader import decode_json
-from agent_evals.gate.summary import HEADER_FIELDS, RunSummary, SuiteSummary, add_cases
+from agent_evals.gate.summary import RunSummary
 from agent_evals.report.run_digest import RunDigest
+from agent_evals.streamed_suite import StreamedSuite
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
@@ -96,61 +96,6 @@ class _Bench:
         self.written = bytearray(len(result.cases))
 
 
-_LET_GO: dict[str, Any] = {}
-"""What a summarised case keeps of its raw data: nothing (the record file has it)."""
-
-_BATCH = 256
-"""Written cases summarised together."""
-
-
-class _Side:
-    """One suite as the gate reads it, summed case by case as they are written."""
-
-    def __init__(self, header: dict[str, Any]) -> None:
-        self.header = header
-        self.view = SuiteView()
-        self.trial_counts: set[int] = set()
-        self.ids: list[str] = []
-        """Written case ids by plan position (a shard's positions and the fingerprint need them)."""
-        self.trials: list[int] = []
-        self.unwalked: list[dict[str, Any]] = []
-        self._shared: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-        """Written cases not summarised yet (summarised a batch at a time: the walk has a set-up cost)."""
-
-    def walk(self) -> None:
-        """Summarise the cases written since the last walk, then let their data go."""
-        add_cases(self.view, self.unwalked, f"suite {self.header['id']}")
-        cases, shared = self.view.cases, self._shared
-        tallies = list(self.view.scorers.values())
-        for case in self.unwalked:
-            cid = case["id"]
-            view = cases[cid]
-            view.raw = _LET_GO
-            view.key = shared.setdefault(view.key, view.key)  # most cases have the same few counts
-            for per_case in tallies:
-                tally = per_case.get(cid)
-                if tally is not None:
-                    per_case[cid] = shared.setdefault(tally, tally)
-        self.unwalked = []
-
-
-def _in_plan_order(side: _Side) -> SuiteView:
-    """``side.view`` with its cases in plan order, as the record file lists them (they were added as
-    they finished)."""
-    view = side.view
-    rank = {cid: n for n, cid in enumerate(c for c in side.ids if c)}
-    view.cases = {cid: view.cases[cid] for cid in sorted(view.cases, key=rank.__getitem__)}
-    view.scorers = {
-        name: {c: t[c] for c in sorted(t, key=rank.__getitem__)} for name, t in view.scorers.items()
-    }
-    for table in (view.groups, view.dimensions):
-        for members in table.values():
-            members.sort(key=rank.__getitem__)
-    first = {name: min(rank[c] for c in members) for name, members in view.groups.items()}
-    view.groups = {name: view.groups[name] for name in sorted(view.groups, key=first.__getitem__)}
-    return view
-
-
 class RunBuilder:
     """Follows a run as it executes: every case is written to the record file the moment its last
     trial finishes (``core.record_stream``), counted for the summary and the run's own verdict, and
@@ -189,7 +134,7 @@ class RunBuilder:
         self._pending: dict[int, dict[int, EvalCaseResult]] = {}
         self._lock = threading.RLock()
         self._benches: list[_Bench] = []
-        self._sides: list[_Side] = []
+        self._sides: list[StreamedSuite] = []
         self._stream: RecordWriter | None = None
         self.budget: Budget | None = None
         """The run's ``--budget-usd`` budget, once it ran: an exhausted one leaves the record incomplete."""
@@ -223,7 +168,7 @@ class RunBuilder:
     # -- planning ----------------------------------------------------------------------------
     def _suite(self, header: dict[str, Any]) -> int:
         index = len(self._sides)
-        self._sides.append(_Side(header))
+        self._sides.append(StreamedSuite(header))
         self.digest.add_suite(index, header["id"], header["kind"])
         return index
 
@@ -321,17 +266,8 @@ class RunBuilder:
         written = decode_json(data)  # the summary counts what the file holds
         group = written["group"]
         written["group"] = self._groups.setdefault(group, group)  # one string per group, not per case
-        side = self._sides[suite]
-        while len(side.ids) <= position:
-            side.ids.append("")
-            side.trials.append(0)
-        side.ids[position] = written["id"]
-        side.trials[position] = len(written.get("trials", ()))
         self._stream.add_case(suite, position, data, self._partial_block())
-        side.unwalked.append(written)
-        if len(side.unwalked) >= _BATCH:
-            side.walk()
-        side.trial_counts.add(len(written.get("trials", ())))
+        self._sides[suite].add(position, written)
         self.digest.add(suite, position, written)
 
     # -- evals ---------------------------------------------------------------------------------
@@ -515,13 +451,7 @@ class RunBuilder:
         """The finished record's counts as the gate reads them (``gate.reader.read_summary`` gives the
         same), without its raw cases: each case's ``raw`` is empty, the record file has them. Enough
         for a run's own verdict (``single_run(..., case_detail="none")``), not for case diffs."""
-        suites = []
-        for i in self._final:
-            side = self._sides[i]
-            side.walk()
-            header = {k: side.header[k] for k in HEADER_FIELDS if k in side.header}
-            suites.append(SuiteSummary(header, _in_plan_order(side), sorted(side.trial_counts)))
-        return RunSummary(dict(self._final_run), suites)
+        return RunSummary(dict(self._final_run), [self._sides[i].summary() for i in self._final])
 
     def record(self, *, complete: bool) -> RunRecord:
         """Finish the run and read the record back as the model (library callers and tests)."""

@@ -328,7 +328,7 @@ def _failed(builder: RunBuilder, progress: ProgressLine | None, message: str, co
     finished case (an empty one is nobody's result), and a temporary one goes."""
     if progress:
         progress.clear()
-    with contextlib.suppress(OSError):  # the error above is the one to report
+    with contextlib.suppress(Exception):  # the error above is the one to report, and the exit code
         builder.abandon()
     click.echo(message, err=True)
     sys.exit(code)

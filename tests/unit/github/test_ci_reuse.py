@@ -76,7 +76,9 @@ def _project(root: Path) -> Path:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+    # PYTHONPATH: the child run is the code under test too (a checkout's, not the installed one: the
+    # tool's own files are an input, so a child on other code would change every suite)
+    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "PYTHONPATH") if k in os.environ}
     return {**base, **extra}
 
 

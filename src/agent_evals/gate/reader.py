@@ -37,7 +37,10 @@ def gc_paused() -> Iterator[None]:
 def decode_json(raw: bytes) -> Any:
     """Decode a JSON document into plain objects. A compiled decoder does the work: msgspec when
     installed (the ``speed`` extra), else pydantic-core's (a core dependency); both give the objects
-    the standard library gives (tested), which the one walk then checks. Whatever they refuse (a
+    the standard library gives (tested), which the one walk then checks. pydantic-core shares one
+    string object per repeated object key only: a record repeats its field names hundreds of
+    thousands of times, while its values (case ids) are mostly unique, and looking each value up
+    in the cache costs more than it saves. Whatever they refuse (a
     byte-order mark, a lone surrogate escape, bad JSON) is decoded again by the standard library,
     which decides and words the error."""
     try:
@@ -46,7 +49,7 @@ def decode_json(raw: bytes) -> Any:
         from pydantic_core import from_json
 
         try:
-            return from_json(raw)
+            return from_json(raw, cache_strings="keys")
         except ValueError:
             return _standard(raw)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
+from operator import attrgetter, itemgetter, lt, sub
 from typing import TYPE_CHECKING
 
 from agent_evals.gate.model import CaseUsageChange, GroupUsage, Reason, UsageCheck, UsageMetric
@@ -34,8 +35,6 @@ KNOB: dict[UsageMetric, str] = {
 }
 TOP_CASES = 5
 """Largest per-case increases a check lists."""
-Side = tuple[float | None, float | None, float | None]
-"""A case side's mean tokens, cost and latency per valid trial (None: not measured)."""
 MISSING_LISTED = 5
 """Cases without usage named in a reason (the rest are counted)."""
 
@@ -79,11 +78,13 @@ def check_suite(
     if not metrics:
         return checks, groups
     unpriced: set[str] = set()
-    # per paired case with a valid trial on both sides: (candidate view, baseline means, candidate means)
-    sides: list[tuple[CaseView, Side, Side]] = []
-    base_cases = base.cases
+    # per paired case with a valid trial on both sides: candidate view, baseline use, candidate use
+    views: list[CaseView] = []
+    b_uses: list[Use] = []
+    c_uses: list[Use] = []
+    base_case = base.cases.get
     for cid, c in cand.cases.items():
-        b = base_cases.get(cid)
+        b = base_case(cid)
         if b is None:
             continue
         b_use, c_use = b.use, c.use
@@ -92,22 +93,20 @@ def check_suite(
         if c_use[4] is not None:
             c_use = priced(c_use, table, unpriced)
         if b_use[0] and c_use[0]:
-            sides.append((c, b_use[1:4], c_use[1:4]))
+            views.append(c)
+            b_uses.append(b_use)
+            c_uses.append(c_use)
+    every_group: dict[str, list[int]] | None = None
     for metric in metrics:
-        index = METRICS.index(metric)
-        values: list[tuple[CaseView, float, float]] = []
-        missing: list[str] = []
-        only_cand = 0
-        for c, b_values, c_values in sides:
-            vb, vc = b_values[index], c_values[index]
-            if vb is not None and vc is not None:
-                values.append((c, vb, vc))
-            elif vb is not None:
-                missing.append(c.id)
-            elif vc is not None:
-                only_cand += 1
+        at = METRICS.index(metric) + 1  # the metric's place in a Use
+        b_all = list(map(itemgetter(at), b_uses))
+        c_all = list(map(itemgetter(at), c_uses))
+        if None in b_all or None in c_all:  # some case measured it on one side only, or on neither
+            m_views, vbs, vcs, missing, only_cand = _measured(views, b_all, c_all)
+        else:
+            m_views, vbs, vcs, missing, only_cand = views, b_all, c_all, [], 0
         threshold = getattr(knobs, KNOB[metric])
-        if not values and not missing:
+        if not vbs and not missing:
             if only_cand:
                 checks.append(
                     UsageCheck(
@@ -118,50 +117,94 @@ def check_suite(
                     )
                 )
             continue
-        total_b = math.fsum([v[1] for v in values])
-        total_c = math.fsum([v[2] for v in values])
-        rose = [v for v in values if v[2] > v[1]]
-        up = len(rose)
-        down = sum(1 for _, vb, vc in values if vc < vb)
-        rising = heapq.nsmallest(TOP_CASES, rose, key=lambda v: v[1] - v[2])
+        total_b, total_c = math.fsum(vbs), math.fsum(vcs)
+        # the largest rises first; among equal rises, the earlier case
+        rises = [(d, i) for i, d in enumerate(map(sub, vbs, vcs)) if d < 0]
+        up = len(rises)
+        down = sum(map(lt, vcs, vbs))
+        top = [i for _, i in heapq.nsmallest(TOP_CASES, rises)]
         checks.append(
             UsageCheck(
                 metric=metric,
                 threshold=threshold,
                 verdict="passed",
-                n_paired=len(values),
+                n_paired=len(vbs),
                 baseline_total=total_b,
                 candidate_total=total_c,
-                increase=relative(total_b, total_c) if values else None,
+                increase=relative(total_b, total_c) if vbs else None,
                 n_up=up,
                 n_down=down,
                 p_value=binom_sf(up, up + down) if up + down else 1.0,
                 missing_case_ids=missing,
                 unmeasured_in_baseline=only_cand,
                 unpriced_models=sorted(unpriced) if metric == "cost" else [],
-                top_cases=[CaseUsageChange(case_id=c.id, baseline=vb, candidate=vc) for c, vb, vc in rising],
+                top_cases=[
+                    CaseUsageChange(case_id=m_views[i].id, baseline=vbs[i], candidate=vcs[i]) for i in top
+                ],
             )
         )
-        by_group: dict[str, tuple[list[float], list[float]]] = {}
-        for c, vb, vc in values:
-            lists = by_group.get(c.group)
-            if lists is None:
-                lists = by_group[c.group] = ([], [])
-            lists[0].append(vb)
-            lists[1].append(vc)
-        for group, (b_list, c_list) in sorted(by_group.items()):
-            gb, gc = math.fsum(b_list), math.fsum(c_list)
-            groups.append(
-                GroupUsage(
-                    group=group,
-                    metric=metric,
-                    n_paired=len(b_list),
-                    baseline_total=gb,
-                    candidate_total=gc,
-                    increase=relative(gb, gc),
-                )
-            )
+        if m_views is not views or every_group is None:
+            positions = _positions_by_group(m_views)
+            if m_views is views:
+                every_group = positions  # the same for each metric that every paired case measured
+        else:
+            positions = every_group
+        groups.extend(_group_rows(metric, positions, vbs, vcs))
     return checks, groups
+
+
+def _measured(
+    views: list[CaseView], b_all: list[float | None], c_all: list[float | None]
+) -> tuple[list[CaseView], list[float], list[float], list[str], int]:
+    """The cases measured on both sides (views, baseline and candidate values), the ids of those the
+    baseline measured and the candidate did not, and how many only the candidate measured."""
+    m_views: list[CaseView] = []
+    vbs: list[float] = []
+    vcs: list[float] = []
+    missing: list[str] = []
+    only_cand = 0
+    for view, vb, vc in zip(views, b_all, c_all, strict=True):
+        if vb is not None and vc is not None:
+            m_views.append(view)
+            vbs.append(vb)
+            vcs.append(vc)
+        elif vb is not None:
+            missing.append(view.id)
+        elif vc is not None:
+            only_cand += 1
+    return m_views, vbs, vcs, missing, only_cand
+
+
+def _positions_by_group(views: list[CaseView]) -> dict[str, list[int]]:
+    """Group -> the positions of its cases in ``views``, groups in name order."""
+    positions: dict[str, list[int]] = {}
+    for i, group in enumerate(map(attrgetter("group"), views)):
+        found = positions.get(group)
+        if found is None:
+            positions[group] = [i]
+        else:
+            found.append(i)
+    return dict(sorted(positions.items()))
+
+
+def _group_rows(
+    metric: UsageMetric, positions: dict[str, list[int]], vbs: list[float], vcs: list[float]
+) -> list[GroupUsage]:
+    """Per group, the sums over its paired measured cases (``positions`` into ``vbs``/``vcs``)."""
+    rows = []
+    for group, at in positions.items():
+        gb, gc = math.fsum(map(vbs.__getitem__, at)), math.fsum(map(vcs.__getitem__, at))
+        rows.append(
+            GroupUsage(
+                group=group,
+                metric=metric,
+                n_paired=len(at),
+                baseline_total=gb,
+                candidate_total=gc,
+                increase=relative(gb, gc),
+            )
+        )
+    return rows
 
 
 def settle(suites: Sequence[SuiteComparison]) -> None:

@@ -50,6 +50,17 @@ def side_counts(view: SuiteView, kind: str, name: str = "") -> Counter[Any]:
     return found
 
 
+def marginals(sides: Mapping[tuple[Key, Key], int]) -> tuple[Counter[Key], Counter[Key]]:
+    """The baseline keys and the candidate keys of cases counted by their two keys, each counted in
+    the order it first appears: what counting each side's keys over the same cases gives."""
+    b_keys: Counter[Key] = Counter()
+    c_keys: Counter[Key] = Counter()
+    for (bk, ck), n in sides.items():
+        b_keys[bk] += n
+        c_keys[ck] += n
+    return b_keys, c_keys
+
+
 def rows_by_cases(
     kind: RowKind,
     base: SuiteView | None,
@@ -68,12 +79,17 @@ def rows_by_cases(
     for key in sorted(set(b_index) | set(c_index)):
         c_ids = c_index.get(key, [])
         # map() keeps the per-case lookups in C: a large suite has 100,000s of cases per row kind
-        b_keys: Counter[Key] = side_counts(base, kind, key) if base is not None else Counter()
-        if pairs is not None:
+        if pairs is not None and base is not None:
+            # every case is on both sides: both sides' counts follow from the paired ones, the
+            # baseline's too when it lists the same cases under this key, in the same order
             sides: Counter[tuple[Key, Key]] = Counter(map(pairs.__getitem__, c_ids))
+            from_pairs, c_keys = marginals(sides)
+            b_keys = from_pairs if b_index.get(key, []) == c_ids else side_counts(base, kind, key)
         else:
             sides = _paired(b_cases, c_ids, list(map(_VIEW_KEY, map(c_cases.__getitem__, c_ids))))
-        row = _row(kind, key, base is not None, b_keys, side_counts(cand, kind, key), sides, knobs_for(key))
+            b_keys = side_counts(base, kind, key) if base is not None else Counter()
+            c_keys = side_counts(cand, kind, key)
+        row = _row(kind, key, base is not None, b_keys, c_keys, sides, knobs_for(key))
         if kind == "dimension":
             row.dimension, _, row.value = key.partition("=")
         rows.append(row)
@@ -128,14 +144,18 @@ def count_cases(
     each. ``pairs``: as for :func:`rows_by_cases` (the paired count then needs no lookups)."""
     c_views = list(cand.cases.values())
     c_groups = list(map(_VIEW_GROUP, c_views))
-    c_counts = side_counts(cand, "cases")
     b_counts: Counter[tuple[str, Key]] = Counter()
     s_counts: Counter[tuple[str, Key, Key]] = Counter()
     if base is not None and pairs is not None:
         b_counts = side_counts(base, "cases")
         both = pairs.values()
         s_counts = Counter(zip(c_groups, map(_FIRST, both), map(_SECOND, both), strict=True))
-    elif base is not None:
+        c_counts: Counter[tuple[str, Key]] = Counter()  # every case is paired: they follow from the pairs
+        for (group, _, ck), n in s_counts.items():
+            c_counts[(group, ck)] += n
+        return CaseCounts(b_counts, c_counts, s_counts)
+    c_counts = side_counts(cand, "cases")
+    if base is not None:
         b_counts = side_counts(base, "cases")
         c_keys = list(map(_VIEW_KEY, c_views))
         try:  # usually every case is on both sides: then the lookups stay in C
@@ -185,10 +205,16 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
         c_list = list(c.values())
         try:  # usually every case is on both sides
             sides = Counter(zip(map(b.__getitem__, c), c_list, strict=True))
+            every = True
         except KeyError:
             sides = Counter((b[i], k) for i, k in zip(c, c_list, strict=True) if i in b)
-        b_keys: Counter[Key] = side_counts(base, "scorer", name) if base is not None else Counter()
-        c_keys: Counter[Key] = side_counts(cand, "scorer", name)
+            every = False
+        if every:  # then the candidate's counts follow from the paired ones, the baseline's too
+            from_pairs, c_keys = marginals(sides)  # when it has the same cases in the same order
+            b_keys = from_pairs if len(b) == len(c) and list(b) == list(c) else Counter(b.values())
+        else:
+            b_keys = side_counts(base, "scorer", name) if base is not None else Counter()
+            c_keys = side_counts(cand, "scorer", name)
         rows.append(_row("scorer", name, base is not None, b_keys, c_keys, sides, knobs))
     return rows
 

@@ -146,6 +146,15 @@ _SCORE_CORE = frozenset(("passed", "value", "error"))
 """Score fields checked in the walk itself; a score with others gets the table's check too."""
 
 
+def _location_fine(location: dict[str, Any]) -> bool:
+    """A case location as the schema has it: the usual ``{"file": str, "line": int}`` at a glance,
+    anything else field by field."""
+    file, line = location.get("file"), location.get("line")
+    return (len(location) == 2 and file.__class__ is str and line.__class__ is int) or fine(
+        location, LOCATION
+    )
+
+
 def _trial_at(where: str, cases: list[Any], case: Any, trials: list[Any], trial: Any) -> str:
     return f"{where}.cases.{index_of(cases, case)}.trials.{index_of(trials, trial)}"
 
@@ -188,9 +197,9 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             and trials.__class__ is list_
             and (text_in is None or text_in.__class__ is str_)
             and (expected is None or expected.__class__ is str_)
-            and (location is None or (location.__class__ is dict_ and fine(location, LOCATION)))
+            and (location is None or (location.__class__ is dict_ and _location_fine(location)))
             and tags.__class__ is list_
-            and all_str(tags)
+            and (not tags or all_str(tags))
             and (not dims or all_str(dims.values()))
         ):
             case_problem(case, source, f"{where}.cases.{index_of(cases, case)}")

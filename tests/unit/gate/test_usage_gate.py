@@ -122,6 +122,50 @@ def test_tokens__sign_test_p_value_and_totals_are_reported() -> None:
     assert [g.group for g in comparison.suites[0].usage_groups] == ["g1", "g2"]
 
 
+@pytest.mark.parametrize(
+    ("base", "cand", "top", "up_down", "groups"),
+    [
+        pytest.param(
+            [100, 100, 100, 100, 100, 100, 100],
+            [150, 120, 150, 90, 100, 130, 101],
+            [("c0", 150), ("c2", 150), ("c5", 130), ("c1", 120), ("c6", 101)],
+            (5, 1),
+            {"g1": (300, 340), "g2": (400, 501)},
+            id="largest-rises-first-ties-in-case-order-five-at-most",
+        ),
+        pytest.param(
+            [100, None, 100, 100, None],
+            [130, 500, None, 120, None],
+            [("c0", 130), ("c3", 120)],
+            (2, 0),
+            {"g1": (100, 120), "g2": (100, 130)},
+            id="only-cases-measured-on-both-sides",
+        ),
+        pytest.param([100, 100], [90, 100], [], (0, 1), {"g1": (100, 100), "g2": (100, 90)}, id="no-rise"),
+    ],
+)
+def test_tokens__top_cases_signs_and_group_sums(
+    base: list[int | None],
+    cand: list[int | None],
+    top: list[tuple[str, int]],
+    up_down: tuple[int, int],
+    groups: dict[str, tuple[int, int]],
+) -> None:
+    comparison = _compare(_record([_trial(t) for t in base]), _record([_trial(t) for t in cand]))
+    check = _check(comparison, "tokens")
+    assert [(t.case_id, t.candidate) for t in check.top_cases] == top
+    assert all(t.baseline == 100 for t in check.top_cases)
+    assert (check.n_up, check.n_down) == up_down
+    rows = [g for g in comparison.suites[0].usage_groups if g.metric == "tokens"]
+    assert {g.group: (g.baseline_total, g.candidate_total) for g in rows} == groups
+    assert [g.group for g in rows] == sorted(groups)
+    both = [i for i, (b, c) in enumerate(zip(base, cand, strict=True)) if b is not None and c is not None]
+    assert check.n_paired == len(both) == sum(g.n_paired for g in rows)
+    assert check.missing_case_ids == [
+        f"c{i}" for i, (b, c) in enumerate(zip(base, cand, strict=True)) if b is not None and c is None
+    ]
+
+
 def test_tokens__a_case_the_candidate_stopped_measuring__fails_and_names_it() -> None:
     base = _record([_trial(100)] * 8)
     cand = _record([_trial(100)] * 7 + [_trial(None)])

@@ -14,7 +14,9 @@ differs from the baseline in a few percent of cases. They are written by the pro
 (``gate.store.write_record``), so the files have the size and layout ``agent-evals run`` produces.
 Target: under 3 s of CPU time with the core install only (no msgspec) on the project's 2-core
 machine; the CPU time (user + system) is the median of the repeats, printed with the load average
-(wall time on a shared machine says more about the other jobs). After the timed runs, the same steps
+(wall time on a shared machine says more about the other jobs). The build machine's speed changes
+between sessions, so the script also prints a reference figure: the CPU time of a fixed pure-Python
+loop. Two measurements taken on different days compare as ratios to their reference figures. After the timed runs, the same steps
 are timed in this process (each record's decode and check-and-summarise walk, compare, render) to
 show where the time goes.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import random
 import shutil
@@ -131,6 +134,19 @@ def time_steps(base: Path, cand: Path) -> str:
     )
 
 
+def reference_seconds() -> float:
+    """CPU time of a fixed pure-Python loop (10,000,000 integer additions), best of 3: how fast this
+    machine runs Python today."""
+    best = math.inf
+    for _ in range(3):
+        started = time.process_time()
+        total = 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.process_time() - started)
+    return best
+
+
 def core_python(folder: Path) -> Path:
     """The Python of a core-only virtual environment in ``folder`` (created with ``pip install -e .``
     of this checkout when it has none yet)."""
@@ -219,6 +235,11 @@ def main() -> None:
         decoder = "msgspec into plain objects (the 'speed' extra: not the core-only figure), then the walk"
     print(f"JSON decoder: {decoder}")
     print(f"in-process split: {time_steps(base, cand)}")
+    reference = reference_seconds()
+    print(
+        f"machine reference: a 10,000,000-addition Python loop takes {reference:.2f} s CPU here; "
+        f"compare / reference = {statistics.median(cpu) / reference:.2f}"
+    )
     if args.keep is None:
         shutil.rmtree(folder)
 

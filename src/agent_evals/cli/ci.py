@@ -161,8 +161,8 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     "--budget-usd",
     type=click.FloatRange(min=0, min_open=True),
     envvar=_env("budget-usd"),
-    help="Spending limit in US dollars: no new trial starts once the recorded cost reaches it; the run "
-    "is then incomplete (budget exhausted, exit 3), never a pass.",
+    help="Spending limit in US dollars: no new trial starts once the spend (every attempt, retries "
+    "included; replayed cache answers are free) reaches it; the run is then incomplete (budget exhausted, exit 3), never a pass.",
 )
 @click.option(
     "--shards",

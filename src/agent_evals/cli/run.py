@@ -189,8 +189,8 @@ class ProgressLine:
     "--budget-usd",
     type=click.FloatRange(min=0, min_open=True),
     envvar="AGENT_EVALS_BUDGET_USD",
-    help="Spending limit in US dollars: no new trial starts once the recorded cost reaches it; the "
-    "record is then incomplete (budget exhausted, exit 3).",
+    help="Spending limit in US dollars: no new trial starts once the spend (every attempt, "
+    "retries included; replayed cache answers are free) reaches it; the record is then incomplete (budget exhausted, exit 3).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the closing totals line.")
 @click.option("--verbose", "-v", is_flag=True, help="Also print tracebacks of errored cases.")

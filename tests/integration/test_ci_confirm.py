@@ -48,7 +48,11 @@ def _workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     work.mkdir()
     (work / "bench.yaml").write_text(_benchmark())
     (work / "tiny_agent.py").write_text(AGENT)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
+    }  # PYTHONPATH: the code under test
     first = _ci(work, env)
     assert first.returncode == 0, first.stderr
     (work / "base.json").write_bytes((work / ".agent-evals" / "ci" / "run.json").read_bytes())
@@ -84,7 +88,7 @@ def test_ci_confirm__more_than_the_maximum__usage_error(tmp_path: Path) -> None:
     work.mkdir()
     result = subprocess.run(
         [CLI, "ci", "x.yaml", "--confirm-trials", "60"], cwd=work, capture_output=True, text=True, timeout=60,
-        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}},
     )  # fmt: skip
     assert result.returncode == 2
     assert "--confirm-max-trials 50" in result.stderr

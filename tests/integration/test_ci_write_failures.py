@@ -28,6 +28,8 @@ def _ci(tmp: Path, **paths: Path) -> subprocess.CompletedProcess[str]:
     event.write_text(json.dumps({"repository": {"full_name": "octo/demo", "default_branch": "main"}}))
     env = {
         "PATH": os.environ["PATH"],
+        # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
         "HOME": str(tmp),
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "push",

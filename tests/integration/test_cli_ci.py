@@ -416,7 +416,11 @@ def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None
     work.mkdir()
     (work / "bench.yaml").write_text(_benchmark())
     (work / "tiny_agent.py").write_text(AGENT)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
+    }
     first = subprocess.run(
         [CLI, "ci", "bench.yaml"], cwd=work, env=env, capture_output=True, text=True, timeout=120
     )

@@ -59,6 +59,8 @@ class Matrix:
         (meta / "event.json").write_text(json.dumps(payload))
         env = {
             "PATH": os.environ["PATH"],
+            # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+            **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
             "HOME": str(self.tmp),
             "GITHUB_ACTIONS": "true",
             "GITHUB_EVENT_NAME": event,

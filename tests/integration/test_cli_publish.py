@@ -89,6 +89,8 @@ def _publish(
     trusted.mkdir(exist_ok=True)
     full_env = {
         "PATH": os.environ["PATH"],
+        # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
         "HOME": str(tmp_path),
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "workflow_run",

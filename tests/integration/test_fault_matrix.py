@@ -172,7 +172,13 @@ def run_cli(
     meta = tmp / "meta"
     meta.mkdir()
     record = meta / "run.json"
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
+    }
     if command == "run":
         args = [CLI, "run", target, "--output", str(record)]
     else:

@@ -203,18 +203,14 @@ def scorer_rows(base: SuiteView | None, cand: SuiteView, knobs: Knobs) -> list[G
         b, c = b_all.get(name, {}), cand.scorers.get(name, {})
         # tallies counted as tuples with map(): the per-case work stays in C (100,000s of cases)
         c_list = list(c.values())
+        b_keys: Counter[Key] = side_counts(base, "scorer", name) if base is not None else Counter()
         try:  # usually every case is on both sides
             sides = Counter(zip(map(b.__getitem__, c), c_list, strict=True))
-            every = True
         except KeyError:
             sides = Counter((b[i], k) for i, k in zip(c, c_list, strict=True) if i in b)
-            every = False
-        if every:  # then the candidate's counts follow from the paired ones, the baseline's too
-            from_pairs, c_keys = marginals(sides)  # when it has the same cases in the same order
-            b_keys = from_pairs if len(b) == len(c) and list(b) == list(c) else Counter(b.values())
-        else:
-            b_keys = side_counts(base, "scorer", name) if base is not None else Counter()
             c_keys = side_counts(cand, "scorer", name)
+        else:  # then the candidate's counts follow from the paired ones
+            c_keys = marginals(sides)[1]
         rows.append(_row("scorer", name, base is not None, b_keys, c_keys, sides, knobs))
     return rows
 

@@ -96,7 +96,6 @@ def check_suite(
             views.append(c)
             b_uses.append(b_use)
             c_uses.append(c_use)
-    every_group: dict[str, list[int]] | None = None
     for metric in metrics:
         at = METRICS.index(metric) + 1  # the metric's place in a Use
         b_all = list(map(itemgetter(at), b_uses))
@@ -143,13 +142,7 @@ def check_suite(
                 ],
             )
         )
-        if m_views is not views or every_group is None:
-            positions = _positions_by_group(m_views)
-            if m_views is views:
-                every_group = positions  # the same for each metric that every paired case measured
-        else:
-            positions = every_group
-        groups.extend(_group_rows(metric, positions, vbs, vcs))
+        groups.extend(_group_rows(metric, _positions_by_group(m_views), vbs, vcs))
     return checks, groups
 
 

@@ -275,7 +275,7 @@ def run(
         _failed(builder, progress, f"error: {exc}", exc.exit_code)
     except OSError as exc:
         _failed(builder, progress, f"error: cannot write the run record to {output}: {exc}", EXIT_USAGE)
-    except (Exception, SystemExit):  # a bug, or a fault that escaped its trial: never exit 0
+    except (Exception, SystemExit, GeneratorExit):  # a bug, or a fault that escaped its trial: never exit 0
         message = f"internal error (please report it):\n{traceback.format_exc()}"
         _failed(builder, progress, message, EXIT_INTERNAL)
     if progress:

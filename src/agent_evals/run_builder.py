@@ -18,6 +18,7 @@ from agent_evals import __version__
 from agent_evals.core.record import Case, CIInfo, GitInfo, RunInfo, fingerprint_of
 from agent_evals.core.record_stream import RecordWriter, partial_path
 from agent_evals.core.redact import Redactor
+from agent_evals.errors import UsageError
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
@@ -167,6 +168,15 @@ class RunBuilder:
 
     # -- planning ----------------------------------------------------------------------------
     def _suite(self, header: dict[str, Any]) -> int:
+        """Add a suite; UsageError when its id is taken (the record pairs suites by id: one must not
+        hide another)."""
+        taken = next((side.header for side in self._sides if side.header["id"] == header["id"]), None)
+        if taken is not None:
+            raise UsageError(
+                f"{header.get('source')}: its suite id {header['id']!r} is already the id of "
+                f"{taken.get('source')}; every suite of a run needs its own id (give each benchmark its "
+                "own `benchmark:` name)"
+            )
         index = len(self._sides)
         self._sides.append(StreamedSuite(header))
         self.digest.add_suite(index, header["id"], header["kind"])

@@ -144,6 +144,20 @@ def test_ok(ctx: EvalContext):
     assert ctx.input != 1, "one fails"
 """
 
+ECHO_AGENT = "def answer(prompt):\n    return 'hi'\n"
+
+ONE_ID = """
+benchmark: greet
+agent: echo:answer
+capabilities:
+  - name: greet
+    scenarios:
+      - id: {scenario}
+        name: {scenario}
+        prompt: "say hi"
+        success: {{output: {{contains: hi}}}}
+"""
+
 # files, run arguments (the output added), the cases the partial record keeps (None: no partial record)
 USAGE_ERRORS: dict[str, tuple[dict[str, str], list[str], list[str] | None]] = {
     "a benchmark YAML with an unknown key, nothing ran": ({"bench.yaml": BAD_BENCH}, ["bench.yaml"], None),
@@ -156,6 +170,17 @@ USAGE_ERRORS: dict[str, tuple[dict[str, str], list[str], list[str] | None]] = {
         {"eval_ok.py": FINISHES, "bench.yaml": BAD_BENCH},
         ["eval_ok.py", "bench.yaml"],
         ["test_ok[c0]", "test_ok[c1]", "test_ok[c2]"],
+    ),
+    # the record pairs suites by id and cases by id: a run that wrote two under one id exited 0 (or 3)
+    # with a record no reader accepts, and one suite would have hidden the other
+    "two benchmarks declaring one id: the first ran, the second refused": (
+        {
+            "echo.py": ECHO_AGENT,
+            "a.yaml": ONE_ID.format(scenario="first"),
+            "b.yaml": ONE_ID.format(scenario="second"),
+        },
+        ["a.yaml", "b.yaml"],
+        ["first"],
     ),
 }
 

@@ -117,6 +117,14 @@ def eval_file_specs(file: Path, cwd: Path) -> tuple[str, list[EvalCaseSpec]]:
         specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
     except (TypeError, ValueError) as exc:
         raise EvalFileError(f"{label}: {exc}") from exc
+    seen: dict[str, EvalCaseSpec] = {}
+    for spec in specs:  # the case id is what the gate pairs cases by: two evals must not share one
+        first = seen.setdefault(spec.function_id, spec)
+        if first is not spec:
+            raise EvalFileError(
+                f"{label}: two evals have the case id {spec.function_id!r} (declared at lines {first.line} "
+                f"and {spec.line}); give each @eval function its own name (a factory: set each one's __name__)"
+            )
     return label, specs
 
 

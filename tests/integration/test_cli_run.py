@@ -95,6 +95,50 @@ def test_verbose__shows_traceback_trimmed_to_user_frames(tmp_path: Path) -> None
     assert "agent_evals" not in done.stdout.split("Traceback", 1)[1]
 
 
+_MADE = """
+from agent_evals import EvalContext, eval
+
+def make(n):
+    @eval(input=n)
+    def test_made(ctx: EvalContext):
+        assert ctx.input == 1
+    return test_made
+
+"""
+
+# an eval file's case ids: what the record pairs cases by (None: refused, exit 2, naming both lines)
+CASE_IDS: dict[str, tuple[str, list[str] | None]] = {
+    "a factory makes two evals of one name": (_MADE + "test_one = make(1)\ntest_two = make(2)\n", None),
+    "a redefined eval kept under another name": (
+        _MADE + "test_made = make(1)\nkept = test_made\ntest_made = make(2)\n",
+        None,
+    ),
+    "one eval bound to two names is one case": (
+        _MADE + "test_one = make(1)\nalias = test_one\n",
+        ["eval_made.py::test_made"],
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "ids"), list(CASE_IDS.values()), ids=list(CASE_IDS))
+def test_eval_case_ids__one_case_per_id_or_exit_2(tmp_path: Path, source: str, ids: list[str] | None) -> None:
+    _write(tmp_path, "eval_made.py", source)
+    out = tmp_path / "run.json"
+    done = _run("eval_made.py", "-o", str(out), cwd=tmp_path)
+    if ids is None:
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert done.stderr.startswith("error: eval_made.py: two evals have the case id 'test_made'")
+        assert "Traceback" not in done.stderr
+        return
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["id"] for s in record["suites"] for c in s["cases"]] == ids
+    compared = subprocess.run(
+        [CLI, "compare", str(out), str(out)], capture_output=True, text=True, check=False
+    )
+    assert compared.returncode == 0, compared.stderr
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c__writes_partial_record_marked_incomplete(tmp_path: Path) -> None:
     marker = tmp_path / "started"

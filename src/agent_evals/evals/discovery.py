@@ -125,10 +125,12 @@ def import_eval_file(path: Path) -> ModuleType:
 
 
 def eval_functions(module: ModuleType) -> list[EvalFunction]:
-    """The ``@eval`` functions defined in a module (not ones it imported), in definition order."""
-    found = [
-        value
+    """The ``@eval`` functions defined in a module (not ones it imported), in definition order.
+
+    One function bound to two names (``test_b = test_a``) is one eval, listed once."""
+    found = {
+        id(value): value
         for value in vars(module).values()
         if isinstance(value, EvalFunction) and getattr(value.func, "__module__", None) == module.__name__
-    ]
-    return sorted(found, key=lambda fn: fn.line or 0)
+    }
+    return sorted(found.values(), key=lambda fn: fn.line or 0)

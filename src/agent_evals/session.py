@@ -189,6 +189,7 @@ async def _execute_plan(
                 retry=RetryPolicy(retry_errors),
             )
     builder.snapshot_inputs(builder.eval_suite_indices, builder.eval_sources)
+    selected = sum(len(suite.specs) for suite in plan.eval_suites)  # before the shard took its slice
     for yaml_file in plan.benchmark_files:
         offset = done
 
@@ -211,6 +212,14 @@ async def _execute_plan(
             retry_errors=retry_errors,
         )
         builder.snapshot_inputs([builder.benchmark_index(bench)], [bench.source])
+        dealt = shard.populations.get(bench.benchmark_id) if shard is not None else None
+        selected += len(dealt.ids) if dealt is not None else len(bench.cases)
+    if case_filter and plan.benchmark_files and not selected:  # eval files alone: plan_run said so
+        where = ", ".join(str(p) for p in plan.paths)
+        raise UsageError(
+            f"no case in {where} matches --filter {case_filter!r}, so nothing ran; `agent-evals list` "
+            "shows the case ids"
+        )
 
 
 def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Unpack[RunOptions]) -> None:

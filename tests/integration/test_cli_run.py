@@ -66,10 +66,21 @@ def test_eval_file_that_fails_to_import__exit_2_naming_file_and_error(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    "args", [("no_such_dir/",), ("examples/", "--trials", "0"), ("examples/", "--bogus")]
+    "args",
+    [
+        ("no_such_dir/",),
+        ("examples/", "--trials", "0"),
+        ("examples/", "--bogus"),
+        # a --filter that matches no case ran nothing: never exit 0 (eval files alone said so already)
+        ("benchmarks/home.yaml", "--filter", "no-such-case"),
+        ("benchmarks/home.yaml", "examples/eval_cases.py", "--filter", "no-such-case"),
+        ("benchmarks/home.yaml", "--filter", "no-such-case", "--shard", "1/2"),
+    ],
 )
 def test_usage_errors__exit_2(args: tuple[str, ...]) -> None:
-    assert _run(*args).returncode == 2
+    done = _run(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: ") or "Error: " in done.stderr
 
 
 def test_verbose__shows_traceback_trimmed_to_user_frames(tmp_path: Path) -> None:

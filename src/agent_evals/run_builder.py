@@ -115,10 +115,11 @@ class RunBuilder:
         ``output`` is the record file (None: a temporary one, removed after :meth:`record`). Nothing is
         written until :meth:`start`; ``max_failures`` failures keep their details for the summary."""
         self.env: Mapping[str, str] = os.environ if env is None else env
-        self.cwd = cwd or Path.cwd()
+        self.cwd = (cwd or Path.cwd()).absolute()
         self.started_at = utc_now()
         self.writer = TrialWriter(Redactor.from_env(self.env))
-        self.output = Path(output) if output is not None else None
+        # absolute: an agent that changes the working directory must not move the record
+        self.output = Path(output).absolute() if output is not None else None
         self.shard: Slicer | None = None
         self.digest = RunDigest(max_failures)
         self.complete: bool | None = None

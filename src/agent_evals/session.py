@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -191,6 +192,7 @@ async def _execute_plan(
     builder.snapshot_inputs(builder.eval_suite_indices, builder.eval_sources)
     selected = sum(len(suite.specs) for suite in plan.eval_suites)  # before the shard took its slice
     for yaml_file in plan.benchmark_files:
+        _back_to(builder.cwd)  # the paths given are relative to it, and the agent module is found from it
         offset = done
 
         def bench_progress(b_done: int, b_total: int, offset: int = offset) -> None:
@@ -214,12 +216,24 @@ async def _execute_plan(
         builder.snapshot_inputs([builder.benchmark_index(bench)], [bench.source])
         dealt = shard.populations.get(bench.benchmark_id) if shard is not None else None
         selected += len(dealt.ids) if dealt is not None else len(bench.cases)
+    _back_to(builder.cwd)
     if case_filter and plan.benchmark_files and not selected:  # eval files alone: plan_run said so
         where = ", ".join(str(p) for p in plan.paths)
         raise UsageError(
             f"no case in {where} matches --filter {case_filter!r}, so nothing ran; `agent-evals list` "
             "shows the case ids"
         )
+
+
+def _back_to(cwd: Path) -> None:
+    """Return to the run's working directory when an agent left it (a coding agent that works in a
+    folder of its own): the next suite's files and the repo's policy are found where the run started."""
+    try:
+        if Path.cwd() == cwd:
+            return
+    except OSError:  # the folder the agent went to is gone
+        pass
+    os.chdir(cwd)
 
 
 def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Unpack[RunOptions]) -> None:

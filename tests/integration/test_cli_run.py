@@ -303,3 +303,68 @@ def test_agent_setup_raises__other_suites_run_record_written_exit_3(tmp_path: Pa
     assert "simulator refused the connection" in broken["traceback"]
     (fine,) = suites["fine-suite"]["cases"][0]["trials"]
     assert fine["passed"] is True and fine.get("error") is None
+
+
+WANDERS = """
+import os
+
+
+def answer(prompt):
+    os.chdir({elsewhere!r})  # as a coding agent that works in a folder of its own does
+    if prompt == "c1":
+        raise ValueError("boom")
+    return "ok"
+"""
+
+WANDER_CASES = 30
+"""Cases per suite, one of them (c1) errored: 1 in 30 passes the default error budget, not the repo's."""
+
+WANDER_BENCH = (
+    "benchmark: {name}\nagent: wander:answer\ncapabilities:\n  - name: talk\n    scenarios:\n"
+    + "".join(
+        f"      - {{{{id: c{i}, prompt: c{i}, success: {{{{output: {{{{contains: ok}}}}}}}}}}}}\n"
+        for i in range(WANDER_CASES)
+    )
+)
+
+WANDER_EVAL = f"""
+import wander
+from agent_evals import EvalContext, eval
+
+
+@eval(cases=[{{"id": f"c{{i}}", "input": f"c{{i}}"}} for i in range({WANDER_CASES})])
+def test_talk(ctx: EvalContext):
+    ctx.output = wander.answer(ctx.input)
+"""
+
+# the suites of a run whose agent changes the working directory
+WANDERING: dict[str, list[str]] = {
+    "an eval file, then a benchmark": ["eval_talk.py", "first.yaml"],
+    "one benchmark, then another": ["first.yaml", "second.yaml"],
+    "a benchmark alone": ["first.yaml"],
+}
+
+
+@pytest.mark.parametrize("paths", list(WANDERING.values()), ids=list(WANDERING))
+def test_agent_changes_the_working_directory__the_run_still_reads_writes_and_gates_where_it_started(
+    tmp_path: Path, paths: list[str]
+) -> None:
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    _write(work, "wander.py", WANDERS.format(elsewhere=str(elsewhere)))
+    _write(work, "first.yaml", WANDER_BENCH.format(name="first"))
+    _write(work, "second.yaml", WANDER_BENCH.format(name="second"))
+    _write(work, "eval_talk.py", WANDER_EVAL)
+    _write(work, "agent-evals.yaml", "gate:\n  max_error_rate: 0\n")  # the repo's policy: no error at all
+    done = _run(*paths, "--output", "run.json", cwd=work)
+    # exit 1: the errored cases are over the repo's error budget (the policy file of the run's folder)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "max_error_rate" in done.stderr
+    assert sorted(p.name for p in elsewhere.iterdir()) == []
+    record = json.loads((work / "run.json").read_text(encoding="utf-8"))
+    assert not (work / "run.json.partial").exists()
+    jsonschema.validate(record, load_run_schema())
+    assert record["run"]["complete"] is True
+    assert len(record["suites"]) == len(paths)
+    assert [len(s["cases"]) for s in record["suites"]] == [WANDER_CASES] * len(paths)

@@ -478,8 +478,13 @@ class RunBuilder:
         """End a run that failed without a final record: the partial record stays only when a case
         reached it (what finished, ``complete: false``); a temporary record goes in any case.
 
+        A run that failed before its record opened (an eval file that does not import) removes the
+        record an earlier run left at the output, as opening it would have: that one is not this run's.
+
         Returns the partial record kept (None: none, or it was temporary)."""
         with self._lock:
+            if self._stream is None and self.output is not None:
+                self.output.unlink(missing_ok=True)
             kept = self._stream.abandon() if self._stream is not None else None
             if self._scratch is not None:
                 self.discard_scratch()

@@ -208,6 +208,45 @@ def test_usage_error_after_the_record_opened__exit_2__a_partial_record_only_of_f
     assert [c.name for s in record.suites for c in s.cases] == kept
 
 
+FACTORY = """
+from agent_evals import eval, EvalContext
+
+def make(n):
+    @eval(input=n)
+    def test_made(ctx: EvalContext):
+        assert ctx.input == 1
+    return test_made
+
+test_one = make(1)
+test_two = make(2)
+"""
+
+# files, run arguments (the output added): refused while planning, before the record opened
+PLAN_ERRORS: dict[str, tuple[dict[str, str], list[str]]] = {
+    "an eval file that fails to import": ({"eval_bad.py": "import no_such_module_here\n"}, ["eval_bad.py"]),
+    "a --filter that matches no eval": (
+        {"eval_ok.py": FINISHES},
+        ["eval_ok.py", "--filter", "nothing-like-it"],
+    ),
+    "two evals under one case id": ({"eval_made.py": FACTORY}, ["eval_made.py"]),
+}
+
+
+@pytest.mark.parametrize("case", list(PLAN_ERRORS.values()), ids=list(PLAN_ERRORS))
+def test_usage_error_before_the_record_opened__exit_2__no_record_left_not_even_an_earlier_runs(
+    tmp_path: Path, case: tuple[dict[str, str], list[str]]
+) -> None:
+    files, args = case
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    out = tmp_path / "run.json"
+    out.write_text(json.dumps(STALE), encoding="utf-8")  # it must not stand in for this run's record
+    done = _run(tmp_path, "run", *args, "--output", str(out))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files)
+
+
 def test_usage_error_without_output__leaves_no_temporary_record(tmp_path: Path) -> None:
     for name, text in {"eval_ok.py": FINISHES, "bench.yaml": BAD_BENCH}.items():
         (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")

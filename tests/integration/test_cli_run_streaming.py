@@ -78,6 +78,59 @@ def test_run_killed_mid_run__leaves_a_valid_incomplete_record_of_exactly_the_fin
     assert json.loads(verdict.read_text(encoding="utf-8"))["outcome"] == "incomplete"
 
 
+FILLS = """
+from agent_evals import eval, EvalContext
+
+@eval(cases=[{"id": f"c{i}", "input": "x" * 400} for i in range(40)])
+def test_big(ctx: EvalContext):
+    ctx.output = ctx.input
+"""
+
+# the largest file the run may write (bytes, as a full disk would stop it) -> whether cases fit first
+DISK_FULL: dict[str, tuple[int, bool]] = {
+    "before the first record": (120, False),
+    "after a few cases": (4_000, True),
+    "after many cases": (16_000, True),
+}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+@pytest.mark.parametrize(("limit", "some"), list(DISK_FULL.values()), ids=list(DISK_FULL))
+def test_disk_full_mid_run__exit_2__the_streamed_record_stays_whole(
+    tmp_path: Path, limit: int, some: bool
+) -> None:
+    import resource
+    import signal
+
+    def full_disk() -> None:  # in the child: writes past `limit` bytes fail (EFBIG), as with no space left
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    (tmp_path / "eval_fills.py").write_text(textwrap.dedent(FILLS), encoding="utf-8")
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [CLI, "run", "eval_fills.py", "--output", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=full_disk,  # only sets the limit
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot write the run record" in done.stderr
+    assert not out.exists()
+    partial = partial_path(out)
+    if not some:  # no record could be written at all: none is left, not a torn one
+        assert not partial.exists()
+        return
+    jsonschema.validate(json.loads(partial.read_text(encoding="utf-8")), load_run_schema())
+    record = read_record(partial)
+    assert record.run.complete is False
+    [suite] = record.suites
+    assert 0 < len(suite.cases) < 40
+    assert [c.name for c in suite.cases] == [f"test_big[c{i}]" for i in range(len(suite.cases))]
+
+
 ORDER = """
 import asyncio
 from agent_evals import eval, EvalContext

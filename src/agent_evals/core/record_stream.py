@@ -16,6 +16,7 @@ in the plan).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -89,14 +90,21 @@ class RecordWriter:
         self._size = 0
         self._block: Mapping[str, Any] | None = None
         self._block_bytes = b""
+        self._tail = b""
+        """The closing bytes in the file now (put back when a write fails half-way)."""
         if self.output is not None and self.partial is not None:
             self.output.parent.mkdir(parents=True, exist_ok=True)
             # a record left by an earlier run must never stand in for this one's
             self.output.unlink(missing_ok=True)
             self._fh = self.partial.open("w+b", buffering=0)  # closed in finish or close
-            self._fh.write(_HEAD)
-            self._end = len(_HEAD)
-            self._write_tail(run_block)
+            try:
+                self._fh.write(_HEAD)
+                self._end = len(_HEAD)
+                self._write_tail(run_block)
+            except OSError:  # no valid record could be written at all: leave none
+                self.close()
+                self.partial.unlink(missing_ok=True)
+                raise
 
     def add_suite(self, header: Mapping[str, Any]) -> int:
         """Register a suite (its fields but the cases); returns its index. It reaches the file with its
@@ -110,22 +118,31 @@ class RecordWriter:
         if slot.closed:
             raise RuntimeError(f"suite {slot.header.get('id')!r} was closed: its cases must come together")
         prefix = b""
-        if self._current != suite:
-            if self._current is not None:
-                self._suites[self._current].closed = True
+        previous = self._current
+        if previous != suite:
+            if previous is not None:
                 prefix = b"]},"
             elif any(s.opened for s in self._suites):
                 prefix = b","
             prefix += _opening(slot.header)
-            slot.opened = True
-            self._current = suite
         elif slot.offsets:
             prefix = b","
-        slot.offsets.append(self._end + len(prefix))
+        offset = self._end + len(prefix)
+        if self._fh is not None:
+            self._current = suite  # the closing bytes close this suite's case list
+            try:
+                self._write_tail(run_block, prefix + case)
+            except OSError:  # not written: the file and this writer stay as they were
+                self._current = previous
+                raise
+        if previous != suite:
+            if previous is not None:
+                self._suites[previous].closed = True
+            slot.opened = True
+            self._current = suite
+        slot.offsets.append(offset)
         slot.lengths.append(len(case))
         slot.positions.append(position)
-        if self._fh is not None:
-            self._write_tail(run_block, prefix + case)
 
     def _closing(self, run_block: Mapping[str, Any]) -> bytes:
         if run_block is not self._block:  # the same block object as last time: its bytes are known
@@ -138,9 +155,18 @@ class RecordWriter:
         assert self._fh is not None
         tail = self._closing(run_block)
         data = memoryview(before + tail)
-        self._fh.seek(self._end)
-        while data:  # unbuffered: each write is a system call, so the bytes are in the file when it returns
-            data = data[self._fh.write(data) or 0 :]
+        try:
+            self._fh.seek(self._end)
+            # unbuffered: each write is a system call, so the bytes are in the file when it returns
+            while data:
+                data = data[self._fh.write(data) or 0 :]
+        except OSError:  # a full disk cut the write short: put the last whole record back, then say so
+            with contextlib.suppress(OSError):
+                self._fh.seek(self._end)
+                self._fh.write(self._tail)
+                self._fh.truncate(self._end + len(self._tail))
+            raise
+        self._tail = tail
         self._end += len(before)
         if self._end + len(tail) < self._size:  # closing bytes shorter than before: cut what is left
             self._fh.truncate(self._end + len(tail))

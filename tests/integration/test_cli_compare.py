@@ -211,3 +211,42 @@ def test_policy_flags__invalid_value__exit_2_same_message_in_compare_and_ci(
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output, (args, result.output)
         assert ("error: environment variable" if env else "error: command line:") in result.output
+
+
+def _emptied(doc: dict[str, Any], how: str) -> dict[str, Any]:
+    """``doc`` with no case left: no suite at all, or its suite without cases; run as ``how`` says."""
+    doc = json.loads(json.dumps(doc))
+    if how == "no-suites":
+        doc["suites"] = []
+    else:
+        doc["suites"][0]["cases"] = []
+    if how == "interrupted":
+        doc["run"]["complete"] = False
+    if how == "shard":
+        doc["run"]["shard"] = {"index": 2, "count": 2}
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("how", "code"),
+    [
+        ("no-suites", 2),  # a run whose filter or paths matched nothing: not "no regression"
+        ("suite-without-cases", 2),
+        ("interrupted", 3),  # stopped before any case finished: incomplete, as before
+        ("shard", 3),  # a shard holding no case of the slice: incomplete, as before
+    ],
+)
+def test_compare__candidate_without_any_case__never_passes(tmp_path: Path, how: str, code: int) -> None:
+    base = write(tmp_path, "b.json", record(PASSING))
+    cand = write(tmp_path, "c.json", _emptied(record(PASSING), how))
+    result = CliRunner().invoke(cli, ["compare", base, cand])
+    assert result.exit_code == code, result.output
+    if code == 2:
+        assert result.output.startswith("error: the candidate has no case while the baseline has 100")
+
+
+def test_compare__baseline_without_any_case__no_baseline_not_an_error(tmp_path: Path) -> None:
+    base = write(tmp_path, "b.json", _emptied(record(PASSING), "no-suites"))
+    cand = write(tmp_path, "c.json", record(PASSING))
+    assert run("compare", base, cand).exit_code == 0
+    assert run("compare", base, cand, "--on-missing-baseline", "fail").exit_code == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import RunRecordError
+from agent_evals.errors import RunRecordError, UsageError
 from agent_evals.gate import usage_gate
 from agent_evals.gate.legacy_ids import map_legacy_ids
 from agent_evals.gate.model import (
@@ -93,6 +93,20 @@ def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSu
     )
 
 
+def _ran_or_refuse(baseline: RunSummary, candidate: RunSummary) -> None:
+    """Refuse a finished candidate with no case at all against a baseline with cases: it shares no
+    case with it either, and a run that ran nothing (a path or filter that matched no case) must not
+    pass as "no regression". An interrupted run or a shard that holds no case is incomplete instead."""
+    if any(s.view.cases for s in candidate.suites) or not candidate.run.get("complete", True):
+        return
+    held = sum(len(s.view.cases) for s in baseline.suites)
+    if held and not candidate.run.get("shard"):  # not a record problem: `ci` must not take it for one
+        raise UsageError(
+            f"the candidate has no case while the baseline has {held:,}: nothing was compared, so the "
+            "gate cannot pass. Check what the run selected (paths, --filter, --dataset, --label)."
+        )
+
+
 def compare_documents(
     baseline: Document | RunSummary | None,
     candidate: Document | RunSummary,
@@ -142,6 +156,8 @@ def _compare(
     if base is not None:
         base = map_legacy_ids(base, cand)  # a baseline written before eval ids were project-relative
     earlier = [map_legacy_ids(h, cand) for h in earlier]
+    if base is not None:
+        _ran_or_refuse(base, cand)
     base, cand, reused, reuse_notes = split_reused(base, cand)  # copies of the baseline: no evidence
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     if base is not None:

@@ -60,15 +60,27 @@ USAGE_KNOBS = ("max_tokens_increase", "max_cost_increase", "max_latency_increase
 """The usage knobs: a relative increase (0.2 = 20%), or ``off`` (None) for no check."""
 
 
+def _no_bool(value: Any) -> Any:
+    """Refuse a boolean where a number belongs: pydantic would read ``true`` as 1.0, and a
+    ``max_drop`` or ``max_error_rate`` of 1 is a gate that can never fail."""
+    if isinstance(value, bool):
+        raise ValueError("Input should be a number (a fraction of 1, such as 0.05), not a boolean")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_no_bool)]
+"""A numeric knob's value: a number, never a boolean."""
+
+
 def _off_is_none(value: Any) -> Any:
-    """``off`` / ``false`` / ``null`` turn a usage check off."""
+    """``off`` / ``false`` / ``null`` turn a usage check off; ``true`` is no limit (refused)."""
     if (
         value is None
         or value is False
         or (isinstance(value, str) and value.strip().lower() in ("off", "none"))
     ):
         return None
-    return value
+    return _no_bool(value)
 
 
 UsageLimit = Annotated[Annotated[float, Field(ge=0.0, le=1.0)] | None, BeforeValidator(_off_is_none)]
@@ -80,13 +92,13 @@ class Knobs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_pass_rate: Number | None = Field(default=None, ge=0.0, le=1.0)
     """Absolute floor for the candidate's pass rate (None: no floor)."""
-    max_drop: float = Field(default=0.05, ge=0.0, le=1.0)
+    max_drop: Number = Field(default=0.05, ge=0.0, le=1.0)
     """Largest tolerated drop versus the baseline (0.05 = 5 points)."""
-    alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
+    alpha: Number = Field(default=0.05, gt=0.0, lt=0.5)
     """One-sided significance level for calling a drop a regression (family-wise, Holm)."""
-    max_error_rate: float = Field(default=0.05, ge=0.0, le=1.0)
+    max_error_rate: Number = Field(default=0.05, ge=0.0, le=1.0)
     """Largest tolerated share of errored trials in the candidate."""
     on_missing_baseline: Action = "warn"
     """What a suite without a baseline does: pass, warn (floors still apply) or fail."""
@@ -115,13 +127,13 @@ class Knobs(BaseModel):
 class _BlockBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    min_pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_pass_rate: Number | None = Field(default=None, ge=0.0, le=1.0)
     """Absolute floor for the candidate's pass rate."""
-    max_drop: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_drop: Number | None = Field(default=None, ge=0.0, le=1.0)
     """Largest tolerated drop versus the baseline."""
-    alpha: float | None = Field(default=None, gt=0.0, lt=0.5)
+    alpha: Number | None = Field(default=None, gt=0.0, lt=0.5)
     """One-sided significance level."""
-    max_error_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_error_rate: Number | None = Field(default=None, ge=0.0, le=1.0)
     """Largest tolerated share of errored trials."""
     on_missing_baseline: Action | None = None
     """pass | warn | fail when there is no baseline."""
@@ -309,6 +321,7 @@ def parse_block(
         found = first.get("input")
         shown = "" if first["type"] == "extra_forbidden" else f", found {found!r}"
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        message = message.removeprefix("Value error, ")  # a validator's own message reads as pydantic's
         raise PolicyError(
             f"{where}: invalid policy value for '{key}': {message}{shown}{_hint(first, loc)}"
         ) from exc

@@ -132,3 +132,39 @@ def test_invalid_toml__error_names_file(tmp_path: Path) -> None:
 
 def test_policy_error__is_exit_code_2() -> None:
     assert PolicyError("x").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # `true` would be read as 1.0: a max_drop or max_error_rate of 100 points, a gate that cannot fail
+        ("agent-evals.yaml", "gate:\n  max_drop: true\n"),
+        ("agent-evals.yaml", "gate:\n  max_error_rate: true\n"),
+        ("agent-evals.yaml", "gate:\n  overrides:\n    home: {max_drop: true}\n"),
+        ("agent-evals.yaml", "gate:\n  max_latency_increase: true\n"),  # "turn it on" is no limit
+        ("agent-evals.yaml", "gate:\n  min_pass_rate: false\n"),
+        ("pyproject.toml", "[tool.agent-evals.gate]\nmax_drop = true\n"),
+        ("pyproject.toml", "[tool.agent-evals.gate]\nmax_cost_increase = true\n"),
+    ],
+)
+def test_numeric_knob_given_a_boolean__refused_not_read_as_one(tmp_path: Path, name: str, text: str) -> None:
+    path = write(tmp_path / name, text)
+    with pytest.raises(PolicyError, match=r"Input should be a number \(a fraction of 1.*not a boolean"):
+        resolve_policy(repo_config=path, suite_blocks={}, overrides={})
+
+
+@pytest.mark.parametrize(
+    "key", ["max_drop", "max_error_rate", "min_pass_rate", "alpha", "max_tokens_increase"]
+)
+def test_numeric_knob_given_a_boolean__suite_block_refused_too(key: str) -> None:
+    with pytest.raises(
+        PolicyError, match=rf"suite home: invalid policy value for 'gate.{key}'.*not a boolean"
+    ):
+        resolve_policy(repo_config=None, suite_blocks={"home": {key: True}}, overrides={})
+
+
+def test_usage_knob_false__still_turns_the_check_off() -> None:
+    knobs = resolve_policy(
+        repo_config=None, suite_blocks={"home": {"max_cost_increase": False}}, overrides={}
+    )
+    assert knobs.knobs_for("home").max_cost_increase is None

@@ -43,12 +43,20 @@ class Pick:
     """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
 
 
+def _literal_brackets(glob: str) -> str:
+    """A glob for ``fnmatch`` with its brackets literal (``*`` and ``?`` stay wildcards): eval case ids
+    hold them (``eval_x.py::test_refund[big]``), so a critical glob naming such an id matches it,
+    as ``--filter`` does, instead of reading ``[big]`` as one of three letters."""
+    return glob.replace("[", "\0").replace("]", "[]]").replace("\0", "[[]")
+
+
 def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
     """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
     if globs:
+        patterns = [_literal_brackets(g) for g in globs]
         for case in view.cases.values():
             if not case.critical:
-                case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in globs)
+                case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in patterns)
     return view
 
 

@@ -115,3 +115,28 @@ def test_compare__interrupted_candidate_missing_a_critical_case__incomplete_not_
     result = compare(base, record({"home": suite(20, c0="")}, complete=False))
     assert result.outcome == "incomplete"
     assert result.exit_code == 3
+
+
+EVAL_IDS = [f"evals/eval_refund.py::test_refund[amount-{i}]" for i in range(20)]
+
+
+@pytest.mark.parametrize(
+    ("glob", "flagged"),
+    [
+        # eval case ids hold brackets: the id itself, as the report prints it, names the case
+        (EVAL_IDS[3], [EVAL_IDS[3]]),
+        ("*::test_refund[amount-3]", [EVAL_IDS[3]]),
+        ("evals/eval_refund.py::test_refund[amount-3*", [EVAL_IDS[3]]),
+        ("*[amount-?]", [EVAL_IDS[3]]),
+        # brackets are text, not a character class: this names no case
+        ("evals/eval_refund.py::test_refund[amount-0-9]", []),
+    ],
+)
+def test_compare__critical_glob_naming_an_eval_case_id__guards_it(
+    record, glob: str, flagged: list[str]
+) -> None:
+    base = record({"evals/eval_refund.py": dict.fromkeys(EVAL_IDS, "P")})
+    cand = record({"evals/eval_refund.py": {**dict.fromkeys(EVAL_IDS, "P"), EVAL_IDS[3]: "F"}})
+    result = compare(base, cand, critical_cases=(glob,))
+    assert critical_reasons(result) == [(cid, True) for cid in flagged]
+    assert result.exit_code == (1 if flagged else 0)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from operator import attrgetter, itemgetter, lt, sub
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agent_evals.gate.model import CaseUsageChange, GroupUsage, Reason, UsageCheck, UsageMetric
 from agent_evals.gate.stats import binom_sf, holm
@@ -98,12 +98,13 @@ def check_suite(
             c_uses.append(c_use)
     for metric in metrics:
         at = METRICS.index(metric) + 1  # the metric's place in a Use
-        b_all = list(map(itemgetter(at), b_uses))
-        c_all = list(map(itemgetter(at), c_uses))
+        b_all = _measures(map(itemgetter(at), b_uses))
+        c_all = _measures(map(itemgetter(at), c_uses))
         if None in b_all or None in c_all:  # some case measured it on one side only, or on neither
             m_views, vbs, vcs, missing, only_cand = _measured(views, b_all, c_all)
         else:
-            m_views, vbs, vcs, missing, only_cand = views, b_all, c_all, [], 0
+            vbs, vcs = cast("list[float]", b_all), cast("list[float]", c_all)  # no None: checked
+            m_views, missing, only_cand = views, [], 0
         threshold = getattr(knobs, KNOB[metric])
         if not vbs and not missing:
             if only_cand:
@@ -144,6 +145,13 @@ def check_suite(
         )
         groups.extend(_group_rows(metric, _positions_by_group(m_views), vbs, vcs))
     return checks, groups
+
+
+def _measures(values: Iterable[float | None]) -> list[float | None]:
+    """Per-case values of a metric, None for one that is no measurement: NaN, infinite or negative.
+    A NaN compares false with every limit, so a candidate that recorded one passed whatever it spent;
+    as not measured, it fails a gated check like a candidate that stopped recording usage."""
+    return [v if v is None or 0.0 <= v < math.inf else None for v in values]
 
 
 def _measured(
@@ -260,7 +268,8 @@ def decisions(suite: SuiteComparison) -> list[tuple[Verdict, Outcome, Reason]]:
                 else ""
             )
             message = (
-                f"Suite {sid}: the candidate recorded no {_NAMES[metric]} for {len(check.missing_case_ids)} "
+                f"Suite {sid}: the candidate recorded no {_NAMES[metric]} (or none that is a finite, "
+                f"non-negative number) for {len(check.missing_case_ids)} "
                 f"paired case(s) the baseline measured ({shown}{extra}){why}. A run that stops reporting "
                 f"usage could hide any increase, so {limit} cannot pass; restore the usage capture "
                 f"(docs/cost.md) or set {knob}: off."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ from click.testing import CliRunner
 from agent_evals.cli.main import cli
 from agent_evals.core.record import RunRecord
 from agent_evals.cost.prices import BUILTIN, PriceTable, use_table
-from agent_evals.gate.compare import compare_runs
+from agent_evals.gate.compare import compare_documents, compare_runs
 from agent_evals.gate.model import Comparison, UsageCheck
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.gate.reader import read_summary
 
 
 @pytest.fixture(autouse=True)
@@ -403,3 +405,44 @@ def test_case_means__per_valid_trial_that_measured_them(
     valid, *means, _ = priced(view.use, active_table(), set())
     assert valid
     assert means == [tokens, pytest.approx(cost) if cost is not None else None, seconds]
+
+
+@pytest.mark.parametrize(
+    ("value", "exit_code"),
+    [
+        ("0.03", 1),  # tripled: the plain rise fails (for contrast)
+        ("0.01", 0),  # unchanged: passes
+        ("NaN", 1),  # a NaN compared false with the limit: it passed, whatever was spent
+        ("-Infinity", 1),
+        ("Infinity", 1),
+        ("1e309", 1),  # read as infinity
+        ("-0.5", 1),  # a negative cost is no measurement, and read as a fall it hid any rise
+    ],
+)
+def test_cli__candidate_cost_that_is_no_measurement__fails_as_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, exit_code: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    base = _write(tmp_path / "base.json", _record([_trial(100, cost=0.01)] * 8))
+    # the run's own record writer (json.dumps) writes a NaN an agent reported as NaN
+    text = _record([_trial(100, cost=0.25)] * 8).to_json().replace('"cost_usd":0.25', f'"cost_usd":{value}')
+    (tmp_path / "cand.json").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["compare", base, str(tmp_path / "cand.json"), "--json", "v.json"])
+    assert result.exit_code == exit_code, result.output
+    reasons = json.loads((tmp_path / "v.json").read_text())["reasons"]
+    if value not in ("0.03", "0.01"):
+        [reason] = reasons
+        assert reason["kind"] == "usage-missing" and reason["blocking"]
+        assert (
+            "recorded no cost (or none that is a finite, non-negative number) for 8 paired"
+            in reason["message"]
+        )
+
+
+def test_baseline_cost_that_is_no_measurement__is_not_measured_in_the_baseline(tmp_path: Path) -> None:
+    text = _record([_trial(100, cost=0.25)] * 8).to_json().replace('"cost_usd":0.25', '"cost_usd":NaN')
+    (tmp_path / "base.json").write_text(text, encoding="utf-8")
+    cand = _write(tmp_path / "cand.json", _record([_trial(100, cost=0.01)] * 8))
+    policy = resolve_policy(repo_config=None, suite_blocks={}, overrides={})
+    result = compare_documents(read_summary(tmp_path / "base.json"), read_summary(Path(cand)), policy)
+    assert (_check(result, "cost").verdict, result.exit_code) == ("not-measured", 0)

@@ -15,9 +15,7 @@ from agent_evals.gate.model import (
     Reason,
     RunInfoView,
 )
-from agent_evals.gate.paired import (
-    settle_hint,
-)
+from agent_evals.gate.paired import informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import passing_critical, select_cases
 from agent_evals.gate.policy import Policy
@@ -178,8 +176,19 @@ def _compare(
 
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
-    rises = [(w.result.error_rise, w.pick.knobs) for w in works if w.result.error_rise is not None]
-    # one Holm family: every drop test that can fail the pull request, and every error-rise test
+    # one Holm family: every test that can fail the pull request. A drop test without a case that both
+    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
+    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
+    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
+    for unit in units:
+        if unit.stat.p_value is None:
+            unit.stat.p_adjusted = 1.0
+    units = [u for u in units if informative(u.pairs)]
+    rises = [
+        (w.result.error_rise, w.pick.knobs)
+        for w in works
+        if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
+    ]
     adjusted = holm(
         [1.0 if u.stat.p_value is None else u.stat.p_value for u in units] + [r.p_value for r, _ in rises]
     )

@@ -373,6 +373,29 @@ def charge_lost_grades(sides: Mapping[tuple[Key, Key], int]) -> tuple[Counter[tu
     return charged, lost
 
 
+def informative(pairs: Pairs) -> bool:
+    """Whether some paired case both passed and failed among its valid trials (the two sides
+    together). Without one, every case passed, or failed, every trial on both sides: no drop test can
+    call a drop, and leaving it out of the Holm family depends only on the cases' totals, which the
+    tests condition on, so it keeps the family's false-alarm rate."""
+    return any(0 < pb + pc < nb + nc for nb, pb, nc, pc in pairs)
+
+
+def error_rise_floor(sides: Mapping[tuple[Key, Key], int]) -> float:
+    """The smallest p-value the error-rise test can give these cases wherever their errors fell: each
+    case's errors in the candidate as far as its trials go. It depends only on the cases' error
+    totals, which the test conditions on: a rise test whose floor is not below alpha can never be
+    significant, and leaving it out of the Holm family keeps the family's false-alarm rate (one
+    errored trial would otherwise double every drop test's p-value)."""
+    extreme: Pairs = Counter()
+    for ((nb, _, eb), (nc, _, ec)), w in sides.items():
+        if nb > 0 and nc > 0:
+            valid = nb - eb + nc - ec  # the case's trials that did not error, both sides
+            in_candidate = max(0, valid - nb)  # as few as the baseline's trials leave
+            extreme[(nb, valid - in_candidate, nc, in_candidate)] += w
+    return conditional.drop_p(extreme).p_value if extreme else 1.0
+
+
 def error_rise(sides: Mapping[tuple[Key, Key], int]) -> ErrorRise | None:
     """Paired error-rate change over cases with trials on both sides, and its one-sided p for a rise
     (the stratified test on the non-errored trials: a rise in errors is a drop in those); None when

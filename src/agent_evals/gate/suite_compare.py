@@ -24,6 +24,7 @@ from agent_evals.gate.paired import (
     charge_lost_grades,
     delta_stat,
     error_rise,
+    error_rise_floor,
     pairs_of_counts,
     rate_summary_of_counts,
 )
@@ -56,6 +57,8 @@ class SuiteWork:
     group_units: dict[str, Unit] = field(default_factory=dict)
     lost_trials: int = 0
     """Candidate trials of cases that lost their grade, charged as errored (``charge_lost_grades``)."""
+    rise_floor: float = 1.0
+    """The smallest p-value the error-rise test can give (``error_rise_floor``)."""
 
 
 def prepare(
@@ -120,10 +123,13 @@ def prepare(
         pairs = _with_history(stat, pick, earlier, knobs)
     unit = Unit(stat, pairs, knobs) if stat is not None else None
     lost_trials = 0
+    rise_floor = 1.0
     if base is not None:
         charged, lost_trials = charge_lost_grades(sides)
         result.error_rise = error_rise(charged)
-    work = SuiteWork(pick, result, unit, lost_trials=lost_trials)
+        if result.error_rise is not None:
+            rise_floor = error_rise_floor(charged)
+    work = SuiteWork(pick, result, unit, lost_trials=lost_trials, rise_floor=rise_floor)
     for row in result.groups:
         if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
             row.gated = True

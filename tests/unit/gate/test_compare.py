@@ -173,6 +173,67 @@ def test_compare__holm_across_suites__two_borderline_drops_become_inconclusive(r
     assert both.verdict == "inconclusive" and both.exit_code == 0
 
 
+FIVE_OF_20 = {f"doors/c{i}": "F" if i < 5 else "P" for i in range(20)}  # McNemar p = 1/32 alone
+
+
+@pytest.mark.parametrize(
+    ("base", "cand", "flags", "verdict", "p_adjusted"),
+    [
+        # a second suite in which nothing could move (every case passed every trial on both sides)
+        pytest.param(
+            {"a": dict.fromkeys(FIVE_OF_20, "P"), "b": {f"x/c{i}": "P" for i in range(20)}},
+            {"a": FIVE_OF_20, "b": {f"x/c{i}": "P" for i in range(20)}},
+            {},
+            "failed",
+            1 / 32,
+            id="unchanged-second-suite-is-no-test",
+        ),
+        # one timeout: an error-rise test that cannot reach alpha (p >= 1/2 wherever the error fell)
+        pytest.param(
+            {"a": dict.fromkeys(FIVE_OF_20, "P")},
+            {"a": FIVE_OF_20 | {"doors/c19": "E"}},
+            {},
+            "failed",
+            1 / 32,
+            id="one-errored-trial-is-no-test",
+        ),
+        pytest.param(
+            {"a": dict.fromkeys(FIVE_OF_20, "P") | {"doors/c19": "E"}},
+            {"a": FIVE_OF_20},
+            {},
+            "failed",
+            1 / 32,
+            id="one-error-fixed-is-no-test",
+        ),
+        # tests that can fail the pull request still share the family: two suites that both dropped
+        pytest.param(
+            {"a": dict.fromkeys(FIVE_OF_20, "P"), "b": dict.fromkeys(FIVE_OF_20, "P")},
+            {"a": FIVE_OF_20, "b": FIVE_OF_20},
+            {},
+            "inconclusive",
+            1 / 16,
+            id="two-dropping-suites-share-it",
+        ),
+        # and an error rise that can reach alpha: 5 cases now error (p = 1/32), the budget set wide
+        pytest.param(
+            {"a": dict.fromkeys(FIVE_OF_20, "P") | {f"z/c{i}": "P" for i in range(15)}},
+            {"a": FIVE_OF_20 | {f"z/c{i}": "E" if i < 5 else "P" for i in range(15)}},
+            {"max_error_rate": 0.5},
+            "inconclusive",
+            1 / 16,
+            id="an-error-rise-that-can-fail-shares-it",
+        ),
+    ],
+)
+def test_compare__holm_family__only_tests_that_can_fail_the_pull_request(
+    record, base: dict, cand: dict, flags: dict, verdict: str, p_adjusted: float
+) -> None:
+    result = compare(record(base), record(cand), **flags)
+    suite = result.suites[0]
+    assert suite.delta is not None and suite.delta.p_adjusted == pytest.approx(p_adjusted)
+    assert (result.verdict, result.exit_code) == (verdict, 1 if verdict == "failed" else 0)
+
+
 def test_compare__gated_group_override__group_can_fail_alone(record, cases) -> None:
     base = record({"home": cases("doors", 12, "P") | cases("lights", 200, "P")})
     cand = record({"home": cases("doors", 12, "F") | cases("lights", 200, "P")})

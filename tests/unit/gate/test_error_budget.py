@@ -10,7 +10,7 @@ import pytest
 from agent_evals.gate import stats
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
-from agent_evals.gate.paired import error_rise, over_error_budget
+from agent_evals.gate.paired import error_rise, error_rise_floor, over_error_budget
 from agent_evals.gate.policy import resolve_policy
 
 
@@ -78,10 +78,36 @@ def test_compare__error_budget_reasons(
     assert result.exit_code == (1 if kinds - {"lost-grade"} else 0)
 
 
-def test_compare__error_rise_joins_the_holm_family(record) -> None:
-    base = record({"home": {f"g/c{i}": "PPP" for i in range(20)}})
-    cand = record({"home": {f"g/c{i}": "EPP" if i < 3 else "PPP" for i in range(20)}})
+@pytest.mark.parametrize(
+    ("codes", "in_family"),
+    [
+        # 2 of 3 trials of 3 cases now error: p = (3/15)^3 can reach alpha, so the test joins the family
+        ("EEP", True),
+        # 1 of 3: p >= (1/2)^3 wherever the errors fell, it can never be significant: left out
+        ("EPP", False),
+    ],
+)
+def test_compare__error_rise_joins_the_holm_family_when_it_can_reach_alpha(
+    record, codes: str, in_family: bool
+) -> None:
+    flaky = {"g/flaky": "PPF"}  # a drop test that can move, so the family has it too
+    base = record({"home": {f"g/c{i}": "PPP" for i in range(20)} | flaky})
+    cand = record({"home": {f"g/c{i}": codes if i < 3 else "PPP" for i in range(20)} | flaky})
     result = compare(base, cand, max_error_rate=0.5, max_drop=0.01)
     rise = result.suites[0].error_rise
     assert rise is not None and rise.p_adjusted is not None
-    assert rise.p_adjusted == pytest.approx(min(1.0, 2 * rise.p_value))  # two tests in the family
+    expected = min(1.0, 2 * rise.p_value) if in_family else rise.p_value  # two tests in the family, or one
+    assert rise.p_adjusted == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("sides", "floor"),
+    [
+        (Counter({((1, 1, 0), (1, 0, 1)): 1}), 1 / 2),  # one trial errored: never below 1/2
+        (Counter({((1, 0, 1), (1, 1, 0)): 1}), 1 / 2),  # the same totals, the error fixed: the same floor
+        (Counter({((3, 3, 0), (3, 0, 3)): 4, ((3, 3, 0), (3, 3, 0)): 10}), (1 / 20) ** 4),
+        (Counter({((3, 3, 0), (3, 2, 1)): 3}), (1 / 2) ** 3),
+    ],
+)
+def test_error_rise_floor__the_p_value_of_every_error_in_the_candidate(sides: Counter, floor: float) -> None:
+    assert error_rise_floor(sides) == pytest.approx(floor)

@@ -266,11 +266,11 @@ def _compare(
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
     outcomes += ["fail" if blocking else "warn" for _, _, blocking in guarded]
+    # a removed suite's passing critical case fails the gate like a critical flip: so says the verdict
+    verdicts = [s.verdict for s in suites] + ["failed" for _, _, blocking in guarded if blocking]
     return Comparison(
         mode=mode,
-        verdict=worst_verdict([s.verdict for s in suites])
-        if suites
-        else ("reused" if reused else "no-baseline"),
+        verdict=worst_verdict(verdicts) if verdicts else ("reused" if reused else "no-baseline"),
         outcome="incomplete" if incomplete else worst_outcome(outcomes),
         reasons=reasons,
         suites=suites,

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_evals.gate.model import Reason, SuiteComparison
 from agent_evals.gate.summary import RunSummary
-from agent_evals.gate.verdict import outcome_of, worst_outcome
+from agent_evals.gate.verdict import outcome_of, worst_outcome, worst_verdict
 
 
 def partial_run(run: Mapping[str, Any]) -> str | None:
@@ -39,6 +39,8 @@ def lacks_baseline(suite: SuiteComparison, partial: str) -> None:
     )
     suite.reasons = sorted([*suite.reasons, reason], key=lambda r: not r.blocking)
     suite.outcome = worst_outcome([suite.outcome, outcome_of([reason], knobs)])
+    if reason.blocking:  # never a "passed" verdict beside a failing outcome (the action's `status`)
+        suite.verdict = worst_verdict([suite.verdict, "no-baseline"])
 
 
 def mark_not_run(suite: SuiteComparison) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -441,3 +442,55 @@ def test_compare__listed_case_detail__every_report_of_it_unchanged(record, cases
     assert render_markdown(listed, budget="summary") == render_markdown(every, budget="summary")
     assert render_json(listed, env={}) == render_json(every, env={})
     assert render_terminal(listed) == render_terminal(every)
+
+
+def _interrupted(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["run"]["complete"] = False
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("base", "cand", "flags", "verdict", "code"),
+    [
+        # a removed suite whose critical case passed in the baseline fails the gate: the verdict says so
+        pytest.param(
+            lambda r, c: r({"home": c("doors", 10, "P"), "sec": c("s", 3, "P")}, critical=("s/c0",)),
+            lambda r, c: r({"home": c("doors", 10, "P")}),
+            {},
+            "failed",
+            1,
+            id="removed-suite-with-a-passing-critical-case",
+        ),
+        pytest.param(
+            lambda r, c: r({"home": c("doors", 10, "P"), "sec": c("s", 3, "P")}, critical=("s/c0",)),
+            lambda r, c: r({"home": c("doors", 10, "P")}),
+            {"critical": "warn"},
+            "passed",
+            0,
+            id="the-same-under-critical-warn",
+        ),
+        # cases an interrupted baseline lacks, under on_missing_baseline: fail
+        pytest.param(
+            lambda r, c: _interrupted(r({"home": c("doors", 5, "P")})),
+            lambda r, c: r({"home": c("doors", 10, "P")}),
+            {"on_missing_baseline": "fail"},
+            "no-baseline",
+            1,
+            id="partial-baseline-under-fail",
+        ),
+        pytest.param(
+            lambda r, c: _interrupted(r({"home": c("doors", 5, "P")})),
+            lambda r, c: r({"home": c("doors", 10, "P")}),
+            {},
+            "passed",
+            0,
+            id="partial-baseline-under-warn",
+        ),
+    ],
+)
+def test_compare__verdict_never_passed_when_the_gate_fails(
+    record, cases, base: Any, cand: Any, flags: dict[str, Any], verdict: str, code: int
+) -> None:
+    result = compare(base(record, cases), cand(record, cases), **flags)
+    assert (result.verdict, result.exit_code) == (verdict, code)
+    assert json.loads(render_json(result))["verdict"] == verdict  # what the action's `status` reports

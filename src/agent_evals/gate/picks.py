@@ -60,10 +60,21 @@ def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
     return view
 
 
+def _baseline_globs(base_suite: SuiteSummary, knobs: Knobs) -> tuple[str, ...]:
+    """The critical globs of the baseline side: the policy's, and those of the baseline's own ``gate:``
+    block (checked when that run loaded it). A change that drops a glob from the suite's block, or
+    deletes the suite, in the change that breaks the case must not un-mark it."""
+    block = base_suite.header.get("gate")
+    own = block.get("critical_cases") if isinstance(block, Mapping) else None
+    if not isinstance(own, (list, tuple)):
+        return knobs.critical_cases
+    return (*knobs.critical_cases, *(g for g in own if isinstance(g, str)))
+
+
 def passing_critical(base_suite: SuiteSummary, knobs: Knobs) -> list[str]:
-    """Case ids of a baseline suite that are critical (recorded, or by the policy's globs) and passed
-    every trial: what a candidate without that suite drops unguarded."""
-    view = _mark_critical(base_suite.view, knobs.critical_cases)
+    """Case ids of a baseline suite that are critical (recorded, or by the policy's globs or the
+    baseline's own block) and passed every trial: what a candidate without that suite drops unguarded."""
+    view = _mark_critical(base_suite.view, _baseline_globs(base_suite, knobs))
     return [case.id for case in view.cases.values() if case.critical and case.fraction == 1.0]
 
 
@@ -86,7 +97,11 @@ def select_cases(
     sid = suite.header["id"]
     knobs = policy.knobs_for(sid)
     cand_view = _mark_critical(suite.view, knobs.critical_cases)
-    base_view = _mark_critical(base_suite.view, knobs.critical_cases) if base_suite is not None else None
+    base_view = (
+        _mark_critical(base_suite.view, _baseline_globs(base_suite, knobs))
+        if base_suite is not None
+        else None
+    )
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     if base is not None:

@@ -140,3 +140,34 @@ def test_compare__critical_glob_naming_an_eval_case_id__guards_it(
     result = compare(base, cand, critical_cases=(glob,))
     assert critical_reasons(result) == [(cid, True) for cid in flagged]
     assert result.exit_code == (1 if flagged else 0)
+
+
+OWN_GLOB = {"home": {"critical_cases": ["g/c0"]}}  # the suite's own gate block names its critical case
+
+
+@pytest.mark.parametrize(
+    ("cand_suites", "cand_gate", "outcome", "flagged"),
+    [
+        # the pull request drops the glob from the suite's block in the change that breaks the case
+        ({"home": suite(20, c0="FFF")}, None, "fail", ["g/c0"]),
+        # ... or deletes the case, or the whole suite (its benchmark file) with its block
+        ({"home": suite(20, c0="")}, None, "fail", ["g/c0"]),
+        ({"other": {"x/a": "PPP"}}, None, "fail", ["g/c0"]),
+        # the block kept and the case broken: the plain critical flip (for contrast)
+        ({"home": suite(20, c0="FFF")}, OWN_GLOB, "fail", ["g/c0"]),
+        # the block dropped, the case still passing: nothing to say but the block change
+        ({"home": suite(20)}, None, "warn", []),
+    ],
+    ids=["glob-dropped", "case-deleted", "suite-deleted", "glob-kept", "glob-dropped-case-passing"],
+)
+def test_compare__critical_glob_of_the_baselines_own_gate_block__stays_guarded(
+    record, cand_suites: dict[str, Any], cand_gate: Any, outcome: str, flagged: list[str]
+) -> None:
+    base = record({"home": suite(20), "other": {"x/a": "PPP"}}, gate=OWN_GLOB)
+    cand = record(cand_suites, gate=cand_gate)
+    blocks = {s["id"]: s.get("gate") for s in cand["suites"]}  # the run's blocks, as the CLI reads them
+    result = compare_documents(
+        base, cand, resolve_policy(repo_config=None, suite_blocks=blocks, overrides={})
+    )
+    assert [cid for cid, blocking in critical_reasons(result) if blocking] == flagged
+    assert result.outcome == outcome

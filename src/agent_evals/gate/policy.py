@@ -418,16 +418,44 @@ def read_config_block(path: Path) -> PolicyBlock:
     else the whole document is the block.
     """
     if path.suffix == ".toml":
-        tool = _load_toml(path).get("tool", {}).get("agent-evals", {})
-        return parse_block(tool.get("gate"), source=str(path), prefix="tool.agent-evals.gate")
+        tool = _load_toml(path).get("tool", {})
+        ours = tool.get("agent-evals") if isinstance(tool, Mapping) else None
+        if isinstance(ours, Mapping) and "gate" in ours:
+            return parse_block(ours["gate"], source=str(path), prefix="tool.agent-evals.gate")
+        raise PolicyError(
+            f"{path}: {_toml_miss(tool, ours)}; the gate policy belongs in [tool.agent-evals.gate]"
+        )
     data, locate = _load_yaml(path)
     if data is None:
         return PolicyBlock()
     if not isinstance(data, Mapping):
         raise PolicyError(f"{path}: expected a mapping at the top level, found {type(data).__name__}")
     if "gate" in data or path.name in REPO_CONFIG_NAMES:
+        # knobs beside gate: (or a misspelt gate:) would be ignored, and the defaults silently apply
+        stray = [k for k in data if k in (*KNOB_NAMES, "overrides")]
+        stray += difflib.get_close_matches(
+            "gate", [str(k) for k in data if k not in ("gate", "prices")], 1, 0.6
+        )
+        if stray:
+            raise PolicyError(
+                f"{locate((stray[0],))}: '{stray[0]}' is not read at the top level; the gate policy "
+                "belongs under its top-level gate: key"
+            )
         return parse_block(data.get("gate"), source=str(path), locate=lambda loc: locate(("gate", *loc)))
     return parse_block(data, source=str(path), prefix="policy", locate=locate)
+
+
+def _toml_miss(tool: Any, ours: Any) -> str:
+    """What a TOML policy file holds instead of a [tool.agent-evals.gate] table."""
+    misspelt = (
+        [k for k in tool if k.replace("_", "-").lower() == "agent-evals"] if isinstance(tool, Mapping) else []
+    )
+    if misspelt and misspelt[0] != "agent-evals":
+        return f"[tool.{misspelt[0]}] is not read"
+    knobs = [k for k in ours if k in (*KNOB_NAMES, "overrides")] if isinstance(ours, Mapping) else []
+    return (
+        f"[tool.agent-evals] sets {', '.join(knobs)}" if knobs else "it has no [tool.agent-evals.gate] table"
+    )
 
 
 def discover_repo_config(directory: Path) -> Path | None:
@@ -437,9 +465,16 @@ def discover_repo_config(directory: Path) -> Path | None:
             return directory / name
     pyproject = directory / "pyproject.toml"
     # parse only a pyproject.toml that mentions us: a project without the table needs no TOML reader
-    if pyproject.is_file() and "agent-evals" in pyproject.read_text(encoding="utf-8", errors="replace"):
-        tool = _load_toml(pyproject).get("tool", {}).get("agent-evals", {})
-        if isinstance(tool, Mapping) and "gate" in tool:
+    text = pyproject.read_text(encoding="utf-8", errors="replace") if pyproject.is_file() else ""
+    if "agent-evals" in text or "agent_evals" in text:
+        tool = _load_toml(pyproject).get("tool", {})
+        # a misspelt [tool.agent_evals] table, or knobs in [tool.agent-evals] itself, is read to be refused
+        if isinstance(tool, Mapping) and any(
+            k.replace("_", "-").lower() == "agent-evals"
+            and isinstance(v, Mapping)
+            and (k != "agent-evals" or {"gate", "overrides", *KNOB_NAMES} & v.keys())
+            for k, v in tool.items()
+        ):
             return pyproject
     return None
 

@@ -168,3 +168,55 @@ def test_usage_knob_false__still_turns_the_check_off() -> None:
         repo_config=None, suite_blocks={"home": {"max_cost_increase": False}}, overrides={}
     )
     assert knobs.knobs_for("home").max_cost_increase is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        # each of these was read as no policy at all: the defaults applied and the floor never failed
+        (
+            "pyproject.toml",
+            "[tool.agent_evals.gate]\nmin_pass_rate = 0.9\n",
+            r"\[tool.agent_evals\] is not read",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.agent-evals]\nmin_pass_rate = 0.9\n",
+            r"\[tool.agent-evals\] sets min_pass_rate",
+        ),
+        ("policy.toml", "min_pass_rate = 0.9\n", r"it has no \[tool.agent-evals.gate\] table"),
+        (
+            "agent-evals.yaml",
+            "prices: {}\nmin_pass_rate: 0.9\n",
+            r"agent-evals.yaml:2:1: 'min_pass_rate' is not read",
+        ),
+        ("agent-evals.yaml", "gates:\n  min_pass_rate: 0.9\n", r"agent-evals.yaml:1:1: 'gates' is not read"),
+        (
+            "policy.yaml",
+            "gate:\n  max_drop: 0.1\nmin_pass_rate: 0.9\n",
+            r"policy.yaml:3:1: 'min_pass_rate' is not read",
+        ),
+    ],
+)
+def test_policy_file__policy_keys_where_they_are_not_read__refused(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    path = write(tmp_path / name, text)
+    with pytest.raises(PolicyError, match=message):
+        resolve_policy(repo_config=path, suite_blocks={}, overrides={})
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("[tool.agent_evals.gate]\nmin_pass_rate = 0.9\n", True),  # found, to be refused when read
+        ("[tool.agent-evals]\nmax_drop = 0.1\n", True),
+        ("[tool.hatch.build]\npackages = ['src/agent_evals']\n", False),  # our name as a package only
+        ("[tool.agent-evals.gate]\nmax_drop = 0.1\n", True),
+    ],
+)
+def test_discover__a_pyproject_with_a_misplaced_policy_is_found_to_be_refused(
+    tmp_path: Path, text: str, found: bool
+) -> None:
+    write(tmp_path / "pyproject.toml", text)
+    assert discover_repo_config(tmp_path) == (tmp_path / "pyproject.toml" if found else None)

@@ -11,7 +11,8 @@
     │   └── MissingDependency       an optional extra is not installed (names the pip command)
     ├── OutputWriteError            a file that must be written cannot be (full disk, no permission)
     ├── GitHubError                 the GitHub API answered with an error we cannot work around
-    │   └── GitHubPermissionError   a 403/404 that means a token permission is missing
+    │   ├── GitHubPermissionError   a 403/404 that means a token permission is missing
+    │   └── GitHubUnavailableError  no usable answer (5xx, network, rate limit): a re-run may succeed
     ├── UnsafeArchiveError          a downloaded artifact that is not safe to extract
     └── CacheMiss                   --cache replay has no entry for a model call (errors that trial)
 
@@ -118,6 +119,11 @@ class GitHubError(AgentEvalsError):
 
 class GitHubPermissionError(GitHubError):
     """The token lacks a permission the call needs; the message names it."""
+
+
+class GitHubUnavailableError(GitHubError):
+    """GitHub gave no usable answer (5xx or a network error after retries, a rate limit that did not
+    reset in time, a download cut off): nothing is known about what was asked; a re-run may succeed."""
 
 
 class UnsafeArchiveError(AgentEvalsError):

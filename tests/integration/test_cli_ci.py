@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -791,3 +792,66 @@ def test_ci__reuse_unchanged_on_a_push_to_main__builds_a_full_baseline_with_dige
     [suite] = result.record()["suites"]
     assert "reused" not in suite and len(suite["inputs"]["digest"]) == 32
     assert "Nothing reused: this run builds a baseline" in Path(result.outputs["report"]).read_text()
+
+
+FAR = str(int(time.time()) + 7200)  # a rate limit that resets later than the client waits (900 s)
+
+
+def _unavailable() -> dict[str, list[Fault]]:
+    """Fresh faults per test (a Fault counts down its uses)."""
+    return {
+        "runs-list-502": [Fault("GET", "/actions/workflows/gate.yml/runs$", 502, times=10)],
+        "artifacts-rate-limited-403": [
+            Fault(
+                "GET",
+                "/runs/\\d+/artifacts$",
+                403,
+                {"message": "API rate limit exceeded for installation ID 1."},
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": FAR},
+                times=10,
+            )
+        ],
+        "zip-429-retry-after-far": [
+            Fault("GET", "/zip$", 429, {"message": "slow down"}, {"retry-after": "3600"})
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [*sorted(_unavailable()), "storage-host-refuses", "history-zip-rate-limited", "branch-store-429"],
+)
+def test_ci__github_gives_no_usable_answer_for_the_baseline__no_verdict_exit_3_never_a_pass(
+    h: Harness, kind: str
+) -> None:
+    # a real regression stands behind the fault: it must never read as "no baseline, gate passed",
+    # not even with on_missing_baseline pass (the baseline is unknown, not missing)
+    older = h.add_baseline_run(h.baseline_zip(), sha="a" * 40, when="2026-01-01T00:00:00Z")
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.faults += _unavailable().get(kind, [])
+    if kind == "storage-host-refuses":  # every signed URL refused, fresh ones included
+        h.github.state.expire_storage_urls = 10
+    if kind == "history-zip-rate-limited":  # the earlier baseline weighs flips: losing it is no pass either
+        [artifact] = h.github.state.artifacts[older]
+        h.github.state.faults.append(
+            Fault("GET", f"/artifacts/{artifact['id']}/zip$", 429, {"message": "x"}, {"retry-after": "3600"})
+        )
+    store: tuple[str, ...] = ()
+    if kind == "branch-store-429":  # the data branch holds the baseline; reading it is rate limited
+        store = ("--baseline-store", "branch")
+        h.github.state.branches["agent-evals-data"] = {}
+        payload = {"repository": {"full_name": REPO, "default_branch": "main"}}
+        assert h.run(*store, event="push", payload=payload, ref="refs/heads/main").code == 0
+        h.github.state.faults.append(
+            Fault("GET", "/contents/", 429, {"message": "x"}, {"retry-after": "3600"}, times=10)
+        )
+    result = h.run(*store, "--on-missing-baseline", "pass", fail=tuple(CASES[:8]))
+    assert result.code == 3, result.stdout + result.stderr
+    assert result.outputs["status"] == "error"
+    [comment] = _comments(h)
+    for text in (comment["body"], result.summary):
+        headline = text.splitlines()[1]
+        assert "no verdict" in headline and "passed" not in headline, headline
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
+    assert any("GitHub could not be asked for the baseline" in e for e in errors), result.stdout
+    assert TOKEN not in result.stdout + result.stderr + result.summary + comment["body"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from servers.github_server import TOKEN, GitHubServer, record_zip
+from servers.github_server import TOKEN, Fault, GitHubServer, record_zip
 
 CLI = str(Path(sys.executable).parent / "agent-evals")
 REPO = "octo/demo"
@@ -221,3 +221,28 @@ def test_publish__token_cannot_write__exit_3_names_the_permission(
     result = _publish(github, tmp_path, str(_artifact(tmp_path)))
     assert result.returncode == 3
     assert re.search(r"pull-requests: write", result.stdout + result.stderr)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("GET", "/actions/workflows/gate.yml/runs$", 429, {"message": "x"}, {"retry-after": "3600"}),
+        Fault(
+            "GET",
+            "/zip$",
+            403,
+            {"message": "API rate limit exceeded for installation ID 1."},
+            {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "99999999999"},
+        ),
+    ],
+    ids=["runs-list-429", "zip-rate-limited-403"],
+)
+def test_publish__github_gives_no_usable_answer_for_the_baseline__nothing_posted_exit_3(
+    github: GitHubServer, tmp_path: Path, fault: Fault
+) -> None:
+    # the fork's record has 10 regressions: "no baseline, gate passed with warnings" must never be posted
+    github.state.faults.append(fault)
+    result = _publish(github, tmp_path, str(_artifact(tmp_path)))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "GitHub could not be asked for the baseline" in result.stderr
+    assert github.state.api_requests("POST") == [] and github.state.api_requests("PATCH") == []

@@ -81,7 +81,8 @@ def publish(
     publisher finds the base branch's baseline itself, compares, and renders the comment with its own
     escaping; any report.md in the artifact is ignored. The pull request must belong to this
     repository, come from the repository the gate ran on, and have the gate's commit as its head;
-    otherwise nothing is posted and the exit code is 2. A comment that cannot be written exits 3.
+    otherwise nothing is posted and the exit code is 2. A comment that cannot be written exits 3, and
+    so does a baseline GitHub gave no usable answer for (nothing is posted).
     """
     from dataclasses import replace
 

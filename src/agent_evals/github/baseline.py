@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
-from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError
+from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, GitHubUnavailableError
 
 if TYPE_CHECKING:
     from agent_evals.core.record import RunRecord
@@ -50,6 +50,9 @@ class BaselineResult:
     """Earlier baselines of the gate (older than the chosen one, newest first), for the gate's history."""
     unreadable: str | None = None
     """Why the baseline that was found could not be used (set with ``reason_missing``)."""
+    unavailable: str | None = None
+    """Why GitHub could not be asked (5xx, network, rate limit; set with ``reason_missing``): whether a
+    baseline exists, and what it says, is unknown, so there is no verdict (exit 3), never a pass."""
 
     def to_info(self) -> BaselineInfo:
         """The gate's provenance model for reports."""
@@ -78,6 +81,12 @@ def unreadable(reason: str, **provenance: Any) -> BaselineResult:
     """A baseline was found but cannot be used: missing for the gate (``on_missing_baseline``), and
     marked so that every report says so instead of reading like a first run."""
     return BaselineResult(record=None, source="none", reason_missing=reason, unreadable=reason, **provenance)
+
+
+def unavailable(exc: GitHubUnavailableError, **provenance: Any) -> BaselineResult:
+    """GitHub gave no usable answer while the baseline was looked up: unknown, not missing."""
+    why = f"GitHub could not be asked for the baseline: {exc}"
+    return BaselineResult(record=None, source="none", reason_missing=why, unavailable=why, **provenance)
 
 
 def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tuple[str | None, str | None]:
@@ -137,7 +146,8 @@ def find_baseline(
     gate_id: str | None = None,
     history_limit: int = 0,
 ) -> BaselineResult:
-    """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception.
+    """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception
+    (when GitHub gave no usable answer, ``unavailable`` too: the baseline is unknown, not missing).
 
     With ``history_limit`` > 0, up to that many earlier baselines (runs older than the chosen one)
     are read too, for the gate's history; one that cannot be read is left out, never an error.
@@ -156,6 +166,7 @@ def find_baseline(
     merge_sha, merge_date = (None, None)
     if base_sha and head_sha:
         merge_sha, merge_date = find_merge_base(client, repo, base_sha, head_sha)
+    provenance: dict[str, Any] = {}
     try:
         runs: list[dict[str, Any]] = []
         older = -1  # baseline runs listed after the one at the merge base (-1: not seen yet)
@@ -182,7 +193,7 @@ def find_baseline(
                 "creates the baseline"
             )
         run_id = int(chosen["id"])
-        provenance: dict[str, Any] = {
+        provenance = {
             "run_id": run_id,
             "sha": chosen.get("head_sha"),
             "date": chosen.get("created_at"),
@@ -209,6 +220,8 @@ def find_baseline(
         data = _artifact_zip(client, repo, artifact)
     except GitHubPermissionError as exc:
         return missing(f"the token cannot read workflow artifacts (add `permissions: actions: read`): {exc}")
+    except GitHubUnavailableError as exc:
+        return unavailable(exc, **provenance)
     except GitHubError as exc:
         if exc.status == 410:
             return missing(f"artifact {artifact_name!r} has expired (HTTP 410); re-run the baseline workflow")
@@ -219,7 +232,10 @@ def find_baseline(
         record = read_run_record(data, source=f"artifact {artifact_name!r} of run {run_id}")
     except AgentEvalsError as exc:
         return unreadable(f"rejected the baseline artifact: {exc}", **provenance)
-    history = _earlier_baselines(client, repo, runs, chosen, names, history_limit)
+    try:
+        history = _earlier_baselines(client, repo, runs, chosen, names, history_limit)
+    except GitHubUnavailableError as exc:  # a lost earlier baseline changes how flips weigh
+        return unavailable(exc, **provenance)
     if history:
         how += f"; {len(history)} earlier baseline(s) read as the gate's history"
     return BaselineResult(record=record, source="artifact", note=how, history=history, **provenance)
@@ -242,7 +258,8 @@ def _earlier_baselines(
     names: list[str],
     limit: int,
 ) -> tuple[RunRecord, ...]:
-    """Run records of up to ``limit`` listed runs older than ``chosen``, newest first; unreadable ones skipped."""
+    """Run records of up to ``limit`` listed runs older than ``chosen``, newest first; unreadable or expired
+    ones skipped (GitHubUnavailableError when GitHub gave no usable answer)."""
     from agent_evals.github.archive import read_run_record
 
     when = str(chosen.get("created_at") or "")
@@ -260,6 +277,8 @@ def _earlier_baselines(
                 continue
             data = _artifact_zip(client, repo, artifact)
             found.append(read_run_record(data, source=f"artifact of run {run_id}"))
+        except GitHubUnavailableError:
+            raise
         except (GitHubError, AgentEvalsError) as exc:  # history is extra evidence: a lost one is left out
             log.info("earlier baseline of run %s left out of the history: %s", run_id, exc)
     return tuple(found)

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, RunRecordError
+from agent_evals.errors import (
+    AgentEvalsError,
+    GitHubError,
+    GitHubPermissionError,
+    GitHubUnavailableError,
+    RunRecordError,
+)
 
 if TYPE_CHECKING:
     from agent_evals.core.record import RunRecord
@@ -171,13 +177,22 @@ def find_branch_baseline(
 
     With ``history_limit`` > 0, up to that many kept baselines older than the chosen one are read
     too, for the gate's history; one that cannot be read is left out, never an error."""
-    from agent_evals.github.baseline import BaselineResult, choose_run, find_merge_base, missing, unreadable
+    from agent_evals.github.baseline import (
+        BaselineResult,
+        choose_run,
+        find_merge_base,
+        missing,
+        unavailable,
+        unreadable,
+    )
 
     merge_sha, merge_date = (
         find_merge_base(client, repo, base_sha, head_sha) if base_sha and head_sha else (None, None)
     )
     try:
         entries, _ = _read_index(client, repo, branch, gate_id)
+    except GitHubUnavailableError as exc:
+        return unavailable(exc)
     except GitHubPermissionError as exc:
         return missing(f"the token cannot read branch {branch!r} (add `permissions: contents: read`): {exc}")
     except GitHubError as exc:
@@ -204,6 +219,8 @@ def find_branch_baseline(
         record = _read_record(client, repo, branch, path)
     except ValueError as exc:
         return unreadable(f"{path} on branch {branch!r} is not JSON: {exc}", **provenance)
+    except GitHubUnavailableError as exc:
+        return unavailable(exc, **provenance)
     except GitHubError as exc:
         return BaselineResult(
             record=None,
@@ -221,6 +238,8 @@ def find_branch_baseline(
     ]:
         try:
             history.append(_read_record(client, repo, branch, _entry_path(earlier, gate_id)))
+        except GitHubUnavailableError as exc:  # a lost earlier baseline changes how flips weigh
+            return unavailable(exc, **provenance)
         except (ValueError, GitHubError, AgentEvalsError) as exc:  # extra evidence: a lost one is left out
             log.info("earlier baseline %s left out of the history: %s", earlier.get("sha"), exc)
     note = f"{how}, kept on branch {branch!r}"

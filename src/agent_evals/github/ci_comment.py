@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agent_evals.errors import EXIT_INTERNAL, GitHubError
 
@@ -25,6 +25,21 @@ def link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
     )
     linked = markdown.rstrip("\n") + "\n" + line
     return linked if fits(linked, "comment") else markdown
+
+
+def no_verdict(markdown: str, why: str, budget: Literal["comment", "summary"]) -> str:
+    """The report with its verdict line replaced: GitHub gave no usable answer for the baseline, so there
+    is no verdict (exit 3); the rest (the candidate's results) stays when it still fits."""
+    from agent_evals.report.escape import escape_untrusted
+    from agent_evals.report.markdown import fits
+
+    marker, _verdict, rest = [*markdown.split("\n", 2), "", ""][:3]
+    head = (
+        f"{marker}\n### ⛔ agent-evals: no verdict: GitHub gave no usable answer for the baseline "
+        "(an infrastructure error, exit 3, not a pass); re-run the job\n\n"
+        f"> [!CAUTION]\n> {escape_untrusted(why, 1_000, line_break=' ')}\n"
+    )
+    return head + rest if fits(head + rest, budget) else head
 
 
 def write_comment(

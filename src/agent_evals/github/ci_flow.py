@@ -19,8 +19,8 @@ from agent_evals.errors import (
 )
 from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
 from agent_evals.github.child_run import ChildRun, died_markdown, make_dirs, with_died, writing
-from agent_evals.github.ci_baseline import compare_with_baseline
-from agent_evals.github.ci_comment import link_artifacts, write_comment
+from agent_evals.github.ci_baseline import compare_with_baseline, lookup_baseline
+from agent_evals.github.ci_comment import link_artifacts, no_verdict, write_comment
 from agent_evals.github.ci_outputs import regression_annotations, step_outputs
 from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.comments import check_gate_id
@@ -204,9 +204,14 @@ def run_ci(
         suite_blocks={s.header["id"]: s.header.get("gate") for s in record.summary.suites},
         overrides=dict(options.overrides),
     )
+    found = reuse.found
+    if found is None and plan.compare and options.baseline is None:
+        found = lookup_baseline(plan, options, settings, client, gate_id)
+    # GitHub gave no usable answer (5xx, network, rate limit): the baseline is unknown, not missing, so
+    # on_missing_baseline does not apply and there is no verdict (exit 3), whatever the comparison says
+    unavailable = found.unavailable if found is not None and options.baseline is None else None
     comparison = compare_with_baseline(
-        plan, options, settings, client, record.summary, baseline_record, policy, gate_id,
-        found=reuse.found,
+        plan, options, settings, client, record.summary, baseline_record, policy, gate_id, found=found
     )  # fmt: skip
     comparison.reuse_notes = reuse.notes
     if options.confirm_trials and comparison.mode == "compare":
@@ -234,13 +239,13 @@ def run_ci(
         comparison = confirm(
             comparison, parse_record(record.document, source=str(record_path)), policy,
             trials=options.confirm_trials, rerun=rerun,
-            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, record_to_document(cand), baseline_record, pol, gate_id, found=reuse.found),
+            compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, record_to_document(cand), baseline_record, pol, gate_id, found=found),
         )  # fmt: skip
         comparison.reuse_notes = reuse.notes
     notices: list[str] = []
     accepted = False
     # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)
-    if comparison.exit_code == 1 and plan.comment:
+    if comparison.exit_code == 1 and plan.comment and not unavailable:
         from agent_evals.github.labels import read_acceptance
 
         acceptance = read_acceptance(client, settings.repository, settings.pr_number, options.accept_label)
@@ -265,6 +270,10 @@ def run_ci(
 
     comment_md = link_artifacts(render("comment"), settings.run_url, gate_id)
     summary_md = render("summary")
+    if unavailable:
+        comment_md = no_verdict(comment_md, unavailable, "comment")
+        summary_md = no_verdict(summary_md, unavailable, "summary")
+        exit_code = EXIT_INTERNAL
     died = died_markdown(child) if child.died else ""
     if died:  # killed mid-run: how it ended and its last lines, beside the cases it recorded
         comment_md, summary_md = with_died(comment_md, died), summary_md + "\n" + died
@@ -281,13 +290,12 @@ def run_ci(
     if comparison.baseline.unreadable and plan.compare:
         reason = next(r for r in comparison.reasons if r.kind == "baseline-unreadable")
         warnings.append(reason.message)
-    elif comparison.baseline.reason_missing and plan.compare:
+    elif comparison.baseline.reason_missing and plan.compare and not unavailable:
         notices.append(f"No baseline: {comparison.baseline.reason_missing}")
     comment_result: CommentResult | None = None
     if plan.comment and options.comment != "never":
-        comment_result, code = write_comment(
-            options, settings, client, gate_id, comment_md, comparison.exit_code
-        )
+        gate_exit = EXIT_INTERNAL if unavailable else comparison.exit_code
+        comment_result, code = write_comment(options, settings, client, gate_id, comment_md, gate_exit)
         if comment_result is not None and comment_result.notice:
             notices.append(comment_result.notice)
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
@@ -314,6 +322,8 @@ def run_ci(
             emit(Annotation("error", died.splitlines()[0]).render())
         for line in render_annotations(regression_annotations(comparison, cwd, env)):
             emit(line)
+        if unavailable:
+            emit(Annotation("error", unavailable).render())
         for warning in warnings:
             emit(Annotation("warning", warning).render())
         for notice in notices:
@@ -322,6 +332,8 @@ def run_ci(
         emit(summary_md.rstrip("\n"))
         if died:
             emit(f"error: {died.splitlines()[0]}")
+        if unavailable:
+            emit(f"error: {unavailable}")
         for warning in warnings:
             emit(f"warning: {warning}")
         for notice in notices:
@@ -333,6 +345,8 @@ def run_ci(
     outputs = step_outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
     outputs.update(reports)
     outputs["baseline-store"] = options.baseline_store
+    if unavailable:
+        outputs["status"] = "error"  # no verdict: never "no-baseline", which on_missing_baseline decides
     _write_outputs(settings, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
 

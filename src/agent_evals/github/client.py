@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from agent_evals.errors import GitHubError, GitHubPermissionError
+from agent_evals.errors import GitHubError, GitHubPermissionError, GitHubUnavailableError
 
 if TYPE_CHECKING:
     import requests
@@ -197,7 +197,7 @@ class GitHubClient:
                 continue
             if response.status_code >= 400:
                 response.close()
-                raise GitHubError(
+                raise GitHubUnavailableError(
                     f"{endpoint} (the artifact storage host) failed with HTTP {response.status_code} "
                     f"after {renewals} fresh signed URL(s); re-run the job",
                     status=response.status_code,
@@ -247,7 +247,7 @@ class GitHubClient:
                 # A request that may have reached the server is not re-sent unless it is safe to repeat.
                 resend = retry or isinstance(exc, requests.ConnectTimeout)
                 if attempt >= self.max_retries or not resend:
-                    raise GitHubError(
+                    raise GitHubUnavailableError(
                         f"GitHub API {endpoint}: network error after {attempt + 1} attempts "
                         f"({type(exc).__name__}); check connectivity to {urlsplit(url).netloc} and re-run",
                         endpoint=endpoint,
@@ -331,6 +331,8 @@ class GitHubClient:
             )
         else:
             hint = "check the request's inputs"
+        if status >= 500 or status in (403, 429):  # 403 here is a rate limit (a permission returned above)
+            return GitHubUnavailableError(f"{base}; {hint}", status=status, endpoint=endpoint)
         return GitHubError(f"{base}; {hint}", status=status, endpoint=endpoint)
 
 
@@ -371,7 +373,7 @@ def _read_capped(
     try:
         for chunk in response.iter_content(chunk_size=1 << 16):
             if deadline is not None and clock() > deadline:
-                raise GitHubError(
+                raise GitHubUnavailableError(
                     f"download of {where} did not finish in time (overall deadline passed); re-run the job",
                     endpoint=where,
                 )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import GitHubError, RunRecordError, UsageError
+from agent_evals.errors import GitHubError, GitHubUnavailableError, RunRecordError, UsageError
 from agent_evals.github.comments import check_gate_id
 
 if TYPE_CHECKING:
@@ -231,6 +231,8 @@ def _judge(
             head_sha=gate_run.head_sha,
             gate_id=fork.gate_id,
         )
+    if found.unavailable:  # unknown, not missing: no verdict to post (exit 3), never "no baseline"
+        raise GitHubUnavailableError(f"{found.unavailable}; nothing was posted, re-run the publisher")
     # the policy is the trusted one: the default branch's config and the baseline's suite blocks,
     # never the `gate:` blocks the pull request's record carries
     trusted_blocks = {s.id: s.gate for s in found.record.suites} if found.record is not None else {}

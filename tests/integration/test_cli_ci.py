@@ -855,3 +855,34 @@ def test_ci__github_gives_no_usable_answer_for_the_baseline__no_verdict_exit_3_n
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error::")]
     assert any("GitHub could not be asked for the baseline" in e for e in errors), result.stdout
     assert TOKEN not in result.stdout + result.stderr + result.summary + comment["body"]
+
+
+NEWER = "f" * 40
+
+
+@pytest.mark.parametrize(
+    ("live_head", "rewritten"),
+    [(NEWER, False), (HEAD, True), (None, True)],
+    ids=["superseded-run-leaves-it", "current-run-updates-it", "pull-unreadable-updates-it"],
+)
+def test_ci__run_of_an_older_commit_finishing_last__never_overwrites_the_newer_commits_comment(
+    h: Harness, live_head: str | None, rewritten: bool
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.merge_bases[f"{BASE}...{NEWER}"] = (MERGE, "2026-01-02T00:00:00Z")
+    newer = h.pr_event()
+    newer["pull_request"]["head"]["sha"] = NEWER
+    failed = h.run(fail=tuple(CASES[:8]), payload=newer)
+    assert failed.code == 1 and "gate failed" in _comments(h)[0]["body"]
+    if live_head is not None:  # GET /pulls/5 says where the pull request's head is now
+        h.github.state.add_pull(5, head_sha=live_head)
+    # a slow or re-run job of the older commit (its payload names HEAD) passes and finishes last
+    stale = h.run()
+    assert stale.code == 0, stale.stdout + stale.stderr
+    [comment] = _comments(h)
+    assert ("gate passed" in comment["body"]) is rewritten, comment["body"]
+    assert ("gate failed" in comment["body"]) is not rewritten
+    if not rewritten:
+        assert stale.outputs["comment-url"] == ""
+        assert f"::notice::Pull request #5 has moved on to {NEWER[:12]}" in stale.stdout
+        assert "gate passed" in stale.summary  # the run's own report stays in its job summary

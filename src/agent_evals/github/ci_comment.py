@@ -59,6 +59,14 @@ def write_comment(
     if not settings.token:
         return CommentResult("forbidden", notice="No GitHub token: the report is in the job summary only."), 0
     create = options.comment == "always" or gate_exit != 0
+    head, live = settings.event.head_sha, live_head(client, settings.repository, settings.pr_number)
+    if head and live and live != head:  # a slow or re-run job of an older commit: its verdict is not the PR's
+        return CommentResult(
+            "skipped",
+            notice=f"Pull request #{settings.pr_number} has moved on to {live[:12]} since this run's commit "
+            f"{head[:12]}: the sticky comment is left to the run of that commit (this run's report is in "
+            "the job summary).",
+        ), 0
     try:
         return upsert_comment(
             client, settings.repository, settings.pr_number, gate_id, body, create=create
@@ -67,3 +75,14 @@ def write_comment(
         return CommentResult(
             "skipped", notice=f"Could not write the pull request comment: {exc}"
         ), EXIT_INTERNAL
+
+
+def live_head(client: GitHubClient, repo: str, pr: int) -> str | None:
+    """The pull request's head commit now (``GET /repos/{repo}/pulls/{pr}``), None when it cannot be read."""
+    try:
+        body = client.get_json(f"/repos/{repo}/pulls/{pr}", permission="pull-requests: read")
+    except GitHubError:
+        return None  # unknown: the comment is written as before
+    head = body.get("head") if isinstance(body, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return sha if isinstance(sha, str) and sha else None

@@ -55,6 +55,21 @@ def knob_options(
             "warn | fail when the runs are not alike (fingerprint).",
         ),
         (
+            "on-removed-cases",
+            click.Choice(["warn", "fail"]),
+            "warn | fail when cases of the baseline are gone from this run.",
+        ),
+        (
+            "on-redefined-cases",
+            click.Choice(["warn", "fail"]),
+            "warn | fail when cases changed their definition (input, expected, checks, scorers).",
+        ),
+        (
+            "on-fewer-trials",
+            click.Choice(["warn", "fail"]),
+            "fail | warn when cases ran fewer trials than in the baseline.",
+        ),
+        (
             "test",
             click.Choice(["stratified", "per_case"]),
             "stratified (uses the trials; assumes they are independent draws) | per_case.",

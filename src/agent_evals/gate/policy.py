@@ -32,6 +32,9 @@ TEST_ASSUMPTIONS: dict[str, str] = {
 }
 """What each paired test assumes, as every report's policy block states it."""
 
+ChangeAction = Literal["warn", "fail"]
+"""What a change of what is measured does (cases removed or redefined, fewer trials): warn or fail."""
+
 CriticalAction = Literal["fail", "warn", "ignore"]
 """What a critical case that flips from passing every trial to failing every trial does."""
 
@@ -53,6 +56,9 @@ KNOB_NAMES = (
     "max_tokens_increase",
     "max_cost_increase",
     "max_latency_increase",
+    "on_removed_cases",
+    "on_redefined_cases",
+    "on_fewer_trials",
 )
 """Every knob a policy block may set (besides ``overrides``)."""
 
@@ -122,6 +128,12 @@ class Knobs(BaseModel):
     """Largest tolerated relative increase of cost per trial, both sides priced with one table (None: off)."""
     max_latency_increase: UsageLimit = None
     """Largest tolerated relative increase of trial latency (off by default: latency shifts with the runner)."""
+    on_removed_cases: ChangeAction = "warn"
+    """What cases the baseline ran and this run does not do: ``warn`` names them, ``fail`` fails the gate."""
+    on_redefined_cases: ChangeAction = "warn"
+    """What cases whose definition changed (input, expected values, checks, scorers) do."""
+    on_fewer_trials: ChangeAction = "fail"
+    """What fewer trials per case than the baseline's do (takes precedence over ``on_mismatch`` for it)."""
 
 
 class _BlockBase(BaseModel):
@@ -155,6 +167,12 @@ class _BlockBase(BaseModel):
     """Relative increase of cost per trial that fails the gate, or off."""
     max_latency_increase: UsageLimit = None
     """Relative increase of trial latency that fails the gate, or off."""
+    on_removed_cases: ChangeAction | None = None
+    """warn | fail when cases of the baseline are gone."""
+    on_redefined_cases: ChangeAction | None = None
+    """warn | fail when cases changed their definition."""
+    on_fewer_trials: ChangeAction | None = None
+    """fail | warn when cases ran fewer trials than in the baseline."""
 
     def settings(self) -> dict[str, Any]:
         """The knobs this block sets explicitly."""

@@ -20,6 +20,7 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
@@ -88,6 +89,18 @@ def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioP
         file=file or bench.path,
         line=line,
         expected=short(expected) if expected else None,
+        definition=scenario_definition(bench, scenario),
+    )
+
+
+def scenario_definition(bench: Benchmark, scenario: Scenario) -> str:
+    """The scenario's definition digest (``core.definition``): what the agent is asked and how it is
+    checked - the prompt, the benchmark's ``world`` and the scenario's precondition, its success
+    checks, scorers and expected values, and the per-trial time limit. Not its id, name, dimensions
+    or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the agent."""
+    asked = scenario.model_dump(exclude={"id", "name", "dimensions", "critical"}, exclude_defaults=True)
+    return definition_digest(
+        {"scenario": asked, "world": bench.world, "timeout_s": bench.execution.timeout_s}
     )
 
 

@@ -85,12 +85,25 @@ def runs(tmp_path: Path) -> Path:
 def test_expected_value_edited_so_a_failing_case_passes__named_as_redefined_in_every_report(
     runs: Path,
 ) -> None:
-    done = _cli(runs, "compare", "base.json", "cand.json", "--markdown", "r.md", "--json", "v.json")
+    done = _cli(
+        runs,
+        "compare",
+        "base.json",
+        "cand.json",
+        "--markdown",
+        "r.md",
+        "--json",
+        "v.json",
+        "--html",
+        "r.html",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cases redefined in 2 suites" in done.stdout
     assert "sums/broken" in done.stdout and "eval_answer.py::test_answer[broken]" in done.stdout
+    assert "sums/broken  0/1 -> 1/1  [redefined]" in done.stdout  # in the improved cases too
     markdown = (runs / "r.md").read_text(encoding="utf-8")
-    assert "redefined since the baseline" in markdown and "sums/broken" in markdown
+    assert "redefined since the baseline" in markdown and "<code>sums/broken</code> **redefined**" in markdown
+    assert '<span class="tag warn">redefined</span>' in (runs / "r.html").read_text(encoding="utf-8")
     verdict = json.loads((runs / "v.json").read_text(encoding="utf-8"))
     assert verdict["outcome"] == "warn"
     assert {s["id"]: s["redefined_cases"] for s in verdict["suites"]} == {

@@ -48,7 +48,8 @@ def canonical(value: Any, _depth: int = 0, _stack: frozenset[int] = frozenset())
     if value is None or value is True or value is False or isinstance(value, str):
         return value
     if isinstance(value, int):
-        return int(value)
+        # JSON text of an integer of more than 4,300 digits is refused by Python: hex has no limit
+        return int(value) if value.bit_length() <= 10_000 else {"int": hex(value)}
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if _depth >= MAX_DEPTH:

@@ -56,6 +56,10 @@ def decide(
     result.redefined_case_ids = ids
     if not ids:
         return []
+    changed = set(ids)
+    for diff in result.cases:
+        if diff.case_id in changed:
+            diff.redefined = True
     blocking = knobs.on_redefined_cases == "fail"
     reason = Reason(
         kind="redefined",

@@ -85,8 +85,9 @@ def test_stable_repr__object_address_left_out() -> None:
         b"\x00\xff",
         {1: "int key", (2, 3): "tuple key"},
         {frozenset({1, 2}), "a"},
+        10**5000,
     ],
-    ids=["broken-repr", "nan", "bytes", "odd-keys", "mixed-set"],
+    ids=["broken-repr", "nan", "bytes", "odd-keys", "mixed-set", "huge-int"],
 )
 def test_digest__unserialisable_values__a_digest_never_an_error(value: Any) -> None:
     assert is_digest(definition_digest({"reference": value}))

@@ -54,6 +54,7 @@ def test_failing_case_made_to_pass_by_editing_its_expected_value__listed_as_rede
     comparison = _compare(base, cand)
     (suite,) = comparison.suites
     assert suite.redefined_case_ids == ["broken"]
+    assert [d.case_id for d in suite.cases if d.redefined] == ["broken"]
     (reason,) = [r for r in comparison.reasons if r.kind == "redefined"]
     assert not reason.blocking and "broken" in reason.message and "1 case was redefined" in reason.message
     assert comparison.outcome == "warn" and comparison.exit_code == 0

@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 DIGEST_CHARS = 16
@@ -51,7 +52,7 @@ def canonical(value: Any, _depth: int = 0, _stack: frozenset[int] = frozenset())
         # JSON text of an integer of more than 4,300 digits is refused by Python: hex has no limit
         return int(value) if value.bit_length() <= 10_000 else {"int": hex(value)}
     if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
+        return value if math.isfinite(value) else {"float": repr(value)}
     if _depth >= MAX_DEPTH:
         return "<nested too deep>"
     marker = id(value)  # only to stop at a cycle; never part of the result
@@ -78,7 +79,7 @@ def canonical(value: Any, _depth: int = 0, _stack: frozenset[int] = frozenset())
             fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
             return {"type": _type_name(value), "fields": canonical(fields, depth, stack)}
         state = getattr(value, "__dict__", None)
-        if isinstance(state, dict) and not callable(value) and not isinstance(value, type):
+        if isinstance(state, dict) and not callable(value) and not isinstance(value, (type, ModuleType)):
             return {"type": _type_name(value), "fields": canonical(state, depth, stack)}
     except Exception:  # an odd object in a reference must not stop a run
         pass

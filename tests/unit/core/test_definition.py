@@ -66,6 +66,7 @@ def test_digest__same_content__same_digest(left: Any, right: Any) -> None:
         (Opaque(1), Opaque(2)),  # a plain object's state counts
         (None, ""),
         (True, 1),
+        (float("nan"), "nan"),
     ],
 )
 def test_digest__different_content__different_digest(left: Any, right: Any) -> None:
@@ -86,8 +87,9 @@ def test_stable_repr__object_address_left_out() -> None:
         {1: "int key", (2, 3): "tuple key"},
         {frozenset({1, 2}), "a"},
         10**5000,
+        os,
     ],
-    ids=["broken-repr", "nan", "bytes", "odd-keys", "mixed-set", "huge-int"],
+    ids=["broken-repr", "nan", "bytes", "odd-keys", "mixed-set", "huge-int", "module"],
 )
 def test_digest__unserialisable_values__a_digest_never_an_error(value: Any) -> None:
     assert is_digest(definition_digest({"reference": value}))

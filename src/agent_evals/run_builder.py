@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ from agent_evals.core.record import Case, CIInfo, GitInfo, RunInfo, fingerprint_
 from agent_evals.core.record_stream import RecordWriter, partial_path
 from agent_evals.core.redact import Redactor
 from agent_evals.errors import UsageError
+from agent_evals.evals.definition import spec_definition
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
@@ -72,6 +74,16 @@ def ci_info(env: Mapping[str, str]) -> CIInfo:
     return CIInfo(
         provider="github", run_id=env.get("GITHUB_RUN_ID"), pr=int(match.group(1)) if match else None
     )
+
+
+def keep_definition(redacted: str, definition: str | None) -> str:
+    """A redacted case (JSON text) with its definition digest as computed: a short secret value
+    that happens to occur in the hex digest would otherwise mask part of it."""
+    if definition is None or f'"definition":"{definition}"' in redacted:
+        return redacted
+    case = json.loads(redacted)
+    case["definition"] = definition
+    return json.dumps(case, ensure_ascii=False, separators=(",", ":"))
 
 
 class _EvalSuitePlan:
@@ -272,7 +284,7 @@ class RunBuilder:
         model = case if isinstance(case, Case) else Case.model_validate(case)
         text = model.model_dump_json(by_alias=True, exclude_none=True)
         if redact and self.writer.redact.active:
-            text = self.writer.redact(text)
+            text = keep_definition(self.writer.redact(text), model.definition)
         data = text.encode("utf-8")
         written = decode_json(data)  # the summary counts what the file holds
         group = written["group"]
@@ -311,6 +323,7 @@ class RunBuilder:
             "input_json": input_json,
             "expected": ref_text,
             "reference_json": ref_json,
+            "definition": spec_definition(spec),
             "labels": list(spec.labels),
             "trials": [self.writer.trial(done[t]) for t in sorted(done)],
         }

@@ -33,7 +33,7 @@ def _facts(summary: RunSummary) -> list[Any]:
     out = []
     for suite in summary.suites:
         view = suite.view
-        cases = {cid: (v.group, v.key, v.fraction, v.critical) for cid, v in view.cases.items()}
+        cases = {cid: (v.group, v.key, v.fraction, v.critical, v.definition) for cid, v in view.cases.items()}
         u = view.usage  # float sums may differ in the last bits: summed case by case, not in one go
         usage = (u.input_tokens, u.output_tokens, round(u.cost_usd or 0, 9), round(u.duration_s, 9), u.trials)
         out.append(
@@ -128,3 +128,37 @@ def test_run_alone_without_case_diffs__same_reasons_and_rates_as_with_them(
     assert bare.suites[0].cases == [] and full.suites[0].cases
     with pytest.raises(ValueError, match="a run alone"):
         compare_documents(builder.summary(), builder.summary(), policy, case_detail="none")
+
+
+def test_builder__eval_cases__each_written_with_its_definition_digest(tmp_path: Path) -> None:
+    from agent_evals.core.definition import is_digest
+
+    (tmp_path / "eval_mix.py").write_text(textwrap.dedent(EVALS), encoding="utf-8")
+    out = tmp_path / "run.json"
+    builder = RunBuilder(env={}, output=out)
+    execute([str(tmp_path / "eval_mix.py")], builder)
+    builder.finish(complete=True)
+    digests = [v.definition for s in builder.summary().suites for v in s.view.cases.values()]
+    assert len(digests) == 8 and all(is_digest(d) for d in digests)
+    assert len(set(digests)) == 8  # each case its own input: its own digest
+
+
+def test_builder__a_short_secret_inside_a_digest__does_not_mask_the_digest(tmp_path: Path) -> None:
+    """Secret values are masked in benchmark cases as written; a short secret that happens to occur
+    in a hex digest must not turn the digest into an unknown one (the case would drop out of the
+    redefinition check)."""
+    import json
+
+    from agent_evals.core.record import Case, Suite, Trial
+
+    digest = "0123456789abcdef"
+    env = {"PIN_PASSWORD": "4567"}
+    case = Case(id="cap/s", group="cap", input="pin 4567", definition=digest, trials=[Trial(passed=True)])
+    out = tmp_path / "run.json"
+    builder = RunBuilder(env=env, output=out)
+    builder.add_suite(Suite(id="bench", kind="benchmark", source="b.yaml", cases=[case]))
+    builder.finish(complete=True)
+    (written,) = json.loads(out.read_text(encoding="utf-8"))["suites"][0]["cases"]
+    assert written["input"] == "pin ***"  # still masked elsewhere
+    assert written["definition"] == digest
+    assert builder.summary().suites[0].view.cases["cap/s"].definition == digest

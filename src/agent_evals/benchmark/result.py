@@ -100,6 +100,8 @@ class CaseOutcome:
     """Declaring line (1-based)."""
     expected: str | None = None
     """The expectation, as short text."""
+    definition: str | None = None
+    """Digest of what the scenario asks and checks (``runner.scenario_definition``)."""
     trials: list[TrialOutcome] = field(default_factory=list)
     """Trials in the order they were scheduled."""
 
@@ -373,6 +375,7 @@ def case_record(case: CaseOutcome) -> Case:
         location=Location(file=case.file, line=case.line),
         input=short(case.prompt, TEXT_LIMIT),
         expected=case.expected,
+        definition=case.definition,
         trials=[_trial_record(t) for t in case.trials],
     )
 

@@ -20,6 +20,7 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.record import distinct_key
@@ -71,7 +72,9 @@ def _selected(case_id: str, pattern: str | None) -> bool:
     return pattern in case_id
 
 
-def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioPlan) -> CaseOutcome:
+def _case(
+    bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioPlan, shared: str
+) -> CaseOutcome:
     dims = {**cap.dimensions, **scenario.dimensions}
     file, line = scenario.location
     expected: dict[str, Any] = {}
@@ -88,7 +91,24 @@ def _case(bench: Benchmark, cap: Capability, scenario: Scenario, plan: ScenarioP
         file=file or bench.path,
         line=line,
         expected=short(expected) if expected else None,
+        definition=scenario_definition(scenario, shared),
     )
+
+
+def shared_definition(bench: Benchmark) -> str:
+    """What every scenario of a benchmark shares in its definition: the ``world`` it starts from and
+    the per-trial time limit (digested once, then part of each scenario's digest)."""
+    return definition_digest({"world": bench.world, "timeout_s": bench.execution.timeout_s})
+
+
+def scenario_definition(scenario: Scenario, shared: str) -> str:
+    """The scenario's definition digest (``core.definition``): what the agent is asked and how it is
+    checked - the prompt, the precondition, its success checks, scorers and expected values, and
+    ``shared`` (:func:`shared_definition`: the world and the time limit). Not its id, name,
+    dimensions or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the
+    agent."""
+    asked = scenario.model_dump(exclude={"id", "name", "dimensions", "critical"}, exclude_defaults=True)
+    return definition_digest({"scenario": asked, "shared": shared})
 
 
 def prepare_benchmark(
@@ -263,13 +283,14 @@ def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
     """The scenarios ``case_filter`` keeps, each compiled to its scorers."""
     jobs: list[_Job] = []
     base_dir = Path(bench.path).resolve().parent
+    shared = shared_definition(bench)
     for cap in bench.capabilities:
         for scenario in cap.scenarios:
             if not _selected(f"{cap.name}/{scenario.key}", case_filter):
                 continue
             plan: ScenarioPlan = scenario.plan or compile_scenario(scenario, bench.world, base_dir)
             scorers = [PreparedScorer.of(s) for s in plan.scorers]
-            jobs.append(_Job(_case(bench, cap, scenario, plan), scenario, plan, scorers))
+            jobs.append(_Job(_case(bench, cap, scenario, plan, shared), scenario, plan, scorers))
     return jobs
 
 

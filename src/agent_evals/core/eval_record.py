@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from agent_evals.core.definition import definition_digest
 from agent_evals.core.record import (
     AgentInfo,
     Case,
@@ -144,6 +145,9 @@ def eval_result_to_run_record(
                 input=input_text,
                 input_json=input_json,
                 expected=expected or None,
+                definition=definition_digest(
+                    {"input": example.input, "expected": expected, "context": example.expected_context}
+                ),
                 labels=[str(x) for x in labels] if isinstance(labels, (list, tuple)) else [],
                 trials=[trial],
             )
@@ -157,7 +161,10 @@ def eval_result_to_run_record(
     )
     suite.fingerprint = fingerprint(suite, {"scorers": sorted(result.pass_rates)})
     if redact.active:
+        digests = [case.definition for case in suite.cases]
         suite = Suite.model_validate_json(redact(suite.model_dump_json()))
+        for case, digest in zip(suite.cases, digests, strict=True):
+            case.definition = digest  # a short secret value inside a hex digest must not mask it
     started = result.started_at or datetime.now(timezone.utc)
     run = RunInfo(
         tool_version=_version(),

@@ -170,6 +170,9 @@ class Case(_Model):
     """The input as JSON when it is not text (code-first evals, for ``regrade``)."""
     reference_json: Any = None
     """The reference as JSON when it is not text (code-first evals, for ``regrade``)."""
+    definition: str | None = None
+    """Digest of what the case asks and checks (input, expected values, checks, scorers): a
+    different one in the baseline means the case was redefined (``core.definition``)."""
     trials: list[Trial] = Field(default_factory=list)
     """Every trial of the case."""
 

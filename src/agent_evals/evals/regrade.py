@@ -17,6 +17,7 @@ from typing import Any
 from agent_evals.core.record import Case, RunRecord, Suite, Trial, fingerprint
 from agent_evals.core.redact import Redactor
 from agent_evals.errors import EvalFileError
+from agent_evals.evals.definition import spec_definition
 from agent_evals.evals.discovery import eval_functions, import_eval_file
 from agent_evals.evals.execution import evaluator_name, run_evaluators, run_trial
 from agent_evals.evals.recording import TrialWriter
@@ -79,6 +80,16 @@ def _specs_by_name(source: Path) -> dict[str, EvalCaseSpec]:
         raise EvalFileError(f"{source}: {exc}") from exc
 
 
+def _regraded_definition(case: Case, spec: EvalCaseSpec, writer: TrialWriter) -> str | None:
+    """A regraded case is judged by the file's current body and evaluators: its definition digest is
+    the current one when the stored input and reference are those the file declares now, else
+    unknown (None: a mix of the two definitions, compared with neither)."""
+    stored = ((case.input, case.input_json), (case.expected, case.reference_json))
+    if (writer.text(spec.input), writer.text(spec.reference)) != stored:
+        return None
+    return spec_definition(spec)
+
+
 async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: RegradeSummary) -> Suite:
     source = Path(suite.source)
     path = source if source.is_absolute() else cwd / source
@@ -95,6 +106,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: 
             cases.append(case)
             continue
         evaluators.update(evaluator_name(e) for e in spec.evaluators)
+        definition = _regraded_definition(case, spec, writer)
         spec = dataclasses.replace(
             spec,
             input=_stored(case.input, getattr(case, "input_json", None)),
@@ -109,7 +121,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: 
                 continue
             summary.trials += 1
             trials.append(Trial.model_validate(writer.trial(result)))
-        cases.append(case.model_copy(update={"trials": trials}))
+        cases.append(case.model_copy(update={"trials": trials, "definition": definition}))
     regraded = suite.model_copy(update={"cases": cases})
     regraded.fingerprint = fingerprint(regraded, {"evaluators": sorted(evaluators)})
     return regraded

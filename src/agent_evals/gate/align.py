@@ -68,6 +68,8 @@ class CaseView:
     critical: bool
     use: Use
     """Usage over the valid trials (see :data:`Use`)."""
+    definition: str | None = None
+    """The case's definition digest, when recorded (``core.definition``; ``gate.redefined``)."""
 
     def usage(self) -> UsageSums:
         """Usage over this side's trials (computed on demand: only cases a report details need it)."""

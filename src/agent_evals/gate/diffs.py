@@ -121,6 +121,7 @@ def case_diff(
         "dimensions": dimensions,
         "classification": klass,
         "critical": main.critical,
+        "redefined": False,  # gate.redefined marks the redefined ones
         # a critical case that passed every trial and has no graded trial now, or is gone, counts as flipped too
         "critical_flip": main.critical and (klass == "regressed" or (xb == 1.0 and xc is None)),
         "baseline": _side(base) if base is not None else None,

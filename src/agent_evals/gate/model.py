@@ -142,6 +142,8 @@ class SuiteComparison(GateModel):
     not_run_case_ids: list[str] = Field(default_factory=list)
     """Baseline cases an incomplete (interrupted) candidate never ran; not counted as removed."""
     """Cases only in the baseline."""
+    redefined_case_ids: list[str] = Field(default_factory=list)
+    """Cases on both sides whose definition digest changed (``gate.redefined``)."""
     fingerprint: FingerprintCheck
     """Comparability."""
     usage: UsageDiff

@@ -59,6 +59,8 @@ class CaseDiff(GateModel):
     """Trial-aware class."""
     critical: bool = False
     """Marked critical (record or policy glob)."""
+    redefined: bool = False
+    """On both sides with another definition digest in the baseline (``gate.redefined``)."""
     critical_flip: bool = False
     """Critical and went from passing every trial to failing every trial (or to no graded trial)."""
     baseline: CaseSide | None = None

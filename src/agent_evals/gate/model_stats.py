@@ -29,9 +29,11 @@ ReasonKind = Literal[
     "confirm",
     "usage",
     "usage-missing",
+    "redefined",
 ]
 """Why a verdict or outcome is what it is (``usage``: tokens, cost or latency rose beyond the policy;
-``usage-missing``: the candidate lost the usage the baseline measured)."""
+``usage-missing``: the candidate lost the usage the baseline measured; ``redefined``: cases whose
+definition changed since the baseline)."""
 
 TestName = Literal[
     "mcnemar", "mcnemar-mid-p", "stratified-exact", "stratified-normal", "paired-t", "sign-flip", "none"

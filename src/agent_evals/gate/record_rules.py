@@ -64,6 +64,7 @@ CASE: Table = {
     "input": STR,
     "expected": STR,
     "labels": frozenset((list,)),
+    "definition": STR,
     "trials": frozenset((list,)),
 }
 LOCATION: Table = {"file": STR, "line": INT}

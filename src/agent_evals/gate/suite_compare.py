@@ -9,7 +9,7 @@ from itertools import filterfalse
 from typing import TYPE_CHECKING
 
 from agent_evals.cost.prices import active_table
-from agent_evals.gate import breakdown, usage_gate
+from agent_evals.gate import breakdown, redefined, usage_gate
 from agent_evals.gate.align import CLASS_ORDER
 from agent_evals.gate.block_change import gate_block_note
 from agent_evals.gate.diffs import case_diff
@@ -225,7 +225,8 @@ def finish(
             verdicts.append(group_decision.verdict)
             outcomes.append(group_decision.outcome)
             reasons += group_decision.reasons
-    for verdict, outcome, reason in usage_gate.decisions(result):
+    changed = redefined.decide(result, pick.base_view, pick.cand_view, pick.knobs)
+    for verdict, outcome, reason in usage_gate.decisions(result) + changed:
         verdicts.append(verdict)
         outcomes.append(outcome)
         reasons.append(reason)

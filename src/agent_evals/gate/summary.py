@@ -188,6 +188,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         cid, group, name, dims = get("id"), get("group"), get("name"), get("dimensions", _NO_DIMENSIONS)
         location, critical, trials = get("location"), get("critical", False), get("trials", _NO_TRIALS)
         text_in, expected, tags = get("input"), get("expected"), get("labels", _NO_LABELS)
+        definition = get("definition")
         if not (
             cid.__class__ is str_
             and group.__class__ is str_
@@ -197,6 +198,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             and trials.__class__ is list_
             and (text_in is None or text_in.__class__ is str_)
             and (expected is None or expected.__class__ is str_)
+            and (definition is None or definition.__class__ is str_)
             and (location is None or (location.__class__ is dict_ and _location_fine(location)))
             and tags.__class__ is list_
             and (not tags or all_str(tags))
@@ -335,7 +337,9 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
             case_seconds / n_seconds if n_seconds else None,
             None if priced is None else (case_cost, n_cost, priced),
         )
-        views[cid] = CaseView(case, cid, group, (counted, passes, errors), fraction, critical, use)
+        views[cid] = CaseView(
+            case, cid, group, (counted, passes, errors), fraction, critical, use, definition
+        )
         members = groups.get(group)
         if members is None:
             groups[group] = [cid]

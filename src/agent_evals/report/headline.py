@@ -23,6 +23,7 @@ _EXTRA_REASONS = (
     ("error-budget", "over the error budget in {suites}"),
     ("usage", "usage rose in {suites}"),
     ("usage-missing", "usage not recorded in {suites}"),
+    ("redefined", "cases redefined in {suites}"),
     ("inconclusive", "inconclusive drop in {suites}"),
     ("missing-baseline", "no baseline for {suites}"),
     ("removed-suite", "{suites} removed"),

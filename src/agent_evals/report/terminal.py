@@ -89,6 +89,7 @@ def _table(rows: list[list[str]], width: int, left: tuple[int, ...] = (0,)) -> l
 def _case_lines(t: _Text, case: CaseDiff, multi_suite: bool, evidence: bool, width: int) -> list[str]:
     where = f"{t.safe(case.suite_id, 200)} :: " if multi_suite else ""
     tail = f"  {_frac(case.baseline)} -> {_frac(case.candidate)}" + ("  [critical]" if case.critical else "")
+    tail += "  [redefined]" if case.redefined else ""
     name = f"{where}{t.safe(case.case_id, 400)}"
     if display_width(f"  {name}{tail}") <= width:
         head = [f"  {name}{tail}"]

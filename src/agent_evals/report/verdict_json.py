@@ -83,6 +83,7 @@ def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
         "confirm_flaky": [redactor(c) for c in suite.confirm_flaky[:TEXT_LIMIT]],
         "counts": dict(suite.counts),
         "fingerprint_matches": suite.fingerprint.matches,
+        "redefined_cases": [redactor(c) for c in suite.redefined_case_ids[:TEXT_LIMIT]],
         "reasons": [
             {"kind": r.kind, "blocking": r.blocking, "message": truncate(redactor(r.message), TEXT_LIMIT)}
             for r in suite.reasons

@@ -140,3 +140,21 @@ def test_report_and_compare__non_run_record_json__exit_2_saying_what_to_do(
     done = CliRunner().invoke(cli, args)
     assert done.exit_code == 2, done.output
     assert message in done.output
+
+
+def _digest_of(value: Any, expected: Any = None) -> str | None:
+    from agent_evals.core.types import ExpectedResult
+
+    reference = None if expected is None else ExpectedResult(expected=expected)
+    data = [ExampleData(input=value, expected=reference, metadata={"id": "case"})]
+    result = asyncio.run(run_eval_async(answer, data, [shouts]))
+    return result.to_run_record(suite_id="s").suites[0].cases[0].definition
+
+
+def test_to_run_record__definition_digest__follows_input_and_expected_only() -> None:
+    """A library-layer case whose expected answer changed is a redefined case to the gate."""
+    first = _digest_of("hi", "HI")
+    assert first is not None and len(first) == 16
+    assert _digest_of("hi", "HI") == first
+    assert _digest_of("hi", "hi") != first
+    assert _digest_of("hello", "HI") != first

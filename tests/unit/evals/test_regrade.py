@@ -74,3 +74,20 @@ def test_regrade__missing_eval_file_is_an_eval_file_error(
     (tmp_path / "eval_regrade.py").unlink()
     with pytest.raises(EvalFileError, match="is not there any more"):
         regrade_record(record, cwd=tmp_path)
+
+
+def test_regrade__regraded_case_gets_the_current_definition_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regraded case was judged by the current evaluators: its digest is the current file's (what
+    a fresh run records), so `compare` sees the judging changed; not the original run's digest."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, limit=5)
+    record = run_paths(["eval_regrade.py"], builder=RunBuilder(env={}))
+    _write(tmp_path, limit=10)  # another evaluator threshold (and a file of another size)
+    regraded, _ = regrade_record(record, cwd=tmp_path, env={})
+    fresh = run_paths(["eval_regrade.py"], builder=RunBuilder(env={}))
+    before = [c.definition for c in record.suites[0].cases]
+    after = [c.definition for c in regraded.suites[0].cases]
+    assert all(before) and after == [c.definition for c in fresh.suites[0].cases]
+    assert after[0] != before[0] and after[1] != before[1]

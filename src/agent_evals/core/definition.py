@@ -1,0 +1,112 @@
+"""A case's definition digest: a short sha256 of a canonical JSON of what the case asks and checks.
+
+Every layer that writes cases passes its parts (a benchmark scenario's prompt, start state and
+checks; an eval's input, reference, evaluators and body) to :func:`definition_digest`; the gate lists
+a case whose digest differs from the baseline's as redefined (``gate.redefined``). The digest depends
+on the values only: no hash randomisation, no object address, the same in every process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+DIGEST_CHARS = 16
+"""Hex characters of a definition digest (64 bits: no edit finds another definition with the same)."""
+
+MAX_DEPTH = 64
+"""Nesting kept in the canonical value; deeper parts are replaced by a marker (never a crash)."""
+
+_ADDRESS = re.compile(r"\s+at\s+0x[0-9A-Fa-f]+|0x[0-9A-Fa-f]{6,}")
+"""An object address in a repr (``<Foo object at 0x7f...>``): different in every process."""
+
+
+def stable_repr(value: Any) -> str:
+    """``repr(value)`` without object addresses; the class name when the repr fails."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not stop a run
+        text = f"<{_type_name(value)}>"
+    return _ADDRESS.sub("", text)
+
+
+def _type_name(value: Any) -> str:
+    cls = value if isinstance(value, type) else type(value)
+    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', cls.__name__)}"
+
+
+def canonical(value: Any, _depth: int = 0, _stack: frozenset[int] = frozenset()) -> Any:
+    """``value`` as plain JSON data that depends on its content only: mappings with text keys,
+    sequences and sets as lists (sets sorted), models, dataclasses and plain objects as their type
+    and fields, anything else as its :func:`stable_repr`. Never raises."""
+    if value is None or value is True or value is False or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        # JSON text of an integer of more than 4,300 digits is refused by Python: hex has no limit
+        return int(value) if value.bit_length() <= 10_000 else {"int": hex(value)}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if _depth >= MAX_DEPTH:
+        return "<nested too deep>"
+    marker = id(value)  # only to stop at a cycle; never part of the result
+    if marker in _stack:
+        return "<cycle>"
+    stack = _stack | {marker}
+    depth = _depth + 1
+    try:
+        if isinstance(value, Mapping):
+            return {_key(k): canonical(v, depth, stack) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [canonical(v, depth, stack) for v in value]
+        if isinstance(value, (set, frozenset)):
+            items = [canonical(v, depth, stack) for v in value]
+            return sorted(items, key=_text)
+        if isinstance(value, (bytes, bytearray)):
+            return {"bytes": bytes(value).hex()}
+        if isinstance(value, enum.Enum):
+            return {"enum": _type_name(value), "value": canonical(value.value, depth, stack)}
+        dump = getattr(value, "model_dump", None)  # a pydantic model
+        if callable(dump) and not isinstance(value, type):
+            return {"type": _type_name(value), "fields": canonical(dump(), depth, stack)}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+            return {"type": _type_name(value), "fields": canonical(fields, depth, stack)}
+        state = getattr(value, "__dict__", None)
+        if isinstance(state, dict) and not callable(value) and not isinstance(value, (type, ModuleType)):
+            return {"type": _type_name(value), "fields": canonical(state, depth, stack)}
+    except Exception:  # an odd object in a reference must not stop a run
+        pass
+    return {"repr": stable_repr(value)}
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else stable_repr(key)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace)."""
+    return _text(canonical(value))
+
+
+def definition_digest(parts: Any) -> str:
+    """The definition digest of a case from its parts (any value; see :func:`canonical`)."""
+    data = canonical_json(parts).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+
+
+def is_digest(value: Any) -> bool:
+    """Whether ``value`` is a definition digest as writers write it (a masked or odd one is not)."""
+    return (
+        value.__class__ is str and len(value) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in value)
+    )

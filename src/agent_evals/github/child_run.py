@@ -145,6 +145,8 @@ def run_child(
         if in_actions:
             emit(f"::{pause}::")
     result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
+    for written in (output, streamed):  # a secret it read from elsewhere (a parent's environment)
+        redact_file(written, scrub)
     try:
         from agent_evals.github.ci_record import CIRecord
 
@@ -158,6 +160,20 @@ def run_child(
     except RunRecordError as exc:
         result.problem = f"its run record is unreadable: {exc}"
     return result
+
+
+def redact_file(path: Path, scrub: Callable[[str], str]) -> None:
+    """Mask the secrets ``scrub`` knows in the record file at ``path`` (its raw text, as ``run`` masks
+    the secrets of its own environment); an unreadable file is left to the reader to report."""
+    if not getattr(scrub, "active", True):
+        return
+    try:
+        text = path.read_text("utf-8", "surrogateescape")
+    except (OSError, UnicodeDecodeError):
+        return
+    clean = scrub(text)
+    if clean != text:
+        writing("the run record", path, lambda: path.write_text(clean, "utf-8", "surrogateescape"))
 
 
 def died_markdown(child: ChildRun) -> str:

@@ -80,6 +80,9 @@ class CIOptions:
     """Re-run the flipped cases of a failing or inconclusive suite this many more times (0: off)."""
     run_flags: tuple[str, ...] = ()
     """Further flags for the child ``agent-evals run`` (``--retry-errors N``, ``--cache MODE``, ...)."""
+    hold_env: tuple[str, ...] = ()
+    """Variables (or ``PREFIX*``) held back from the child run besides the job's credentials
+    (``github/child_env.py``)."""
     update_baseline: bool = False
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"
@@ -124,11 +127,16 @@ def run_ci(
     (``emit_err`` one stderr line of the child run; default ``emit``)."""
     from agent_evals.core.redact import Redactor
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.github.child_env import child_env, redaction_names
     from agent_evals.github.child_run import run_child, run_command
     from agent_evals.github.ci_record import CIRecord
 
     settings = ActionsSettings.from_env(env, token=options.github_token)
     secret_env = {**env, "AGENT_EVALS_GITHUB_TOKEN": settings.token_value() or ""}
+    # the PR's code runs without the job's credentials (github/child_env.py); whatever of them it shows
+    # anyway (read from a parent process) is masked in its relayed output and its record
+    run_env = child_env(env, options.hold_env)
+    scrub = Redactor.from_env(secret_env, redaction_names(secret_env, options.hold_env))
     gate_id = (
         check_gate_id(options.gate_id) if options.gate_id else default_gate_id(settings, options.paths, env)
     )
@@ -172,14 +180,14 @@ def run_ci(
         child = run_child(
             [*command, *(arg for path in reuse.skip_files for arg in ("--skip-file", str(path)))],
             record_path,
-            env=env,
+            env=run_env,
             cwd=cwd,
             # In Actions one stream keeps the child's lines inside the stop-commands block, in order;
             # locally they go to stderr, and stdout stays the report.
             emit=relay,
             emit_err=relay,
             in_actions=settings.in_actions,
-            scrub=Redactor.from_env(secret_env),
+            scrub=scrub,
         )
     if child.record is None and child.code == EXIT_USAGE and child.interrupted is None:
         raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
@@ -226,8 +234,8 @@ def run_ci(
                 extra=options.run_flags,
             )  # fmt: skip
             again = run_child(
-                [*args, "--filter", case_id], path, env=env, cwd=cwd, emit=relay, emit_err=relay,
-                in_actions=settings.in_actions, scrub=Redactor.from_env(secret_env),
+                [*args, "--filter", case_id], path, env=run_env, cwd=cwd, emit=relay, emit_err=relay,
+                in_actions=settings.in_actions, scrub=scrub,
             )  # fmt: skip
             if again.record is None or not again.record.complete:
                 raise AgentEvalsError(

@@ -268,19 +268,17 @@ def lost_run_markdown(child: ChildRun, gate_id: str) -> str:
 def report_lost_run(
     child: ChildRun, settings: ActionsSettings, out_dir: Path, gate_id: str, emit: Emit
 ) -> tuple[int, dict[str, str], str]:
-    """Report a run that left no usable record in the report file, job summary and log.
+    """Report a run that left no usable record in the report file and the log (``ci`` publishes the
+    rest: step outputs, job summary, comment).
 
     Returns the exit code (3; 130/143 when cancelled), the step outputs (status ``error``) and the Markdown.
     """
-    from agent_evals.github.actions_io import Annotation, append_summary
+    from agent_evals.github.actions_io import Annotation
 
     markdown = lost_run_markdown(child, gate_id)
     report_path = out_dir / "report.md"
     make_dirs(out_dir, "the report folder")
     writing("the report", report_path, lambda: report_path.write_text(markdown, "utf-8", "replace"))
-    step_summary = settings.step_summary
-    if step_summary:
-        writing("the job summary", step_summary, lambda: append_summary(step_summary, markdown))
     title = markdown.splitlines()[1].removeprefix("### ⛔ ")
     emit(Annotation("error", title).render() if settings.in_actions else f"error: {title}")
     outputs = {

@@ -1,16 +1,14 @@
-"""The environment of the process that runs the pull request's code: the job's credentials held back.
+"""The environment of the process that runs the pull request's code: the job's credentials held back."""
 
-An agent, eval, scorer or evaluator is code of the pull request under test, and an LLM agent that runs
-tools can be steered by its inputs (prompt injection in a dataset). `ci` therefore starts it as a child
-process whose environment lacks every variable that could write to the repository, mint a token or act
-on the workflow: the GitHub tokens, the action's inputs (``INPUT_*``, e.g. ``INPUT_GITHUB-TOKEN``), the
-Actions runtime and OIDC request variables, and the workflow file-command paths (``GITHUB_ENV`` and
-friends: appending to them sets variables, outputs or ``PATH`` for the later steps that hold the token).
-Model keys and every other variable pass; ``--hold-env NAME`` (``AGENT_EVALS_HOLD_ENV``) holds back more.
-
-Run as ``python -m agent_evals.github.child_env [--] COMMAND [ARG...]`` it runs COMMAND in that
-environment (the action's shard and install steps use it).
-"""
+# An agent, eval, scorer or evaluator is code of the pull request under test, and an LLM agent that
+# runs tools can be steered by its inputs (prompt injection in a dataset). `ci` therefore starts it as
+# a child process whose environment lacks every variable that could write to the repository, mint a
+# token or act on the workflow: the GitHub tokens, the action's inputs (``INPUT_*``, such as
+# ``INPUT_GITHUB-TOKEN``), the Actions runtime and OIDC request variables, and the workflow file-command
+# paths (appending to ``GITHUB_ENV`` and friends sets variables, outputs or ``PATH`` for the later steps
+# that hold the token). Model keys and every other variable pass; ``--hold-env NAME``
+# (``AGENT_EVALS_HOLD_ENV``) holds back more. As ``python -m agent_evals.github.child_env [--] COMMAND
+# [ARG...]`` it runs COMMAND in that environment (the action's install and shard steps).
 
 from __future__ import annotations
 

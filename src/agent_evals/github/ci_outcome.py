@@ -1,9 +1,8 @@
-"""One outcome, published once: `ci` writes the step outputs, then the job summary, then the comment.
+"""One outcome, published once: `ci` writes the step outputs, then the job summary, then the comment."""
 
-The outcome (exit code, ``status``, headline) is decided before anything is written. A write that fails
-makes every later one say there is no verdict (exit 3), so the sticky comment never says "gate passed"
-beside a red job; a comment that cannot be written is added to the job summary and the log (exit 3).
-"""
+# The outcome (exit code, ``status``, headline) is decided before anything is written. A write that
+# fails makes every later one say there is no verdict (exit 3), so the sticky comment never says "gate
+# passed" beside a red job; a comment that cannot be written is added to the job summary and the log.
 
 from __future__ import annotations
 

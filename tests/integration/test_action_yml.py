@@ -190,6 +190,8 @@ def _runner(
         "GITHUB_WORKFLOW_REF": f"octo/demo/.github/workflows/gate.yml@{ref}",
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "RUNNER_TEMP": str(temp),
+        # the code under test, when it is not the installed one (a checkout on PYTHONPATH)
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
     }
     return runner
 
@@ -338,3 +340,45 @@ def test_action__empty_input__never_overrides_a_job_level_variable(
     runner.env["FAIL"] = "c0,c1"
     outputs = runner.run(ACTION)
     assert outputs["status"] == expected, runner.env["LOG"]
+
+
+HELD = {
+    "INPUT_GITHUB-TOKEN": TOKEN,
+    "ACTIONS_RUNTIME_TOKEN": "fake-runtime-token",
+    "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/request",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "fake-oidc-request-token",
+    "GITHUB_ENV": "/nonexistent/env",
+    "GITHUB_PATH": "/nonexistent/path",
+    "GITHUB_STATE": "/nonexistent/state",
+}
+DUMPING_AGENT = (
+    "import json, os\n\ndef answer(prompt):\n"
+    "    json.dump(dict(os.environ), open(os.path.join(os.environ['RUNNER_TEMP'], 'agent-env.json'), 'w'))\n"
+    "    return 'ok'\n"
+)
+
+
+def test_action__shard_and_install_steps__the_projects_code_holds_no_credential(
+    tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "evals" / "tiny_agent.py").write_text(DUMPING_AGENT)
+    inputs = {
+        "path": "bench.yaml",
+        "working-directory": "evals",
+        "python-version": "",
+        "shard": "1/1",
+        "gate-id": "g",
+        "hold-env": "DEPLOY_KEY",
+        "install": "python -c \"import json, os; json.dump(dict(os.environ), open('$RUNNER_TEMP/install-env.json', 'w'))\"",
+    }
+    runner = _runner(
+        tmp_path, workspace, inputs, "push", {"repository": {"default_branch": "main"}}, "refs/heads/main"
+    )
+    runner.job_env = {**HELD, "DEPLOY_KEY": "fake-deploy-key", "OPENAI_API_KEY": "sk-fake"}
+    runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    for step in ("install", "agent"):
+        seen = json.loads((runner.temp / f"{step}-env.json").read_text())
+        leaked = sorted(set(seen) & {*HELD, "DEPLOY_KEY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"})
+        assert leaked == [], f"{step}: {leaked}"
+        assert seen["OPENAI_API_KEY"] == "sk-fake" and seen["GITHUB_SHA"] == "e" * 40, step

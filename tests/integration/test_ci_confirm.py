@@ -92,3 +92,31 @@ def test_ci_confirm__more_than_the_maximum__usage_error(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 2
     assert "--confirm-max-trials 50" in result.stderr
+
+
+HELD = {
+    "GITHUB_TOKEN": "ghs_FAKEtoken0123456789",
+    "INPUT_GITHUB-TOKEN": "ghs_FAKEtoken0123456789",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "FAKE-oidc-request",
+    "GITHUB_ENV": "/nonexistent/env",
+}
+SEEING_AGENT = AGENT.replace(
+    "def answer(prompt):\n",
+    "def answer(prompt):\n"
+    "    with open(os.path.join(os.environ['SEEN_DIR'], f'{prompt}-{os.getpid()}'), 'w') as fh:\n"
+    "        fh.write(' '.join(sorted(os.environ)))\n",
+)
+
+
+def test_ci_confirm__the_reruns_of_flipped_cases__hold_no_credential_either(tmp_path: Path) -> None:
+    work, env = _workspace(tmp_path)
+    (work / "tiny_agent.py").write_text(SEEING_AGENT)
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    env.update(HELD, SEEN_DIR=str(seen), FAIL_CASES=",".join(CASES[:6]))
+    result = _ci(work, env, "--baseline", "base.json", "--confirm-trials", "4")
+    assert "6 flipped cases re-run 4 more times" in result.stdout, result.stdout + result.stderr
+    reruns = {f.name.split("-")[1] for f in seen.iterdir() if f.name.startswith("c00-")}
+    assert len(reruns) >= 2  # the first run and a confirm run: two processes
+    for file in seen.iterdir():
+        assert set(file.read_text().split()) & set(HELD) == set(), file.name

@@ -6,9 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from agent_evals.github.actions_io import parse_outputs
+from servers.github_server import TOKEN, Fault, GitHubServer, make_zip
 
 CLI = str(Path(sys.executable).with_name("agent-evals"))
 
@@ -73,3 +78,165 @@ def test_ci_cannot_write_a_file__exit_3_naming_it_never_a_traceback(
     done = _ci(tmp_path, **{target: bad})
     assert done.returncode == 3, done.stdout + done.stderr
     assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# One outcome, published once: step outputs, then the job summary, then the comment; a failed write
+# makes the later ones say "no verdict", so the sticky comment never says "gate passed" beside a red job.
+
+PR_HEAD, PR_BASE, MERGE_BASE = "e" * 40, "b" * 40, "d" * 40
+
+
+def _gate(tmp: Path, github: GitHubServer, run: str, *, event: str = "pull_request", **paths: Path) -> _Gate:
+    """`agent-evals ci` on a pull request (or a push to main) against the loopback GitHub server."""
+    work, meta = tmp / "ws", tmp / run
+    work.mkdir(exist_ok=True)
+    meta.mkdir()
+    (work / "w.yaml").write_text(BENCH, encoding="utf-8")
+    (work / "w_agent.py").write_text(AGENT, encoding="utf-8")
+    repo = {"full_name": "octo/demo", "default_branch": "main"}
+    pull = {
+        "number": 5,
+        "labels": [],
+        "base": {"sha": PR_BASE, "ref": "main", "repo": repo},
+        "head": {"sha": PR_HEAD, "ref": "feature", "repo": repo},
+    }
+    payload = (
+        {"number": 5, "repository": repo, "pull_request": pull}
+        if event == "pull_request"
+        else {"repository": repo}
+    )
+    (meta / "event.json").write_text(json.dumps(payload))
+    ref = "refs/pull/5/merge" if event == "pull_request" else "refs/heads/main"
+    summary, output = paths.get("summary", meta / "summary.md"), paths.get("output", meta / "output.txt")
+    env = {
+        "PATH": os.environ["PATH"],
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
+        "HOME": str(tmp),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(meta / "event.json"),
+        "GITHUB_REPOSITORY": "octo/demo",
+        "GITHUB_API_URL": github.api_url,
+        "GITHUB_SHA": PR_HEAD,
+        "GITHUB_REF": ref,
+        "GITHUB_RUN_ID": "77",
+        "GITHUB_JOB": "gate",
+        "GITHUB_WORKFLOW_REF": f"octo/demo/.github/workflows/gate.yml@{ref}",
+        "GITHUB_WORKSPACE": str(work),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_TOKEN": TOKEN,
+    }
+    done = subprocess.run(
+        [CLI, "ci", "w.yaml", "--output-dir", str(paths.get("out_dir", meta / "out"))],
+        cwd=work, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return _Gate(
+        done.returncode,
+        done.stdout + done.stderr,
+        summary.read_text() if summary.is_file() else "",
+        parse_outputs(output.read_text()) if output.is_file() else {},
+        meta,
+    )
+
+
+@dataclass
+class _Gate:
+    code: int
+    log: str
+    summary: str
+    outputs: dict[str, str]
+    meta: Path
+
+
+@pytest.fixture
+def github(tmp_path: Path) -> Iterator[GitHubServer]:
+    """The loopback server with a baseline of the same (passing) suite, so the gate passes."""
+    with GitHubServer() as server:
+        server.state.labels[5] = []
+        server.state.merge_bases[f"{PR_BASE}...{PR_HEAD}"] = (MERGE_BASE, "2026-01-02T00:00:00Z")
+        push = _gate(tmp_path, server, "baseline", event="push")
+        assert push.code == 0, push.log
+        record = Path(push.outputs["run-record"]).read_bytes()
+        server.state.add_run(
+            workflow="gate.yml", head_sha=MERGE_BASE, created_at="2026-01-02T00:00:00Z",
+            artifact=make_zip({"run.json": record}), artifact_name="agent-evals-baseline-" + push.outputs["gate-id"],
+        )  # fmt: skip
+        yield server
+
+
+def _comments(github: GitHubServer) -> list[str]:
+    return [str(c["body"]) for c in github.state.comments.get(5, [])]
+
+
+def test_ci_publish__nothing_fails__gate_passed_everywhere(tmp_path: Path, github: GitHubServer) -> None:
+    done = _gate(tmp_path, github, "pr")
+    assert done.code == 0, done.log
+    assert done.outputs["status"] == "passed" and done.outputs["comment-url"]
+    assert "gate passed" in _comments(github)[0] and "gate passed" in done.summary
+    verdict = json.loads(Path(done.outputs["verdict-json"]).read_text())
+    assert (verdict["exit_code"], verdict["status"]) == (0, "passed")
+
+
+@pytest.mark.parametrize("target", ["output", "summary"])
+def test_ci_publish__an_earlier_write_fails__the_comment_says_no_verdict_exit_3(
+    tmp_path: Path, github: GitHubServer, target: str
+) -> None:
+    green = _gate(tmp_path, github, "green")  # a sticky comment that says "gate passed" already
+    assert green.code == 0 and "gate passed" in _comments(github)[0]
+    done = _gate(tmp_path, github, "pr", **{target: tmp_path})  # a directory: unwritable for anyone
+    assert done.code == 3, done.log
+    [comment] = _comments(github)
+    assert "no verdict" in comment and "gate passed" not in comment, comment
+    what = "step outputs (GITHUB_OUTPUT)" if target == "output" else "job summary"
+    assert f"could not write the {what}" in comment
+    assert f"cannot write the {what}" in done.log and "Traceback" not in done.log
+    if target == "output":  # the summary after it says no verdict too
+        assert "no verdict" in done.summary and "gate passed" not in done.summary
+    verdict = json.loads((done.meta / "out" / "verdict.json").read_text())
+    assert verdict["exit_code"] == 3 and "publish_error" in verdict
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("POST", "/comments$", 500, {"message": "Server Error"}, times=20),
+        Fault("POST", "/comments$", 422, {"message": "Validation Failed"}),
+        Fault("PATCH", "/comments/", 500, {"message": "Server Error"}, times=20),
+    ],
+    ids=["post-500", "post-422", "patch-500"],
+)
+def test_ci_publish__the_comment_fails__the_summary_and_the_log_say_so_exit_3(
+    tmp_path: Path, github: GitHubServer, fault: Fault
+) -> None:
+    if fault.method == "PATCH":
+        assert _gate(tmp_path, github, "green").code == 0
+    github.state.faults.append(fault)
+    done = _gate(tmp_path, github, "pr")
+    assert done.code == 3, done.log
+    assert "Could not write the pull request comment" in done.summary
+    assert "::error::Could not write the pull request comment" in done.log
+    assert done.outputs["status"] == "passed"  # the verdict, written before the comment
+    verdict = json.loads(Path(done.outputs["verdict-json"]).read_text())
+    assert verdict["exit_code"] == 3
+
+
+@pytest.mark.parametrize("failure", ["output", "summary", "out_dir_report", "post-500", "post-422", "none"])
+def test_ci_publish__whatever_write_fails__gate_passed_is_never_said_beside_a_red_job(
+    tmp_path: Path, github: GitHubServer, failure: str
+) -> None:
+    paths: dict[str, Path] = {}
+    if failure in ("output", "summary"):
+        paths[failure] = tmp_path
+    if failure == "out_dir_report":  # the folder exists, its report file cannot be written
+        out = tmp_path / "reports"
+        (out / "report.md").mkdir(parents=True)
+        paths["out_dir"] = out
+    if failure.startswith("post-"):
+        github.state.faults.append(Fault("POST", "/comments$", int(failure[5:]), {"message": "no"}, times=20))
+    done = _gate(tmp_path, github, "pr", **paths)
+    assert (done.code == 0) is (failure == "none"), done.log
+    if done.code != 0:
+        assert all("gate passed" not in c for c in _comments(github)), _comments(github)
+        # a summary that gives the verdict says, below it, why the job is red anyway
+        assert "gate passed" not in done.summary or "Could not write the pull request comment" in done.summary

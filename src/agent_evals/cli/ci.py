@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import traceback
@@ -130,6 +131,16 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="GitHub API token [default: $GITHUB_TOKEN].",
 )
 @click.option(
+    "--hold-env",
+    multiple=True,
+    metavar="NAME",
+    envvar=_env("hold-env"),
+    help="Hold this environment variable (or every one starting with PREFIX, as PREFIX*) back from the "
+    "agents and evals too; repeatable, or a comma-separated list. The job's credentials (GITHUB_TOKEN, "
+    "INPUT_*, ACTIONS_RUNTIME_TOKEN, the OIDC request, the GITHUB_ENV/GITHUB_OUTPUT/... file commands) "
+    "are always held back; see docs/security.md.",
+)
+@click.option(
     "--update-baseline",
     is_flag=True,
     envvar=_env("update-baseline"),
@@ -192,6 +203,7 @@ def ci(
     cache: str,
     cache_dir: str | None,
     github_token: str | None,
+    hold_env: tuple[str, ...],
     update_baseline: bool,
     accept_label: str,
     shards: Path | None,
@@ -208,6 +220,7 @@ def ci(
     as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
     """
     from agent_evals.gate.policy import parse_block, resolve_policy
+    from agent_evals.github.child_env import parse_hold_env
     from agent_evals.github.ci_flow import CIOptions, run_ci
 
     options = CIOptions(
@@ -255,6 +268,7 @@ def ci(
             if value is not None and context.get_parameter_source(name) is ParameterSource.ENVIRONMENT:
                 parse_block({name: value}, source=f"environment variable {_env(name)}", prefix="flag")
         resolve_policy(repo_config=None, suite_blocks={}, overrides=knobs)
+        options = dataclasses.replace(options, hold_env=parse_hold_env(hold_env))  # exit 2 when malformed
         result = run_ci(
             options,
             env=os.environ,

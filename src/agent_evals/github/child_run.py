@@ -145,6 +145,8 @@ def run_child(
         if in_actions:
             emit(f"::{pause}::")
     result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
+    for written in (output, streamed):  # a secret it read from elsewhere (a parent's environment)
+        redact_file(written, scrub)
     try:
         from agent_evals.github.ci_record import CIRecord
 
@@ -158,6 +160,20 @@ def run_child(
     except RunRecordError as exc:
         result.problem = f"its run record is unreadable: {exc}"
     return result
+
+
+def redact_file(path: Path, scrub: Callable[[str], str]) -> None:
+    """Mask the secrets ``scrub`` knows in the record file at ``path`` (its raw text, as ``run`` masks
+    the secrets of its own environment); an unreadable file is left to the reader to report."""
+    if not getattr(scrub, "active", True):
+        return
+    try:
+        text = path.read_text("utf-8", "surrogateescape")
+    except (OSError, UnicodeDecodeError):
+        return
+    clean = scrub(text)
+    if clean != text:
+        writing("the run record", path, lambda: path.write_text(clean, "utf-8", "surrogateescape"))
 
 
 def died_markdown(child: ChildRun) -> str:
@@ -252,19 +268,17 @@ def lost_run_markdown(child: ChildRun, gate_id: str) -> str:
 def report_lost_run(
     child: ChildRun, settings: ActionsSettings, out_dir: Path, gate_id: str, emit: Emit
 ) -> tuple[int, dict[str, str], str]:
-    """Report a run that left no usable record in the report file, job summary and log.
+    """Report a run that left no usable record in the report file and the log (``ci`` publishes the
+    rest: step outputs, job summary, comment).
 
     Returns the exit code (3; 130/143 when cancelled), the step outputs (status ``error``) and the Markdown.
     """
-    from agent_evals.github.actions_io import Annotation, append_summary
+    from agent_evals.github.actions_io import Annotation
 
     markdown = lost_run_markdown(child, gate_id)
     report_path = out_dir / "report.md"
     make_dirs(out_dir, "the report folder")
     writing("the report", report_path, lambda: report_path.write_text(markdown, "utf-8", "replace"))
-    step_summary = settings.step_summary
-    if step_summary:
-        writing("the job summary", step_summary, lambda: append_summary(step_summary, markdown))
     title = markdown.splitlines()[1].removeprefix("### ⛔ ")
     emit(Annotation("error", title).render() if settings.in_actions else f"error: {title}")
     outputs = {

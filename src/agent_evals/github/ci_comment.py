@@ -27,15 +27,22 @@ def link_artifacts(markdown: str, run_url: str | None, gate_id: str) -> str:
     return linked if fits(linked, "comment") else markdown
 
 
-def no_verdict(markdown: str, why: str, budget: Literal["comment", "summary"]) -> str:
-    """The report with its verdict line replaced: GitHub gave no usable answer for the baseline, so there
-    is no verdict (exit 3); the rest (the candidate's results) stays when it still fits."""
+def no_verdict(
+    markdown: str,
+    why: str,
+    budget: Literal["comment", "summary"],
+    *,
+    what: str = "GitHub gave no usable answer for the baseline",
+) -> str:
+    """The report with its verdict line replaced: ``what`` happened (by default GitHub gave no usable
+    answer for the baseline), so there is no verdict (exit 3); the rest (the candidate's results) stays
+    when it still fits."""
     from agent_evals.report.escape import escape_untrusted
     from agent_evals.report.markdown import fits
 
     marker, _verdict, rest = [*markdown.split("\n", 2), "", ""][:3]
     head = (
-        f"{marker}\n### ⛔ agent-evals: no verdict: GitHub gave no usable answer for the baseline "
+        f"{marker}\n### ⛔ agent-evals: no verdict: {what} "
         "(an infrastructure error, exit 3, not a pass); re-run the job\n\n"
         f"> [!CAUTION]\n> {escape_untrusted(why, 1_000, line_break=' ')}\n"
     )

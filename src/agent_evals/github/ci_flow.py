@@ -17,10 +17,11 @@ from agent_evals.errors import (
     GitHubError,
     UsageError,
 )
-from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
+from agent_evals.github.actions_io import Annotation, render_annotations
 from agent_evals.github.child_run import ChildRun, died_markdown, make_dirs, with_died, writing
 from agent_evals.github.ci_baseline import compare_with_baseline, lookup_baseline
-from agent_evals.github.ci_comment import link_artifacts, no_verdict, write_comment
+from agent_evals.github.ci_comment import link_artifacts, no_verdict
+from agent_evals.github.ci_outcome import Outcome, publish, write_reports
 from agent_evals.github.ci_outputs import regression_annotations, step_outputs
 from agent_evals.github.ci_reuse import plan_reuse_for
 from agent_evals.github.comments import check_gate_id
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     import requests
 
     from agent_evals.core.record import RunRecord
-    from agent_evals.gate.model import Comparison
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
 
@@ -80,6 +80,9 @@ class CIOptions:
     """Re-run the flipped cases of a failing or inconclusive suite this many more times (0: off)."""
     run_flags: tuple[str, ...] = ()
     """Further flags for the child ``agent-evals run`` (``--retry-errors N``, ``--cache MODE``, ...)."""
+    hold_env: tuple[str, ...] = ()
+    """Variables (or ``PREFIX*``) held back from the child run besides the job's credentials
+    (``github/child_env.py``)."""
     update_baseline: bool = False
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"
@@ -124,11 +127,16 @@ def run_ci(
     (``emit_err`` one stderr line of the child run; default ``emit``)."""
     from agent_evals.core.redact import Redactor
     from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.github.child_env import child_env, redaction_names
     from agent_evals.github.child_run import run_child, run_command
     from agent_evals.github.ci_record import CIRecord
 
     settings = ActionsSettings.from_env(env, token=options.github_token)
     secret_env = {**env, "AGENT_EVALS_GITHUB_TOKEN": settings.token_value() or ""}
+    # the PR's code runs without the job's credentials (github/child_env.py); whatever of them it shows
+    # anyway (read from a parent process) is masked in its relayed output and its record
+    run_env = child_env(env, options.hold_env)
+    scrub = Redactor.from_env(secret_env, redaction_names(secret_env, options.hold_env))
     gate_id = (
         check_gate_id(options.gate_id) if options.gate_id else default_gate_id(settings, options.paths, env)
     )
@@ -172,14 +180,14 @@ def run_ci(
         child = run_child(
             [*command, *(arg for path in reuse.skip_files for arg in ("--skip-file", str(path)))],
             record_path,
-            env=env,
+            env=run_env,
             cwd=cwd,
             # In Actions one stream keeps the child's lines inside the stop-commands block, in order;
             # locally they go to stderr, and stdout stays the report.
             emit=relay,
             emit_err=relay,
             in_actions=settings.in_actions,
-            scrub=Redactor.from_env(secret_env),
+            scrub=scrub,
         )
     if child.record is None and child.code == EXIT_USAGE and child.interrupted is None:
         raise UsageError("the suites could not run: `agent-evals run` stopped on the error above (exit 2)")
@@ -226,8 +234,8 @@ def run_ci(
                 extra=options.run_flags,
             )  # fmt: skip
             again = run_child(
-                [*args, "--filter", case_id], path, env=env, cwd=cwd, emit=relay, emit_err=relay,
-                in_actions=settings.in_actions, scrub=Redactor.from_env(secret_env),
+                [*args, "--filter", case_id], path, env=run_env, cwd=cwd, emit=relay, emit_err=relay,
+                in_actions=settings.in_actions, scrub=scrub,
             )  # fmt: skip
             if again.record is None or not again.record.complete:
                 raise AgentEvalsError(
@@ -279,7 +287,6 @@ def run_ci(
         comment_md, summary_md = with_died(comment_md, died), summary_md + "\n" + died
         exit_code = EXIT_INTERNAL  # never a pass, never "gate failed", whatever was compared
     report_path = out_dir / "report.md"
-    reports = _write_reports(out_dir, comparison, comment_md, secret_env)
 
     if accepted:
         notices.append(
@@ -292,23 +299,23 @@ def run_ci(
         warnings.append(reason.message)
     elif comparison.baseline.reason_missing and plan.compare and not unavailable:
         notices.append(f"No baseline: {comparison.baseline.reason_missing}")
-    comment_result: CommentResult | None = None
-    if plan.comment and options.comment != "never":
-        gate_exit = EXIT_INTERNAL if unavailable else comparison.exit_code
-        comment_result, code = write_comment(options, settings, client, gate_id, comment_md, gate_exit)
-        if comment_result is not None and comment_result.notice:
-            notices.append(comment_result.notice)
-        if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
-            exit_code = code
-
     for failure in record.setup_failures():  # an agent that could not start: infra, never a verdict
         notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
         exit_code = EXIT_INTERNAL
-    if settings.step_summary:
-        extra = "".join(f"\n> [!WARNING]\n> {_quote(w)}\n" for w in warnings)
-        extra += "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
-        step_summary = settings.step_summary
-        writing("the job summary", step_summary, lambda: append_summary(step_summary, summary_md + extra))
+    if plan.upload_baseline and options.baseline_store == "branch" and exit_code == 0:
+        code = _store_on_branch(options, settings, client, gate_id, record_path, notices, emit)
+        exit_code = code or exit_code
+
+    # The outcome is decided: exit code, status, headline. Only now is anything published, in the
+    # order reports, step outputs, job summary, comment (github/ci_outcome.py).
+    outputs = step_outputs(comparison, record_path, report_path, None, gate_id, plan, accepted)
+    outputs["baseline-store"] = options.baseline_store
+    if unavailable:
+        outputs["status"] = "error"  # no verdict: never "no-baseline", which on_missing_baseline decides
+    reports, report_failure = write_reports(
+        out_dir, comparison, comment_md, secret_env, exit_code=exit_code, status=outputs["status"]
+    )
+    outputs.update(reports)
     if settings.in_actions:
         from agent_evals.report.terminal import render_terminal
 
@@ -339,15 +346,21 @@ def run_ci(
         for notice in notices:
             emit(f"note: {notice}")
 
-    if plan.upload_baseline and options.baseline_store == "branch" and exit_code == 0:
-        code = _store_on_branch(options, settings, client, gate_id, record_path, notices, emit)
-        exit_code = code or exit_code
-    outputs = step_outputs(comparison, record_path, report_path, comment_result, gate_id, plan, accepted)
-    outputs.update(reports)
-    outputs["baseline-store"] = options.baseline_store
-    if unavailable:
-        outputs["status"] = "error"  # no verdict: never "no-baseline", which on_missing_baseline decides
-    _write_outputs(settings, outputs)
+    extra = "".join(f"\n> [!WARNING]\n> {_quote(w)}\n" for w in warnings)
+    extra += "".join(f"\n> [!NOTE]\n> {n}\n" for n in notices)
+    outcome = Outcome(
+        exit_code=exit_code,
+        outputs=outputs,
+        comment_md=comment_md,
+        summary_md=summary_md + extra,
+        gate_exit=EXIT_INTERNAL if unavailable else comparison.exit_code,
+        comment=plan.comment and options.comment != "never",
+    )
+    verdict = Path(reports["verdict-json"]) if "verdict-json" in reports else None
+    exit_code, comment_result = publish(
+        outcome, options, settings, client, gate_id, emit,
+        failed=[report_failure] if report_failure else [], verdict=verdict,
+    )  # fmt: skip
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
 
 
@@ -396,12 +409,6 @@ def _store_on_branch(
     return 0
 
 
-def _write_outputs(settings: ActionsSettings, outputs: dict[str, str]) -> None:
-    step_output = settings.output
-    if step_output:
-        writing("the step outputs (GITHUB_OUTPUT)", step_output, lambda: write_outputs(step_output, outputs))
-
-
 def _lost_run(
     child: ChildRun,
     options: CIOptions,
@@ -419,43 +426,13 @@ def _lost_run(
     from agent_evals.github.child_run import report_lost_run
 
     code, outputs, markdown = report_lost_run(child, settings, out_dir, gate_id, emit)
-    comment: CommentResult | None = None
-    if plan.comment and options.comment != "never" and child.interrupted is None:
-        comment, _ = write_comment(options, settings, client, gate_id, markdown, EXIT_INTERNAL)
-        if comment is not None and comment.url:
-            outputs["comment-url"] = comment.url
-        if comment is not None and comment.notice:
-            emit(
-                Annotation("notice", comment.notice).render()
-                if settings.in_actions
-                else f"note: {comment.notice}"
-            )
-    _write_outputs(settings, outputs)
+    # a cancelled run leaves the comment alone: the cancellation must finish fast, without the network
+    outcome = Outcome(
+        exit_code=code, outputs=outputs, comment_md=markdown, summary_md=markdown, gate_exit=EXIT_INTERNAL,
+        comment=plan.comment and options.comment != "never" and child.interrupted is None, verdict=False,
+    )  # fmt: skip
+    code, comment = publish(outcome, options, settings, client, gate_id, emit)
     return CIResult(code, outputs, markdown, dataclasses.replace(plan, upload_baseline=False), comment)
-
-
-def _write_reports(
-    out_dir: Path, comparison: Comparison, comment_md: str, env: Mapping[str, str]
-) -> dict[str, str]:
-    """report.md (the comment), report.html, verdict.json and junit.xml side by side; their outputs."""
-    from agent_evals.report.html import render_html
-    from agent_evals.report.junit import render_junit
-    from agent_evals.report.verdict_json import render_json
-
-    files = {
-        "report": ("report.md", comment_md),
-        "report-html": ("report.html", render_html(comparison, env=env)),
-        "verdict-json": ("verdict.json", render_json(comparison, env=env)),
-        "junit-xml": ("junit.xml", render_junit(comparison, env=env)),
-    }
-    make_dirs(out_dir, "the report folder")
-    written: dict[str, str] = {}
-    for output, (name, text) in files.items():
-        path = out_dir / name
-        writing(f"the report {name}", path, lambda: path.write_text(text, "utf-8", "replace"))  # noqa: B023
-        written[output] = str(path)
-    written["report-dir"] = str(out_dir)
-    return written
 
 
 def _client(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,20 @@ def test_run_alone_without_case_diffs__same_reasons_and_rates_as_with_them(
     assert bare.suites[0].cases == [] and full.suites[0].cases
     with pytest.raises(ValueError, match="a run alone"):
         compare_documents(builder.summary(), builder.summary(), policy, case_detail="none")
+
+
+def test_ci_info__pull_request_event__records_the_head_commit_not_the_merge_commit(tmp_path: Path) -> None:
+    from agent_evals.run_builder import ci_info
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"head": {"sha": "e" * 40}}}))
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_REF": "refs/pull/5/merge",
+        "GITHUB_SHA": "d" * 40,
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    info = ci_info(env)
+    assert (info.pr, info.head_sha) == (5, "e" * 40)
+    assert ci_info({**env, "GITHUB_EVENT_PATH": str(tmp_path / "missing.json")}).head_sha is None
+    assert ci_info({**env, "GITHUB_REF": "refs/heads/main"}).head_sha is None

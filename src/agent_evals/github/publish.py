@@ -1,9 +1,12 @@
-"""The privileged half of the fork-safe recipe: re-judge a fork's run record ourselves, then comment.
+"""The privileged half of the two-workflow gate: judge a pull request's run record ourselves, comment, set the status.
 
-Nothing the fork produced is posted as is: its run record is read (schema-checked), compared with the
-base branch's baseline found here with the trusted token, under the policy of the checked-out
-default branch, and rendered by our escaping renderer. What to post (``comment``), which baseline
-and which label accepts come from the publisher's own inputs, never from the artifact.
+The pull request's gate job runs its code with a read-only token and uploads its run record; this
+``workflow_run`` side runs none of it. Nothing the pull request produced is posted as is: its run
+record is read (schema-checked), compared with the base branch's baseline found here with the
+trusted token, under the trusted policy, and rendered by our escaping renderer. What to post
+(``comment``), which baseline and which label accepts come from the publisher's own inputs, never
+from the artifact. The outcome ends in a commit status on the gate run's head commit, the check
+branch protection requires.
 """
 
 from __future__ import annotations
@@ -14,8 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import GitHubError, GitHubUnavailableError, RunRecordError, UsageError
+from agent_evals.errors import (
+    AgentEvalsError,
+    GitHubError,
+    GitHubUnavailableError,
+    RunRecordError,
+    UsageError,
+)
 from agent_evals.github.comments import check_gate_id
+from agent_evals.github.statuses import CommitStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -47,6 +57,18 @@ class GateRun:
     """Web link to the gate run."""
     workflow_file: str | None
     """The gate workflow's file name (``gate.yml``)."""
+
+    def conclusion_word(self) -> str:
+        """The conclusion as a plain word (letters and ``_``), ``unknown`` when there is none."""
+        return re.sub(r"[^a-z_]", "", self.conclusion or "") or "unknown"
+
+
+class NoRunRecord(AgentEvalsError):
+    """The gate run uploaded no run record (cancelled, timed out, or it died first): no verdict, exit 3."""
+
+
+class RecordOfAnotherCommit(UsageError):
+    """The run record names a pull request head other than the gate run's (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +111,8 @@ class Published:
     """What happened to the comment (None when ``comment`` said not to write one)."""
     accepted: bool
     """True when the accept label is on the pull request now."""
+    status: CommitStatus
+    """The commit status the outcome sets."""
 
 
 def read_gate_run(event_path: str | None) -> GateRun:
@@ -113,21 +137,10 @@ def read_gate_run(event_path: str | None) -> GateRun:
     )
 
 
-def load_fork_run(source: Path, gate_id: str | None = None) -> ForkRun:
-    """Read the fork's ``run.json`` (a file, or the downloaded artifact folder holding it).
-
-    Any ``report.md`` beside it is ignored: Markdown the fork wrote is never posted.
-    """
-    from agent_evals.gate.reader import read_record
-
-    folder, record_path = (source, source / "run.json") if source.is_dir() else (source.parent, source)
-    if not record_path.is_file():
-        raise UsageError(f"{record_path}: no run record; pass the artifact folder that `ci` uploaded")
-    try:
-        record = read_record(record_path)
-    except RunRecordError as exc:
-        raise UsageError(f"the pull request's run record is not usable: {exc}") from exc
+def gate_id_of(source: Path, gate_id: str | None = None) -> str:
+    """``gate_id``, or the one the artifact folder's name carries (``agent-evals-run-<gate-id>``)."""
     if gate_id is None:
+        folder = source if source.is_dir() or source.suffix != ".json" else source.parent
         name = folder.name
         prefix = next((p for p in ARTIFACT_PREFIXES if name.startswith(p)), None)
         if prefix is None:
@@ -136,8 +149,40 @@ def load_fork_run(source: Path, gate_id: str | None = None) -> ForkRun:
                 f"(artifact folders are named {ARTIFACT_PREFIXES[0]}<gate-id>)"
             )
         gate_id = name[len(prefix) :]
+    return check_gate_id(gate_id)
+
+
+def load_fork_run(source: Path, gate_id: str | None = None, gate_run: GateRun | None = None) -> ForkRun:
+    """Read the pull request's ``run.json`` (a file, or the downloaded artifact folder holding it).
+
+    Any ``report.md`` beside it is ignored: Markdown the pull request wrote is never posted. A folder
+    that is not there is :class:`NoRunRecord` (the gate run uploaded nothing); a record whose
+    ``run.ci.head_sha`` is not the gate run's head is :class:`RecordOfAnotherCommit`.
+    """
+    from agent_evals.gate.reader import read_record
+
+    gate_id = gate_id_of(source, gate_id)
+    if not source.exists():
+        concluded = f" (it concluded `{gate_run.conclusion_word()}`)" if gate_run is not None else ""
+        raise NoRunRecord(
+            f"the gate run uploaded no run record{concluded}: cancelled, timed out or died before "
+            f"writing one ({source} is not there); no verdict, re-run the gate"
+        )
+    record_path = source / "run.json" if source.is_dir() else source
+    if not record_path.is_file():
+        raise UsageError(f"{record_path}: no run record; pass the artifact folder that `ci` uploaded")
+    try:
+        record = read_record(record_path)
+    except RunRecordError as exc:
+        raise UsageError(f"the pull request's run record is not usable: {exc}") from exc
+    claimed = record.run.ci.head_sha
+    if gate_run is not None and gate_run.head_sha and claimed and claimed != gate_run.head_sha:
+        raise RecordOfAnotherCommit(
+            f"the run record is of commit {_short(claimed)}, the gate run of {gate_run.head_sha[:12]}: "
+            "refusing to judge a record of another commit"
+        )
     pr = record.run.ci.pr
-    return ForkRun(record=record, gate_id=check_gate_id(gate_id), pr=pr if pr and pr > 0 else None)
+    return ForkRun(record=record, gate_id=gate_id, pr=pr if pr and pr > 0 else None)
 
 
 def check_pull_request(
@@ -182,7 +227,11 @@ def publish(
     cwd: Path,
     env: Mapping[str, str],
 ) -> Published:
-    """Validate the pull request, judge the fork's record against our baseline, comment as asked."""
+    """Validate the pull request, judge its record against our baseline, comment as asked.
+
+    The outcome (verdict, acceptance, status) is decided before anything is written; the caller sets
+    the commit status after the comment (:func:`outcome_status`).
+    """
     from agent_evals.github.comments import upsert_comment
     from agent_evals.github.labels import read_acceptance
 
@@ -191,15 +240,31 @@ def publish(
     pull = check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
     comparison = _judge(client, repo, fork, pull, gate_run, options, cwd)
     acceptance = (
-        read_acceptance(client, repo, pr, options.accept_label) if comparison.exit_code != 0 else None
+        read_acceptance(client, repo, pr, options.accept_label) if comparison.exit_code == 1 else None
     )
     accepted = bool(acceptance and acceptance.accepted)
+    status = outcome_status(comparison, accepted)
     body = _render(comparison, fork.gate_id, gate_run, env, options.accept_label if accepted else None)
     if options.comment == "never":
-        return Published(comparison, body, None, accepted)
+        return Published(comparison, body, None, accepted, status)
     create = options.comment == "always" or comparison.exit_code != 0
     result = upsert_comment(client, repo, pr, fork.gate_id, body, create=create)
-    return Published(comparison, body, result, accepted)
+    return Published(comparison, body, result, accepted, status)
+
+
+def outcome_status(comparison: Comparison, accepted: bool) -> CommitStatus:
+    """The commit status of a verdict: success (passed, or failed and accepted), failure, or error
+    (an incomplete run or any other no-verdict exit); the headline, made of counts only, says why."""
+    from agent_evals.report.headline import headline
+
+    line = headline(comparison, icon=False).removeprefix("agent-evals: ")
+    if accepted:
+        return CommitStatus("success", f"accepted by label: {line}")
+    if comparison.exit_code == 0:
+        return CommitStatus("success", line)
+    if comparison.exit_code == 1:
+        return CommitStatus("failure", line)
+    return CommitStatus("error", f"no verdict: {line}")
 
 
 def _judge(
@@ -266,7 +331,7 @@ def _render(
     )
     marker, verdict, rest = [*text.split("\n", 2), "", ""][:3]
     run = f"[{gate_run.run_id}]({url})" if url and gate_run.run_id else "of the pull request"
-    conclusion = re.sub(r"[^a-z_]", "", gate_run.conclusion or "unknown")
+    conclusion = gate_run.conclusion_word()
     note = (
         "> [!NOTE]\n"
         f"> These results come from the pull request's own code (gate run {run}, concluded `{conclusion}`); "
@@ -283,6 +348,10 @@ def _render(
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _short(sha: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]", "?", sha[:12])
 
 
 def _str(value: Any) -> str | None:

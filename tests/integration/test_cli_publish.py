@@ -402,3 +402,20 @@ def test_publish__comment_cannot_be_written__status_error_not_the_verdict(
     assert result.returncode == 3
     status = _status(same_repo)
     assert status["state"] == "error" and "comment could not be written" in status["description"]
+
+
+def test_publish__cancelled_gate_run_superseded_by_a_newer_push__nothing_published_exit_0(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    record = _record(0, pr=SAME, head_sha="0" * 40)
+    result = _publish(
+        same_repo,
+        tmp_path,
+        str(_artifact(tmp_path, record)),
+        head_sha="0" * 40,
+        head_repo=REPO,
+        conclusion="cancelled",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "nothing published: the gate run was cancelled" in result.stdout
+    assert same_repo.state.api_requests("POST") == []

@@ -152,7 +152,7 @@ def _publish(
     options: PublishOptions,
 ) -> int:
     """Judge, comment, then set the status; the exit code. Every way of not judging sets ``error``."""
-    from agent_evals.github.publish import load_fork_run
+    from agent_evals.github.publish import PullRequestMoved, load_fork_run
     from agent_evals.github.publish import publish as post
     from agent_evals.github.statuses import CommitStatus
 
@@ -176,6 +176,12 @@ def _publish(
         )
     except GitHubUnavailableError as exc:  # the baseline is unknown: no verdict, nothing commented
         return no_verdict(exc)
+    except PullRequestMoved as exc:
+        if gate_run.conclusion == "cancelled":  # superseded by a newer push: that run publishes
+            click.echo(f"nothing published: the gate run was cancelled and {exc}")
+            return EXIT_OK
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
     except AgentEvalsError as exc:  # the pull request does not match the gate run: nothing is posted
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code

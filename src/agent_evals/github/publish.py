@@ -67,6 +67,10 @@ class NoRunRecord(AgentEvalsError):
     """The gate run uploaded no run record (cancelled, timed out, or it died first): no verdict, exit 3."""
 
 
+class PullRequestMoved(UsageError):
+    """The pull request's head is no longer the gate run's commit (a newer push superseded it; exit 2)."""
+
+
 class RecordOfAnotherCommit(UsageError):
     """The run record names a pull request head other than the gate run's (exit 2)."""
 
@@ -204,7 +208,7 @@ def check_pull_request(
     if base_repo is not None and base_repo != repo:
         raise UsageError(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
     if actual != head_sha:
-        raise UsageError(
+        raise PullRequestMoved(
             f"pull request #{pr} is at {str(actual)[:12]}, but the report was made for {head_sha[:12]}; "
             "refusing to publish a report for another commit"
         )

@@ -86,6 +86,7 @@ def _publish(
     head_repo: str = FORK,
     conclusion: str = "failure",
     env: dict[str, str] | None = None,
+    pull_requests: tuple[int, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     event = tmp_path / "event.json"
     run = {
@@ -96,6 +97,7 @@ def _publish(
         "conclusion": conclusion,
         "html_url": GATE_RUN_URL,
         "path": ".github/workflows/gate.yml",
+        "pull_requests": [{"number": n, "head": {"sha": head_sha}} for n in pull_requests],
     }
     event.write_text(json.dumps({"workflow_run": run}))
     trusted = tmp_path / "trusted-checkout"
@@ -419,3 +421,24 @@ def test_publish__cancelled_gate_run_superseded_by_a_newer_push__nothing_publish
     assert result.returncode == 0, result.stdout + result.stderr
     assert "nothing published: the gate run was cancelled" in result.stdout
     assert same_repo.state.api_requests("POST") == []
+
+
+def test_publish__no_record_after_an_earlier_pass__sticky_comment_says_no_verdict_not_passed(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    passed = _publish(
+        same_repo,
+        tmp_path,
+        str(_artifact(tmp_path, _record(0, pr=SAME))),
+        head_repo=REPO,
+        conclusion="success",
+    )
+    assert passed.returncode == 0 and "gate passed" in same_repo.state.comments[SAME][0]["body"]
+    missing = tmp_path / "runs" / f"agent-evals-run-{GATE}"
+    result = _publish(
+        same_repo, tmp_path, str(missing), head_repo=REPO, conclusion="failure", pull_requests=(SAME,)
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    [comment] = same_repo.state.comments[SAME]
+    assert "no verdict" in comment["body"] and "gate passed" not in comment["body"]
+    assert _status(same_repo)["state"] == "error"

@@ -152,7 +152,7 @@ def _publish(
     options: PublishOptions,
 ) -> int:
     """Judge, comment, then set the status; the exit code. Every way of not judging sets ``error``."""
-    from agent_evals.github.publish import PullRequestMoved, load_fork_run
+    from agent_evals.github.publish import PullRequestMoved, comment_no_verdict, load_fork_run
     from agent_evals.github.publish import publish as post
     from agent_evals.github.statuses import CommitStatus
 
@@ -166,6 +166,11 @@ def _publish(
     try:
         fork = load_fork_run(source, gate, gate_run)
     except AgentEvalsError as exc:  # no record, one that cannot be read, or one of another commit
+        try:  # the status says it; so does the comment, where one stands on the pull request
+            for line in comment_no_verdict(client, repo, gate, gate_run, str(exc), options.comment):
+                click.echo(line)
+        except GitHubError as failed:
+            click.echo(f"::error::could not write the no-verdict comment: {failed}", err=True)
         return no_verdict(exc)
     number = pr or fork.pr
     try:

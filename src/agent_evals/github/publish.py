@@ -57,6 +57,9 @@ class GateRun:
     """Web link to the gate run."""
     workflow_file: str | None
     """The gate workflow's file name (``gate.yml``)."""
+    pull_requests: tuple[int, ...] = ()
+    """``workflow_run.pull_requests[].number`` whose head is the run's commit (GitHub lists only pull
+    requests from this repository; a fork's is empty)."""
 
     def conclusion_word(self) -> str:
         """The conclusion as a plain word (letters and ``_``), ``unknown`` when there is none."""
@@ -138,7 +141,18 @@ def read_gate_run(event_path: str | None) -> GateRun:
         conclusion=_str(run.get("conclusion")),
         url=_str(run.get("html_url")),
         workflow_file=path.rsplit("/", 1)[-1] if isinstance(path, str) and path else None,
+        pull_requests=_pull_request_numbers(run.get("pull_requests"), _str(run.get("head_sha"))),
     )
+
+
+def _pull_request_numbers(items: Any, head_sha: str | None) -> tuple[int, ...]:
+    numbers = []
+    for item in items if isinstance(items, list) else []:
+        pull = _obj(item)
+        number, head = pull.get("number"), _obj(pull.get("head")).get("sha")
+        if isinstance(number, int) and number > 0 and head_sha and head == head_sha:
+            numbers.append(number)
+    return tuple(numbers)
 
 
 def gate_id_of(source: Path, gate_id: str | None = None) -> str:
@@ -269,6 +283,39 @@ def outcome_status(comparison: Comparison, accepted: bool) -> CommitStatus:
     if comparison.exit_code == 1:
         return CommitStatus("failure", line)
     return CommitStatus("error", f"no verdict: {line}")
+
+
+def comment_no_verdict(
+    client: GitHubClient,
+    repo: str,
+    gate_id: str,
+    gate_run: GateRun,
+    why: str,
+    comment: CommentMode,
+) -> list[str]:
+    """Replace the sticky comment of each pull request the event names (verified: its head is the gate
+    run's commit) with "no verdict" and why, so an earlier "gate passed" does not stand beside an error
+    status; a comment is created only with ``comment`` not ``never``. Returns what was done, per line."""
+    from agent_evals.github.comments import marker, upsert_comment
+    from agent_evals.report.escape import escape_untrusted
+
+    if comment == "never" or not gate_run.head_sha:
+        return []
+    body = (
+        f"{marker(gate_id)}\n### ⛔ agent-evals: no verdict (gate run concluded "
+        f"`{gate_run.conclusion_word()}`) · status error\n\n"
+        f"> [!CAUTION]\n> {escape_untrusted(why, 1_000, line_break=' ')}\n"
+    )
+    done = []
+    for pr in gate_run.pull_requests:
+        try:
+            check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
+        except UsageError as exc:
+            done.append(f"comment on #{pr} not written: {exc}")
+            continue
+        result = upsert_comment(client, repo, pr, gate_id, body, create=True)
+        done.append(f"comment {result.action} on #{pr}: no verdict")
+    return done
 
 
 def _judge(

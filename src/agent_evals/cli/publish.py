@@ -172,7 +172,7 @@ def _publish(
         except GitHubError as failed:
             click.echo(f"::error::could not write the no-verdict comment: {failed}", err=True)
         return no_verdict(exc)
-    number = pr or fork.pr
+    number = pr or fork.pr or next(iter(gate_run.pull_requests), None)
     try:
         if number is None:
             raise UsageError("no pull request number: pass --pr N (the run record does not name one)")

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agent_evals.errors import GitHubError
+
 if TYPE_CHECKING:
     from agent_evals.github.client import GitHubClient
 
@@ -67,4 +69,12 @@ def set_status(
     }
     if target_url and _SAFE_URL.match(target_url):
         body["target_url"] = target_url
-    client.request("POST", f"/repos/{repo}/statuses/{sha}", json_body=body, permission=PERMISSION)
+    for attempt in (1, 2):
+        try:
+            client.request("POST", f"/repos/{repo}/statuses/{sha}", json_body=body, permission=PERMISSION)
+            return
+        except GitHubError as exc:
+            # a POST is not retried by the client (it may have landed); setting the same status twice
+            # is harmless (the newest of a context counts), so one more try after a 5xx or network error
+            if attempt == 2 or (exc.status is not None and exc.status < 500):
+                raise

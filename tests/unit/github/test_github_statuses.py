@@ -100,3 +100,22 @@ def test_fit_description__control_characters_and_breaks__one_plain_line(text: st
 def test_fit_description__long_text__shortened_under_githubs_limit() -> None:
     fitted = fit_description("word " * 100)
     assert len(fitted) <= MAX_DESCRIPTION < 140 and fitted.endswith("…")
+
+
+def test_set_status__one_5xx__tried_once_more_and_set(github: GitHubServer, client: GitHubClient) -> None:
+    from servers.github_server import Fault
+
+    github.state.faults.append(Fault("POST", "/statuses/", 502))
+    set_status(
+        client, REPO, SHA, CommitStatus("failure", "1 regression"), context="agent-evals/g", target_url=None
+    )
+    latest = github.state.latest_status(SHA, "agent-evals/g")
+    assert latest is not None and latest["state"] == "failure"
+
+
+def test_set_status__5xx_twice__raises_never_silent(github: GitHubServer, client: GitHubClient) -> None:
+    from servers.github_server import Fault
+
+    github.state.faults.append(Fault("POST", "/statuses/", 503, times=2))
+    with pytest.raises(GitHubError):
+        set_status(client, REPO, SHA, CommitStatus("failure", "x"), context="agent-evals/g", target_url=None)

@@ -317,3 +317,36 @@ def test_publisher_workflow__runs_no_pull_request_code_and_sets_the_status(text:
     [publish] = [s for s in job["steps"] if " publish " in s.get("run", "")]
     assert publish["env"]["AGENT_EVALS_COMMENT"] in ("always", "on-failure", "never")  # its own choice
     assert publish["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+
+
+@pytest.mark.parametrize(
+    ("gate", "publisher"),
+    [
+        (GATES["example-gate.yml"], PUBLISHERS["publish.yml"]),
+        (GATES["scaffold"], PUBLISHERS["scaffold"]),
+        *[
+            (GATES[g], PUBLISHERS[p])
+            for g, p in zip(
+                [k for k in GATES if k.startswith("github-actions.md")],
+                [k for k in PUBLISHERS if k.startswith("github-actions.md")],
+                strict=True,
+            )
+        ],
+    ],
+    ids=["repository", "scaffold", "docs"],
+)
+def test_workflow_pair__publisher_follows_the_gate_and_publishes_its_gate_id(
+    gate: str, publisher: str
+) -> None:
+    gate_doc, publish_doc = yaml.safe_load(_concrete_text(gate)), yaml.safe_load(_concrete_text(publisher))
+    triggers = publish_doc.get("on", publish_doc.get(True))
+    assert triggers["workflow_run"]["workflows"] == [gate_doc["name"]]
+    [job] = _gate_jobs(gate_doc)
+    [step] = [s for s in job["steps"] if "with" in s and "path" in s["with"]]
+    gate_id = step["with"]["gate-id"]
+    [publish] = [s for s in publish_doc["jobs"]["publish"]["steps"] if " publish " in s.get("run", "")]
+    named = (
+        f"agent-evals-run-{gate_id}" in publish["run"]
+        or gate_id in publish["env"].get("GATE_IDS", "").split()
+    )
+    assert named, f"the publisher never publishes gate {gate_id!r}: its status would never be set"

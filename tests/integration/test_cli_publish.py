@@ -391,19 +391,22 @@ def test_publish__token_cannot_set_statuses__exit_3_names_the_permission(
     assert "statuses: write" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [(403, "comment could not be written"), (422, "no verdict: GitHub API POST")],
+    ids=["forbidden", "refused"],
+)
 def test_publish__comment_cannot_be_written__status_error_not_the_verdict(
-    same_repo: GitHubServer, tmp_path: Path
+    same_repo: GitHubServer, tmp_path: Path, status: int, words: str
 ) -> None:
-    same_repo.state.faults.append(
-        Fault("POST", "/comments$", 403, {"message": "Resource not accessible by integration"})
-    )
+    same_repo.state.faults.append(Fault("POST", "/comments$", status, {"message": "Resource not accessible"}))
     record = _record(0, pr=SAME, head_sha=HEAD)
     result = _publish(
         same_repo, tmp_path, str(_artifact(tmp_path, record)), head_repo=REPO, conclusion="success"
     )
-    assert result.returncode == 3
-    status = _status(same_repo)
-    assert status["state"] == "error" and "comment could not be written" in status["description"]
+    assert result.returncode == 3, result.stdout + result.stderr
+    status_set = _status(same_repo)
+    assert status_set["state"] == "error" and words in status_set["description"]
 
 
 def test_publish__cancelled_gate_run_superseded_by_a_newer_push__nothing_published_exit_0(

@@ -17,7 +17,6 @@ from agent_evals.errors import (
     EXIT_OK,
     AgentEvalsError,
     GitHubError,
-    GitHubUnavailableError,
     UsageError,
 )
 
@@ -152,7 +151,12 @@ def _publish(
     options: PublishOptions,
 ) -> int:
     """Judge, comment, then set the status; the exit code. Every way of not judging sets ``error``."""
-    from agent_evals.github.publish import PullRequestMoved, comment_no_verdict, load_fork_run
+    from agent_evals.github.publish import (
+        NotThisPullRequest,
+        PullRequestMoved,
+        comment_no_verdict,
+        load_fork_run,
+    )
     from agent_evals.github.publish import publish as post
     from agent_evals.github.statuses import CommitStatus
 
@@ -179,17 +183,17 @@ def _publish(
         result = post(
             client, repo, fork, pr=number, gate_run=gate_run, options=options, cwd=Path.cwd(), env=os.environ
         )
-    except GitHubUnavailableError as exc:  # the baseline is unknown: no verdict, nothing commented
-        return no_verdict(exc)
     except PullRequestMoved as exc:
         if gate_run.conclusion == "cancelled":  # superseded by a newer push: that run publishes
             click.echo(f"nothing published: the gate run was cancelled and {exc}")
             return EXIT_OK
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
-    except AgentEvalsError as exc:  # the pull request does not match the gate run: nothing is posted
+    except NotThisPullRequest as exc:  # the pull request does not match the gate run: nothing is posted
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
+    except AgentEvalsError as exc:  # the baseline unknown, the policy or the comment failed: no verdict
+        return no_verdict(exc)
     verdict = result.comparison.verdict + (" (accepted by label)" if result.accepted else "")
     click.echo(f"gate {fork.gate_id} on #{number}: {verdict} (judged by the publisher)")
     status, code = result.status, EXIT_OK

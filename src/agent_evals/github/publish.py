@@ -70,7 +70,12 @@ class NoRunRecord(AgentEvalsError):
     """The gate run uploaded no run record (cancelled, timed out, or it died first): no verdict, exit 3."""
 
 
-class PullRequestMoved(UsageError):
+class NotThisPullRequest(UsageError):
+    """The pull request is not the gate run's: not of this repository, from another head repository,
+    or at another commit (exit 2). Nothing is posted, not even a status."""
+
+
+class PullRequestMoved(NotThisPullRequest):
     """The pull request's head is no longer the gate run's commit (a newer push superseded it; exit 2)."""
 
 
@@ -212,7 +217,7 @@ def check_pull_request(
         data = client.get_json(f"/repos/{repo}/pulls/{pr}", permission="pull-requests: read")
     except GitHubError as exc:
         if exc.status == 404:
-            raise UsageError(f"#{pr} is not a pull request of {repo}; refusing to publish") from exc
+            raise NotThisPullRequest(f"#{pr} is not a pull request of {repo}; refusing to publish") from exc
         raise
     data = data if isinstance(data, dict) else {}
     head, base = _obj(data.get("head")), _obj(data.get("base"))
@@ -220,14 +225,14 @@ def check_pull_request(
     base_repo = _obj(base.get("repo")).get("full_name")
     actual_head_repo = _obj(head.get("repo")).get("full_name")
     if base_repo is not None and base_repo != repo:
-        raise UsageError(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
+        raise NotThisPullRequest(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
     if actual != head_sha:
         raise PullRequestMoved(
             f"pull request #{pr} is at {str(actual)[:12]}, but the report was made for {head_sha[:12]}; "
             "refusing to publish a report for another commit"
         )
     if head_repo is not None and actual_head_repo != head_repo:
-        raise UsageError(
+        raise NotThisPullRequest(
             f"pull request #{pr} comes from {actual_head_repo}, but the gate ran on {head_repo}; "
             "refusing to publish"
         )

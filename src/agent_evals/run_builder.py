@@ -72,7 +72,10 @@ def ci_info(env: Mapping[str, str]) -> CIInfo:
         return CIInfo()
     match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
     return CIInfo(
-        provider="github", run_id=env.get("GITHUB_RUN_ID"), pr=int(match.group(1)) if match else None
+        provider="github",
+        run_id=env.get("GITHUB_RUN_ID"),
+        pr=int(match.group(1)) if match else None,
+        head_sha=_pull_request_head(env.get("GITHUB_EVENT_PATH")) if match else None,
     )
 
 
@@ -84,6 +87,20 @@ def keep_definition(redacted: str, definition: str | None) -> str:
     case = json.loads(redacted)
     case["definition"] = definition
     return json.dumps(case, ensure_ascii=False, separators=(",", ":"))
+
+
+def _pull_request_head(event_path: str | None) -> str | None:
+    """``pull_request.head.sha`` of the Actions event payload, None when it cannot be read."""
+    if not event_path:
+        return None
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    head = pull.get("head") if isinstance(pull, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return sha if isinstance(sha, str) and sha else None
 
 
 class _EvalSuitePlan:

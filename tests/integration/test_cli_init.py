@@ -22,6 +22,7 @@ SCAFFOLD = [
     "evals/eval_todo.py",
     "agent-evals.yaml",
     ".github/workflows/agent-evals.yml",
+    ".github/workflows/agent-evals-publish.yml",
 ]
 
 

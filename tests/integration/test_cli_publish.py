@@ -21,11 +21,20 @@ FORK = "someone/demo"
 HEAD, BASE, MERGE = "e" * 40, "b" * 40, "d" * 40
 GATE = "gate-1234abcd"
 MARKER = f"<!-- agent-evals:gate:{GATE} -->"
+CONTEXT = f"agent-evals/{GATE}"
+GATE_RUN_URL = f"https://github.example/{REPO}/actions/runs/77"
 FORGED = f"{MARKER}\n### ✅ gate passed\n@everyone ![x](https://evil.example/beacon.png)\n"
 N = 20
 
 
-def _record(failing: int, *, gate: dict[str, Any] | None = None, name: str | None = None) -> dict[str, Any]:
+def _record(
+    failing: int,
+    *,
+    gate: dict[str, Any] | None = None,
+    name: str | None = None,
+    pr: int = 5,
+    head_sha: str | None = None,
+) -> dict[str, Any]:
     cases = [
         {"id": f"cap/c{i}", "group": "cap", "trials": [{"passed": i >= failing}]}
         | ({"name": name} if name and i == 0 else {})
@@ -36,7 +45,11 @@ def _record(failing: int, *, gate: dict[str, Any] | None = None, name: str | Non
         suite["gate"] = gate
     return {
         "schema": "agent-evals/run@1",
-        "run": {"tool_version": "0.1.0", "started_at": "2026-01-01T00:00:00Z", "ci": {"pr": 5}},
+        "run": {
+            "tool_version": "0.1.0",
+            "started_at": "2026-01-01T00:00:00Z",
+            "ci": {"pr": pr} | ({"head_sha": head_sha} if head_sha else {}),
+        },
         "suites": [suite],
     }
 
@@ -73,6 +86,7 @@ def _publish(
     head_repo: str = FORK,
     conclusion: str = "failure",
     env: dict[str, str] | None = None,
+    pull_requests: tuple[int, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     event = tmp_path / "event.json"
     run = {
@@ -81,8 +95,9 @@ def _publish(
         "head_sha": head_sha,
         "head_repository": {"full_name": head_repo},
         "conclusion": conclusion,
-        "html_url": f"https://github.example/{REPO}/actions/runs/77",
+        "html_url": GATE_RUN_URL,
         "path": ".github/workflows/gate.yml",
+        "pull_requests": [{"number": n, "head": {"sha": head_sha}} for n in pull_requests],
     }
     event.write_text(json.dumps({"workflow_run": run}))
     trusted = tmp_path / "trusted-checkout"
@@ -237,7 +252,7 @@ def test_publish__token_cannot_write__exit_3_names_the_permission(
     ],
     ids=["runs-list-429", "zip-rate-limited-403"],
 )
-def test_publish__github_gives_no_usable_answer_for_the_baseline__nothing_posted_exit_3(
+def test_publish__github_gives_no_usable_answer_for_the_baseline__no_comment_error_status_exit_3(
     github: GitHubServer, tmp_path: Path, fault: Fault
 ) -> None:
     # the fork's record has 10 regressions: "no baseline, gate passed with warnings" must never be posted
@@ -245,4 +260,188 @@ def test_publish__github_gives_no_usable_answer_for_the_baseline__nothing_posted
     result = _publish(github, tmp_path, str(_artifact(tmp_path)))
     assert result.returncode == 3, result.stdout + result.stderr
     assert "GitHub could not be asked for the baseline" in result.stderr
-    assert github.state.api_requests("POST") == [] and github.state.api_requests("PATCH") == []
+    assert github.state.api_requests("POST", "/comments") == [] and github.state.api_requests("PATCH") == []
+    status = github.state.latest_status(HEAD, CONTEXT)
+    assert status is not None and status["state"] == "error" and "no verdict" in status["description"]
+
+
+# -- the two-workflow gate: every pull request (same repository too) gets its verdict and commit status --
+
+SAME = 6  # a pull request from a branch of the repository itself
+
+
+@pytest.fixture
+def same_repo(github: GitHubServer) -> GitHubServer:
+    github.state.add_pull(SAME, head_sha=HEAD, head_repo=REPO)
+    github.state.pulls[SAME]["base"]["sha"] = BASE
+    return github
+
+
+def _status(github: GitHubServer) -> dict[str, Any]:
+    status = github.state.latest_status(HEAD, CONTEXT)
+    assert status is not None, "no commit status was set"
+    assert len(status["description"]) < 140 and status["target_url"] == GATE_RUN_URL
+    return status
+
+
+@pytest.mark.parametrize(
+    ("failing", "labels", "state", "words", "verdict"),
+    [
+        (10, (), "failure", "gate failed", "gate failed"),
+        (0, (), "success", "no regression", "gate passed"),
+        (10, ("agent-evals:accept-regression",), "success", "accepted by label", "Regression accepted"),
+    ],
+    ids=["regression", "pass", "accepted-label"],
+)
+def test_publish__same_repository_pull_request__comment_and_commit_status_from_the_verdict(
+    same_repo: GitHubServer,
+    tmp_path: Path,
+    failing: int,
+    labels: tuple[str, ...],
+    state: str,
+    words: str,
+    verdict: str,
+) -> None:
+    same_repo.state.labels[SAME] = list(labels)
+    record = _record(failing, pr=SAME, head_sha=HEAD)
+    result = _publish(
+        same_repo, tmp_path, str(_artifact(tmp_path, record)), head_repo=REPO, conclusion="success"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    [comment] = same_repo.state.comments[SAME]
+    assert verdict in comment["body"]
+    status = _status(same_repo)
+    assert status["state"] == state and words in status["description"]
+    assert f"status {CONTEXT} on {HEAD[:12]}: {state}" in result.stdout
+    # the comment is written before the status: the required check never turns before the report is there
+    writes = [s.path for s in same_repo.state.seen if s.method == "POST"]
+    assert writes[0].endswith("/comments") and writes[-1].endswith(f"/statuses/{HEAD}")
+
+
+def test_publish__gate_run_uploaded_no_record__error_status_with_the_reason_exit_3(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    missing = tmp_path / "runs" / f"agent-evals-run-{GATE}"  # the download found no such artifact
+    result = _publish(same_repo, tmp_path, str(missing), head_repo=REPO, conclusion="cancelled")
+    assert result.returncode == 3, result.stdout + result.stderr
+    status = _status(same_repo)
+    assert status["state"] == "error"
+    assert "uploaded no run record" in status["description"] and "cancelled" in status["description"]
+    assert same_repo.state.api_requests("POST", "/comments") == []
+
+
+@pytest.mark.parametrize(
+    ("write", "code", "message"),
+    [
+        (lambda folder: (folder / "run.json").write_text("{not json"), 2, "run record is not usable"),
+        (lambda folder: (folder / "run.json").unlink(), 2, "no run record"),
+    ],
+    ids=["unreadable", "folder-without-run-json"],
+)
+def test_publish__record_cannot_be_read__error_status_never_a_pass(
+    same_repo: GitHubServer, tmp_path: Path, write: Any, code: int, message: str
+) -> None:
+    folder = _artifact(tmp_path, _record(0, pr=SAME))
+    write(folder)
+    result = _publish(same_repo, tmp_path, str(folder), head_repo=REPO, conclusion="success")
+    assert result.returncode == code and message in result.stderr
+    status = _status(same_repo)
+    assert status["state"] == "error" and message in status["description"]
+    assert same_repo.state.api_requests("POST", "/comments") == []
+
+
+def test_publish__passing_record_made_for_another_commit__refused_with_error_status(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    # a green record of an older push handed in for the regressing head commit
+    stale = _record(0, pr=SAME, head_sha="a" * 40)
+    result = _publish(
+        same_repo, tmp_path, str(_artifact(tmp_path, stale)), head_repo=REPO, conclusion="success"
+    )
+    assert result.returncode == 2
+    assert "refusing to judge a record of another commit" in result.stderr
+    status = _status(same_repo)
+    assert status["state"] == "error" and "another commit" in status["description"]
+    assert same_repo.state.api_requests("POST", "/comments") == []
+
+
+def test_publish__incomplete_record__error_status_not_success(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    record = _record(0, pr=SAME, head_sha=HEAD)
+    record["run"]["complete"] = False
+    result = _publish(
+        same_repo, tmp_path, str(_artifact(tmp_path, record)), head_repo=REPO, conclusion="failure"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _status(same_repo)["state"] == "error"
+
+
+def test_publish__token_cannot_set_statuses__exit_3_names_the_permission(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    same_repo.state.faults.append(
+        Fault("POST", "/statuses/", 403, {"message": "Resource not accessible by integration"})
+    )
+    record = _record(0, pr=SAME, head_sha=HEAD)
+    result = _publish(
+        same_repo, tmp_path, str(_artifact(tmp_path, record)), head_repo=REPO, conclusion="success"
+    )
+    assert result.returncode == 3
+    assert "statuses: write" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [(403, "comment could not be written"), (422, "no verdict: GitHub API POST")],
+    ids=["forbidden", "refused"],
+)
+def test_publish__comment_cannot_be_written__status_error_not_the_verdict(
+    same_repo: GitHubServer, tmp_path: Path, status: int, words: str
+) -> None:
+    same_repo.state.faults.append(Fault("POST", "/comments$", status, {"message": "Resource not accessible"}))
+    record = _record(0, pr=SAME, head_sha=HEAD)
+    result = _publish(
+        same_repo, tmp_path, str(_artifact(tmp_path, record)), head_repo=REPO, conclusion="success"
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    status_set = _status(same_repo)
+    assert status_set["state"] == "error" and words in status_set["description"]
+
+
+def test_publish__cancelled_gate_run_superseded_by_a_newer_push__nothing_published_exit_0(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    record = _record(0, pr=SAME, head_sha="0" * 40)
+    result = _publish(
+        same_repo,
+        tmp_path,
+        str(_artifact(tmp_path, record)),
+        head_sha="0" * 40,
+        head_repo=REPO,
+        conclusion="cancelled",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "nothing published: the gate run was cancelled" in result.stdout
+    assert same_repo.state.api_requests("POST") == []
+
+
+def test_publish__no_record_after_an_earlier_pass__sticky_comment_says_no_verdict_not_passed(
+    same_repo: GitHubServer, tmp_path: Path
+) -> None:
+    passed = _publish(
+        same_repo,
+        tmp_path,
+        str(_artifact(tmp_path, _record(0, pr=SAME))),
+        head_repo=REPO,
+        conclusion="success",
+    )
+    assert passed.returncode == 0 and "gate passed" in same_repo.state.comments[SAME][0]["body"]
+    missing = tmp_path / "runs" / f"agent-evals-run-{GATE}"
+    result = _publish(
+        same_repo, tmp_path, str(missing), head_repo=REPO, conclusion="failure", pull_requests=(SAME,)
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    [comment] = same_repo.state.comments[SAME]
+    assert "no verdict" in comment["body"] and "gate passed" not in comment["body"]
+    assert _status(same_repo)["state"] == "error"

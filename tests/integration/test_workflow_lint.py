@@ -65,6 +65,12 @@ def _doc_workflows(tmp_path: Path, doc: Path = DOCS) -> list[Path]:
     return files
 
 
+def _doc_blocks(doc: Path = DOCS) -> list[str]:
+    """The complete workflows shown in ``doc`` (YAML blocks with ``jobs:``), as written."""
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?\n)[ ]*```", doc.read_text(), flags=re.S)]
+    return [b for b in blocks if "\njobs:" in b]
+
+
 def test_docs_workflows__copy_paste_examples__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
     files = _doc_workflows(tmp_path)
     assert len(files) == 2  # the gate workflow and the fork-safe publisher
@@ -184,18 +190,28 @@ def test_uses__remote_actions_pinned_by_full_commit_sha(path: Path) -> None:
     assert all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in remote), remote
 
 
-def test_init_scaffold_workflow__passes_zizmor_and_actionlint(tmp_path: Path) -> None:
-    template = ROOT / "src" / "agent_evals" / "scaffold" / "templates" / "workflow.yml.tmpl"
-    path = tmp_path / ".github" / "workflows" / "agent-evals.yml"
-    path.parent.mkdir(parents=True)
-    path.write_text(
-        template.read_text().replace("<owner>/agent-evals@<commit-sha>", "owner/agent-evals@" + "a" * 40)
-    )
+TEMPLATES = ROOT / "src" / "agent_evals" / "scaffold" / "templates"
+SCAFFOLD_GATE, SCAFFOLD_PUBLISH = TEMPLATES / "workflow.yml.tmpl", TEMPLATES / "publish.yml.tmpl"
+
+
+def _concrete(template: Path) -> str:
+    return _concrete_text(template.read_text())
+
+
+def test_init_scaffold_workflows__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
+    folder = tmp_path / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    paths = [folder / "agent-evals.yml", folder / "agent-evals-publish.yml"]
+    for path, template in zip(paths, (SCAFFOLD_GATE, SCAFFOLD_PUBLISH), strict=True):
+        path.write_text(_concrete(template))
     proc = subprocess.run(
-        [_zizmor(), "--offline", "--no-progress", str(path)], capture_output=True, text=True, timeout=120
+        [_zizmor(), "--offline", "--no-progress", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    _actionlint([(path.name, path.read_text())])
+    _actionlint([(p.name, p.read_text()) for p in paths])
 
 
 # `runs.using` of each pinned action, read from its action.yml at the pinned commit. A new pin must be
@@ -212,7 +228,8 @@ PINNED_TEXTS = [
     *WORKFLOWS,
     DOCS,
     ROOT / "README.md",
-    ROOT / "src" / "agent_evals" / "scaffold" / "templates" / "workflow.yml.tmpl",
+    SCAFFOLD_GATE,
+    SCAFFOLD_PUBLISH,
 ]
 
 
@@ -224,28 +241,112 @@ def test_uses__every_pinned_action__runs_on_a_supported_node_runtime(path: Path)
     } == {}
 
 
-def test_publisher_workflow__trusted_inputs_guard_and_concurrency() -> None:
-    doc = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text())
-    [job] = doc["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
-    assert job["concurrency"]["cancel-in-progress"] is False and "workflow_run" in job["concurrency"]["group"]
-    guard = " ".join(job["if"].split())
-    for part in (
-        "conclusion != 'cancelled'",
-        "conclusion != 'skipped'",
-        "'dependabot[bot]'",
-        "head_repository",
-    ):
-        assert part in guard
-    [publish] = [
-        s
-        for s in job["steps"]
-        if "agent-evals publish" in s.get("run", "") or 'publish "$dir"' in s.get("run", "")
+# -- the two-workflow set-up: the job that runs the pull request's code holds no write credential --
+
+
+def _concrete_text(text: str) -> str:
+    return text.replace("<owner>/agent-evals@<commit-sha>", "owner/agent-evals@" + "a" * 40)
+
+
+_DOC = _doc_blocks()
+GATES = {
+    "example-gate.yml": (ROOT / ".github" / "workflows" / "example-gate.yml").read_text(),
+    "scaffold": SCAFFOLD_GATE.read_text(),
+    **{f"github-actions.md-{i}": b for i, b in enumerate(_DOC) if "workflow_run:" not in b},
+}
+PUBLISHERS = {
+    "publish.yml": (ROOT / ".github" / "workflows" / "publish.yml").read_text(),
+    "scaffold": SCAFFOLD_PUBLISH.read_text(),
+    **{f"github-actions.md-{i}": b for i, b in enumerate(_DOC) if "workflow_run:" in b},
+}
+
+
+def _gate_jobs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The jobs that run the agent-evals action (the pull request's code)."""
+    return [
+        job
+        for job in doc["jobs"].values()
+        if any("agent-evals@" in s.get("uses", "") or s.get("uses") == "./" for s in job.get("steps", []))
     ]
-    assert publish["env"]["AGENT_EVALS_COMMENT"] in (
-        "always",
-        "on-failure",
-        "never",
-    )  # the publisher's own choice
-    text = (ROOT / ".github" / "workflows" / "publish.yml").read_text()
-    assert "report.md" not in text and "ref: ${{ github.event.workflow_run.head" not in text
+
+
+@pytest.mark.parametrize("text", GATES.values(), ids=GATES.keys())
+def test_gate_workflow__job_running_the_pull_requests_code__token_can_write_nothing(text: str) -> None:
+    doc = yaml.safe_load(_concrete_text(text))
+    assert doc["permissions"] == {}
+    [job] = _gate_jobs(doc)
+    assert job["permissions"] and set(job["permissions"].values()) <= {"read", "none"}, job["permissions"]
+    assert "statuses" not in job["permissions"] and "id-token" not in job["permissions"]
+    checkouts = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts and all(s["with"]["persist-credentials"] is False for s in checkouts)
+    [gate] = [s for s in job["steps"] if "with" in s and "path" in s["with"]]
+    assert gate["with"]["comment"] == "never"  # the publisher comments, with a token this job never sees
+    assert "github-token" not in gate["with"]
+
+
+@pytest.mark.parametrize("text", PUBLISHERS.values(), ids=PUBLISHERS.keys())
+def test_publisher_workflow__runs_no_pull_request_code_and_sets_the_status(text: str) -> None:
+    text = _concrete_text(text)
+    doc = yaml.safe_load(text)
+    assert (
+        list(doc.get("on", doc.get(True))) == ["workflow_run"] and doc["permissions"] == {}
+    )  # YAML 1.1: on is True
+    [job] = doc["jobs"].values()
+    assert job["permissions"] == {
+        "contents": "read",
+        "actions": "read",
+        "pull-requests": "write",
+        "statuses": "write",
+    }
+    # every pull request's gate run (same repository too, not only forks), never a skipped one
+    guard = " ".join(job["if"].split())
+    assert guard == (
+        "github.event.workflow_run.event == 'pull_request' && github.event.workflow_run.conclusion != 'skipped'"
+    )
+    assert job["concurrency"]["cancel-in-progress"] is False and "workflow_run" in job["concurrency"]["group"]
+    for step in job["steps"]:
+        uses = step.get("uses", "")
+        # pinned actions only: never the agent-evals action (it would run the gate), never `./`
+        assert uses == "" or re.fullmatch(r"actions/[\w-]+@[0-9a-f]{40}", uses), uses
+        if uses.startswith("actions/checkout@"):  # the default branch, never the pull request's head
+            assert "ref" not in step.get("with", {}) and "repository" not in step.get("with", {})
+        assert "install" not in step.get("with", {})
+    scripts = " ".join(s.get("run", "") for s in job["steps"])
+    assert "agent-evals publish" in scripts or '/agent-evals" publish' in scripts
+    assert "report.md" not in text and "github.event.workflow_run.head" not in scripts
+    [publish] = [s for s in job["steps"] if " publish " in s.get("run", "")]
+    assert publish["env"]["AGENT_EVALS_COMMENT"] in ("always", "on-failure", "never")  # its own choice
+    assert publish["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+
+
+@pytest.mark.parametrize(
+    ("gate", "publisher"),
+    [
+        (GATES["example-gate.yml"], PUBLISHERS["publish.yml"]),
+        (GATES["scaffold"], PUBLISHERS["scaffold"]),
+        *[
+            (GATES[g], PUBLISHERS[p])
+            for g, p in zip(
+                [k for k in GATES if k.startswith("github-actions.md")],
+                [k for k in PUBLISHERS if k.startswith("github-actions.md")],
+                strict=True,
+            )
+        ],
+    ],
+    ids=["repository", "scaffold", "docs"],
+)
+def test_workflow_pair__publisher_follows_the_gate_and_publishes_its_gate_id(
+    gate: str, publisher: str
+) -> None:
+    gate_doc, publish_doc = yaml.safe_load(_concrete_text(gate)), yaml.safe_load(_concrete_text(publisher))
+    triggers = publish_doc.get("on", publish_doc.get(True))
+    assert triggers["workflow_run"]["workflows"] == [gate_doc["name"]]
+    [job] = _gate_jobs(gate_doc)
+    [step] = [s for s in job["steps"] if "with" in s and "path" in s["with"]]
+    gate_id = step["with"]["gate-id"]
+    [publish] = [s for s in publish_doc["jobs"]["publish"]["steps"] if " publish " in s.get("run", "")]
+    named = (
+        f"agent-evals-run-{gate_id}" in publish["run"]
+        or gate_id in publish["env"].get("GATE_IDS", "").split()
+    )
+    assert named, f"the publisher never publishes gate {gate_id!r}: its status would never be set"

@@ -86,6 +86,23 @@ def comment(repo: str, number: int, cid: int, body: str, login: str) -> dict[str
     }
 
 
+def status(repo: str, sha: str, status_id: int, body: dict[str, Any], login: str) -> dict[str, Any]:
+    """A commit-status object (``POST /repos/{owner}/{repo}/statuses/{sha}``)."""
+    return {
+        "url": f"https://api.github.example/repos/{repo}/statuses/{sha}",
+        "avatar_url": None,
+        "id": status_id,
+        "node_id": f"SC_{status_id}",
+        "state": body["state"],
+        "description": body.get("description"),
+        "target_url": body.get("target_url"),
+        "context": body.get("context") or "default",
+        "created_at": NOW,
+        "updated_at": NOW,
+        "creator": user(login),
+    }
+
+
 def label(name: str, label_id: int) -> dict[str, Any]:
     """A label object."""
     return {

@@ -1,4 +1,5 @@
-"""A loopback GitHub REST server (Actions runs/artifacts, compare, comments, labels, pulls) with a zip host.
+"""A loopback GitHub REST server (Actions runs/artifacts, compare, comments, labels, pulls, commit
+statuses) with a zip host.
 
 It answers as GitHub's OpenAPI description says (statuses, required fields and headers vendored in
 github_api_facts.json): ``Link`` pagination, ``x-ratelimit-*`` headers, artifact zips as a 302 to a
@@ -137,6 +138,8 @@ class GitHubState:
     labels: dict[int, list[str]] = field(default_factory=dict)
     """Live labels per issue/pull request number (``GET .../issues/{n}/labels``)."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Commit statuses per commit SHA, oldest first (``POST .../statuses/{sha}``)."""
     faults: list[Fault] = field(default_factory=list)
     delays: list[Delay] = field(default_factory=list)
     expire_storage_urls: int = 0
@@ -226,6 +229,11 @@ class GitHubState:
         with self.lock:
             self.comments.setdefault(number, []).append(comment)
         return comment
+
+    def latest_status(self, sha: str, context: str) -> dict[str, Any] | None:
+        """The newest status of ``context`` on ``sha`` (what branch protection reads), None when none."""
+        found = [s for s in self.statuses.get(sha, []) if s["context"].lower() == context.lower()]
+        return found[-1] if found else None
 
     def api_requests(self, method: str | None = None, contains: str = "") -> list[Seen]:
         """Recorded API requests, filtered by method and a path substring."""
@@ -392,6 +400,7 @@ class _Api:
             ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_comment),
             ("PATCH", rf"/repos/{repo}/issues/comments/(\d+)", self._update_comment),
             ("DELETE", rf"/repos/{repo}/issues/comments/(\d+)", self._delete_comment),
+            ("POST", rf"/repos/{repo}/statuses/([^/]+)", self._create_status),
             ("GET", rf"/repos/{repo}/contents/(.+)", self._get_content),
             ("PUT", rf"/repos/{repo}/contents/(.+)", self._put_content),
             ("DELETE", rf"/repos/{repo}/contents/(.+)", self._delete_content),
@@ -537,6 +546,33 @@ class _Api:
             items, comment = self._find_comment(comment_id)
             items.remove(comment)
         return 204, None, {}
+
+    def _create_status(self, seen: Seen, sha: str) -> Route:
+        # https://docs.github.com/rest/commits/statuses#create-a-commit-status: `state` is required and
+        # one of error, failure, pending, success; GitHub answers 422 "Validation Failed" otherwise, for
+        # a description over 140 characters, and for a SHA it has no commit for
+        if self.state.read_only:
+            return self._forbidden("https://docs.github.com/rest/commits/statuses#create-a-commit-status")
+        body = seen.body if isinstance(seen.body, dict) else {}
+        errors = []
+        if body.get("state") not in ("error", "failure", "pending", "success"):
+            errors.append({"resource": "Status", "field": "state", "code": "custom",
+                           "message": "state is not included in the list"})  # fmt: skip
+        description = body.get("description")
+        if description is not None and (not isinstance(description, str) or len(description) > 140):
+            errors.append({"resource": "Status", "field": "description", "code": "custom",
+                           "message": "description is too long (maximum is 140 characters)"})  # fmt: skip
+        for name in ("target_url", "context"):
+            if body.get(name) is not None and not isinstance(body.get(name), str):
+                errors.append({"resource": "Status", "field": name, "code": "invalid"})
+        if not re.fullmatch(r"[0-9a-f]{40}", sha):
+            return 422, {"message": f"No commit found for SHA: {sha}"}, {}
+        if errors:
+            return 422, {"message": "Validation Failed", "errors": errors}, {}
+        status = objects.status(self.state.repo, sha, self.state.new_id(), body, self.state.author)
+        with self.state.lock:
+            self.state.statuses.setdefault(sha, []).append(status)
+        return 201, status, {"Location": status["url"]}
 
     def _branch(self, name: str | None) -> dict[str, bytes]:
         branch = self.state.branches.get(name or self.state.default_branch)

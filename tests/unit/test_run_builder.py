@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,20 @@ def test_builder__a_short_secret_inside_a_digest__does_not_mask_the_digest(tmp_p
     assert written["input"] == "pin ***"  # still masked elsewhere
     assert written["definition"] == digest
     assert builder.summary().suites[0].view.cases["cap/s"].definition == digest
+
+
+def test_ci_info__pull_request_event__records_the_head_commit_not_the_merge_commit(tmp_path: Path) -> None:
+    from agent_evals.run_builder import ci_info
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"head": {"sha": "e" * 40}}}))
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_REF": "refs/pull/5/merge",
+        "GITHUB_SHA": "d" * 40,
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    info = ci_info(env)
+    assert (info.pr, info.head_sha) == (5, "e" * 40)
+    assert ci_info({**env, "GITHUB_EVENT_PATH": str(tmp_path / "missing.json")}).head_sha is None
+    assert ci_info({**env, "GITHUB_REF": "refs/heads/main"}).head_sha is None

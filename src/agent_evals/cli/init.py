@@ -1,4 +1,4 @@
-"""``agent-evals init [DIR]``: scaffold a benchmark, an agent stub, an eval file, a policy and a workflow."""
+"""``agent-evals init [DIR]``: scaffold a benchmark, an agent stub, an eval file, a policy and the two workflows."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ def init(directory: Path) -> None:
     """Scaffold a runnable project in DIR (default: here); existing files are never overwritten.
 
     Writes benchmarks/todo.yaml with its agent stub, evals/eval_todo.py, agent-evals.yaml (the gate
-    policy) and .github/workflows/agent-evals.yml. `agent-evals run` in DIR passes right after.
+    policy), .github/workflows/agent-evals.yml (the read-only gate) and agent-evals-publish.yml (its
+    publisher: comment and commit status). `agent-evals run` in DIR passes right after.
     """
     from agent_evals.scaffold import TEMPLATES, template
 

@@ -232,6 +232,9 @@ class CIInfo(_Model):
     """The provider's run id."""
     pr: int | None = None
     """Pull request number, when any."""
+    head_sha: str | None = None
+    """The pull request's head commit (``pull_request.head.sha`` of the event; ``git.sha`` is the merge
+    commit Actions checks out); the publisher refuses a record whose head is not the gate run's."""
 
 
 class ShardInfo(_Model):

@@ -40,7 +40,7 @@ RUN: Table = {
     "shard": OBJ,
 }
 GIT: Table = {"sha": STR, "ref": STR}
-CI: Table = {"provider": STR, "run_id": STR, "pr": INT}
+CI: Table = {"provider": STR, "run_id": STR, "pr": INT, "head_sha": STR}
 SHARD: Table = {"index": frozenset((int,)), "count": frozenset((int,))}
 AGENT: Table = {"name": STR, "version": STR}
 SUITE: Table = {

@@ -1,9 +1,12 @@
-"""The privileged half of the fork-safe recipe: re-judge a fork's run record ourselves, then comment.
+"""The privileged half of the two-workflow gate: judge a pull request's run record ourselves, comment, set the status.
 
-Nothing the fork produced is posted as is: its run record is read (schema-checked), compared with the
-base branch's baseline found here with the trusted token, under the policy of the checked-out
-default branch, and rendered by our escaping renderer. What to post (``comment``), which baseline
-and which label accepts come from the publisher's own inputs, never from the artifact.
+The pull request's gate job runs its code with a read-only token and uploads its run record; this
+``workflow_run`` side runs none of it. Nothing the pull request produced is posted as is: its run
+record is read (schema-checked), compared with the base branch's baseline found here with the
+trusted token, under the trusted policy, and rendered by our escaping renderer. What to post
+(``comment``), which baseline and which label accepts come from the publisher's own inputs, never
+from the artifact. The outcome ends in a commit status on the gate run's head commit, the check
+branch protection requires.
 """
 
 from __future__ import annotations
@@ -14,8 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import GitHubError, GitHubUnavailableError, RunRecordError, UsageError
+from agent_evals.errors import (
+    AgentEvalsError,
+    GitHubError,
+    GitHubUnavailableError,
+    RunRecordError,
+    UsageError,
+)
 from agent_evals.github.comments import check_gate_id
+from agent_evals.github.statuses import CommitStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -47,6 +57,30 @@ class GateRun:
     """Web link to the gate run."""
     workflow_file: str | None
     """The gate workflow's file name (``gate.yml``)."""
+    pull_requests: tuple[int, ...] = ()
+    """``workflow_run.pull_requests[].number`` whose head is the run's commit (GitHub lists only pull
+    requests from this repository; a fork's is empty)."""
+
+    def conclusion_word(self) -> str:
+        """The conclusion as a plain word (letters and ``_``), ``unknown`` when there is none."""
+        return re.sub(r"[^a-z_]", "", self.conclusion or "") or "unknown"
+
+
+class NoRunRecord(AgentEvalsError):
+    """The gate run uploaded no run record (cancelled, timed out, or it died first): no verdict, exit 3."""
+
+
+class NotThisPullRequest(UsageError):
+    """The pull request is not the gate run's: not of this repository, from another head repository,
+    or at another commit (exit 2). Nothing is posted, not even a status."""
+
+
+class PullRequestMoved(NotThisPullRequest):
+    """The pull request's head is no longer the gate run's commit (a newer push superseded it; exit 2)."""
+
+
+class RecordOfAnotherCommit(UsageError):
+    """The run record names a pull request head other than the gate run's (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +123,8 @@ class Published:
     """What happened to the comment (None when ``comment`` said not to write one)."""
     accepted: bool
     """True when the accept label is on the pull request now."""
+    status: CommitStatus
+    """The commit status the outcome sets."""
 
 
 def read_gate_run(event_path: str | None) -> GateRun:
@@ -110,24 +146,24 @@ def read_gate_run(event_path: str | None) -> GateRun:
         conclusion=_str(run.get("conclusion")),
         url=_str(run.get("html_url")),
         workflow_file=path.rsplit("/", 1)[-1] if isinstance(path, str) and path else None,
+        pull_requests=_pull_request_numbers(run.get("pull_requests"), _str(run.get("head_sha"))),
     )
 
 
-def load_fork_run(source: Path, gate_id: str | None = None) -> ForkRun:
-    """Read the fork's ``run.json`` (a file, or the downloaded artifact folder holding it).
+def _pull_request_numbers(items: Any, head_sha: str | None) -> tuple[int, ...]:
+    numbers = []
+    for item in items if isinstance(items, list) else []:
+        pull = _obj(item)
+        number, head = pull.get("number"), _obj(pull.get("head")).get("sha")
+        if isinstance(number, int) and number > 0 and head_sha and head == head_sha:
+            numbers.append(number)
+    return tuple(numbers)
 
-    Any ``report.md`` beside it is ignored: Markdown the fork wrote is never posted.
-    """
-    from agent_evals.gate.reader import read_record
 
-    folder, record_path = (source, source / "run.json") if source.is_dir() else (source.parent, source)
-    if not record_path.is_file():
-        raise UsageError(f"{record_path}: no run record; pass the artifact folder that `ci` uploaded")
-    try:
-        record = read_record(record_path)
-    except RunRecordError as exc:
-        raise UsageError(f"the pull request's run record is not usable: {exc}") from exc
+def gate_id_of(source: Path, gate_id: str | None = None) -> str:
+    """``gate_id``, or the one the artifact folder's name carries (``agent-evals-run-<gate-id>``)."""
     if gate_id is None:
+        folder = source if source.is_dir() or source.suffix != ".json" else source.parent
         name = folder.name
         prefix = next((p for p in ARTIFACT_PREFIXES if name.startswith(p)), None)
         if prefix is None:
@@ -136,8 +172,40 @@ def load_fork_run(source: Path, gate_id: str | None = None) -> ForkRun:
                 f"(artifact folders are named {ARTIFACT_PREFIXES[0]}<gate-id>)"
             )
         gate_id = name[len(prefix) :]
+    return check_gate_id(gate_id)
+
+
+def load_fork_run(source: Path, gate_id: str | None = None, gate_run: GateRun | None = None) -> ForkRun:
+    """Read the pull request's ``run.json`` (a file, or the downloaded artifact folder holding it).
+
+    Any ``report.md`` beside it is ignored: Markdown the pull request wrote is never posted. A folder
+    that is not there is :class:`NoRunRecord` (the gate run uploaded nothing); a record whose
+    ``run.ci.head_sha`` is not the gate run's head is :class:`RecordOfAnotherCommit`.
+    """
+    from agent_evals.gate.reader import read_record
+
+    gate_id = gate_id_of(source, gate_id)
+    if not source.exists():
+        concluded = f" (it concluded `{gate_run.conclusion_word()}`)" if gate_run is not None else ""
+        raise NoRunRecord(
+            f"the gate run uploaded no run record{concluded}: cancelled, timed out or died before "
+            f"writing one ({source} is not there); no verdict, re-run the gate"
+        )
+    record_path = source / "run.json" if source.is_dir() else source
+    if not record_path.is_file():
+        raise UsageError(f"{record_path}: no run record; pass the artifact folder that `ci` uploaded")
+    try:
+        record = read_record(record_path)
+    except RunRecordError as exc:
+        raise UsageError(f"the pull request's run record is not usable: {exc}") from exc
+    claimed = record.run.ci.head_sha
+    if gate_run is not None and gate_run.head_sha and claimed and claimed != gate_run.head_sha:
+        raise RecordOfAnotherCommit(
+            f"the run record is of commit {_short(claimed)}, the gate run of {gate_run.head_sha[:12]}: "
+            "refusing to judge a record of another commit"
+        )
     pr = record.run.ci.pr
-    return ForkRun(record=record, gate_id=check_gate_id(gate_id), pr=pr if pr and pr > 0 else None)
+    return ForkRun(record=record, gate_id=gate_id, pr=pr if pr and pr > 0 else None)
 
 
 def check_pull_request(
@@ -149,7 +217,7 @@ def check_pull_request(
         data = client.get_json(f"/repos/{repo}/pulls/{pr}", permission="pull-requests: read")
     except GitHubError as exc:
         if exc.status == 404:
-            raise UsageError(f"#{pr} is not a pull request of {repo}; refusing to publish") from exc
+            raise NotThisPullRequest(f"#{pr} is not a pull request of {repo}; refusing to publish") from exc
         raise
     data = data if isinstance(data, dict) else {}
     head, base = _obj(data.get("head")), _obj(data.get("base"))
@@ -157,14 +225,14 @@ def check_pull_request(
     base_repo = _obj(base.get("repo")).get("full_name")
     actual_head_repo = _obj(head.get("repo")).get("full_name")
     if base_repo is not None and base_repo != repo:
-        raise UsageError(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
+        raise NotThisPullRequest(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
     if actual != head_sha:
-        raise UsageError(
+        raise PullRequestMoved(
             f"pull request #{pr} is at {str(actual)[:12]}, but the report was made for {head_sha[:12]}; "
             "refusing to publish a report for another commit"
         )
     if head_repo is not None and actual_head_repo != head_repo:
-        raise UsageError(
+        raise NotThisPullRequest(
             f"pull request #{pr} comes from {actual_head_repo}, but the gate ran on {head_repo}; "
             "refusing to publish"
         )
@@ -182,7 +250,11 @@ def publish(
     cwd: Path,
     env: Mapping[str, str],
 ) -> Published:
-    """Validate the pull request, judge the fork's record against our baseline, comment as asked."""
+    """Validate the pull request, judge its record against our baseline, comment as asked.
+
+    The outcome (verdict, acceptance, status) is decided before anything is written; the caller sets
+    the commit status after the comment (:func:`outcome_status`).
+    """
     from agent_evals.github.comments import upsert_comment
     from agent_evals.github.labels import read_acceptance
 
@@ -191,15 +263,64 @@ def publish(
     pull = check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
     comparison = _judge(client, repo, fork, pull, gate_run, options, cwd)
     acceptance = (
-        read_acceptance(client, repo, pr, options.accept_label) if comparison.exit_code != 0 else None
+        read_acceptance(client, repo, pr, options.accept_label) if comparison.exit_code == 1 else None
     )
     accepted = bool(acceptance and acceptance.accepted)
+    status = outcome_status(comparison, accepted)
     body = _render(comparison, fork.gate_id, gate_run, env, options.accept_label if accepted else None)
     if options.comment == "never":
-        return Published(comparison, body, None, accepted)
+        return Published(comparison, body, None, accepted, status)
     create = options.comment == "always" or comparison.exit_code != 0
     result = upsert_comment(client, repo, pr, fork.gate_id, body, create=create)
-    return Published(comparison, body, result, accepted)
+    return Published(comparison, body, result, accepted, status)
+
+
+def outcome_status(comparison: Comparison, accepted: bool) -> CommitStatus:
+    """The commit status of a verdict: success (passed, or failed and accepted), failure, or error
+    (an incomplete run or any other no-verdict exit); the headline, made of counts only, says why."""
+    from agent_evals.report.headline import headline
+
+    line = headline(comparison, icon=False).removeprefix("agent-evals: ")
+    if accepted:
+        return CommitStatus("success", f"accepted by label: {line}")
+    if comparison.exit_code == 0:
+        return CommitStatus("success", line)
+    if comparison.exit_code == 1:
+        return CommitStatus("failure", line)
+    return CommitStatus("error", f"no verdict: {line}")
+
+
+def comment_no_verdict(
+    client: GitHubClient,
+    repo: str,
+    gate_id: str,
+    gate_run: GateRun,
+    why: str,
+    comment: CommentMode,
+) -> list[str]:
+    """Replace the sticky comment of each pull request the event names (verified: its head is the gate
+    run's commit) with "no verdict" and why, so an earlier "gate passed" does not stand beside an error
+    status; a comment is created only with ``comment`` not ``never``. Returns what was done, per line."""
+    from agent_evals.github.comments import marker, upsert_comment
+    from agent_evals.report.escape import escape_untrusted
+
+    if comment == "never" or not gate_run.head_sha:
+        return []
+    body = (
+        f"{marker(gate_id)}\n### ⛔ agent-evals: no verdict (gate run concluded "
+        f"`{gate_run.conclusion_word()}`) · status error\n\n"
+        f"> [!CAUTION]\n> {escape_untrusted(why, 1_000, line_break=' ')}\n"
+    )
+    done = []
+    for pr in gate_run.pull_requests:
+        try:
+            check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
+        except UsageError as exc:
+            done.append(f"comment on #{pr} not written: {exc}")
+            continue
+        result = upsert_comment(client, repo, pr, gate_id, body, create=True)
+        done.append(f"comment {result.action} on #{pr}: no verdict")
+    return done
 
 
 def _judge(
@@ -266,7 +387,7 @@ def _render(
     )
     marker, verdict, rest = [*text.split("\n", 2), "", ""][:3]
     run = f"[{gate_run.run_id}]({url})" if url and gate_run.run_id else "of the pull request"
-    conclusion = re.sub(r"[^a-z_]", "", gate_run.conclusion or "unknown")
+    conclusion = gate_run.conclusion_word()
     note = (
         "> [!NOTE]\n"
         f"> These results come from the pull request's own code (gate run {run}, concluded `{conclusion}`); "
@@ -283,6 +404,10 @@ def _render(
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _short(sha: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]", "?", sha[:12])
 
 
 def _str(value: Any) -> str | None:

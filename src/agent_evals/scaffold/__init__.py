@@ -1,4 +1,4 @@
-"""The files `agent-evals init` writes: a runnable benchmark, an eval file, a policy and a workflow."""
+"""The files `agent-evals init` writes: a runnable benchmark, an eval file, a policy and the two workflows."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
     ("evals/eval_todo.py", "eval_todo.py.tmpl"),
     ("agent-evals.yaml", "agent-evals.yaml.tmpl"),
     (".github/workflows/agent-evals.yml", "workflow.yml.tmpl"),
+    (".github/workflows/agent-evals-publish.yml", "publish.yml.tmpl"),
 )
 """Where each file lands in the project -> its template in this package (``.tmpl``: not linted here)."""
 

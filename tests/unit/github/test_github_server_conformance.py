@@ -47,6 +47,11 @@ def _exercise(github: GitHubServer, client: GitHubClient) -> None:
             sha=f"{day}" * 40, date=f"2026-01-0{day}T00:00:00Z", run_id=None, keep=1,
         )  # fmt: skip
     find_branch_baseline(client, REPO, branch="agent-evals-data", gate_id="g", base_sha=None, head_sha=None)
+    from agent_evals.github.statuses import CommitStatus, set_status
+
+    set_status(
+        client, REPO, "e" * 40, CommitStatus("success", "ok"), context="agent-evals/g", target_url=None
+    )
     state.login = "octo-user"
     client.get_json("/user")
     for missing in (f"/repos/{REPO}/pulls/404", f"/repos/{REPO}/issues/404/labels"):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
+import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evals.errors import EvalFileError, UsageError
-from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
+from agent_evals.evals.discovery import Collected, collect, eval_functions, import_eval_file
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import suite_id
 
@@ -163,6 +164,21 @@ def nothing_selected(
     return UsageError(f"no evals found in {where} (eval files are eval_*.py, *_eval.py or evals.py)")
 
 
+def refuse_unparsed(found: Collected) -> None:
+    """Say each YAML file that was skipped because it does not parse (stderr), and refuse (UsageError,
+    exit 2) the ones that look like benchmarks: a benchmark that cannot be read must not drop out of the
+    run, where its suite would then count as removed."""
+    for note in found.skipped:
+        print(f"skipped: {note}", file=sys.stderr)
+    if len(found.broken) == 1:
+        raise found.broken[0]
+    if found.broken:
+        raise UsageError(
+            f"{len(found.broken)} benchmark files cannot be read or parsed:\n"
+            + "\n".join(f"  {exc}" for exc in found.broken)
+        )
+
+
 def plan_run(
     paths: Sequence[str | Path],
     *,
@@ -183,6 +199,7 @@ def plan_run(
     """
     searched = [Path(p) for p in paths] if paths else default_paths(cwd)
     found = collect(searched)
+    refuse_unparsed(found)
     kept = [f for f in found.benchmark_files if f.resolve() not in skip]
     plan = RunPlan(paths=searched, benchmark_files=kept)
     eval_files = [f for f in found.eval_files if f.resolve() not in skip]

@@ -6,12 +6,12 @@ import hashlib
 import importlib.util
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from agent_evals.errors import EvalFileError, UsageError
+from agent_evals.errors import BenchmarkFileError, EvalFileError, UsageError
 from agent_evals.evals.decorator import EvalFunction
 from agent_evals.evals.tracebacks import describe, user_traceback
 
@@ -22,7 +22,11 @@ YAML_SUFFIXES = (".yaml", ".yml")
 """Suffixes of benchmark files."""
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv"})
-_BENCHMARK_KEY = re.compile(r"^(benchmark|capabilities)\s*:", re.MULTILINE)
+_BENCHMARK_KEY = re.compile(r"""(?:^|[{,])\s*["']?(?:benchmark|capabilities)["']?\s*:""", re.MULTILINE)
+"""A ``benchmark:`` or ``capabilities:`` key anywhere in a file's text, quoted or in flow style: a file
+that does not parse but reads like a benchmark is refused rather than skipped."""
+BENCHMARK_FOLDER = "benchmarks"
+"""YAML under a folder of this name that does not parse is refused (it is meant as a benchmark or a part of one)."""
 
 
 @dataclass
@@ -33,6 +37,10 @@ class Collected:
     """Python eval files, in a stable order."""
     benchmark_files: list[Path] = field(default_factory=list)
     """YAML benchmark files, in a stable order."""
+    broken: list[BenchmarkFileError] = field(default_factory=list)
+    """Found YAML files that cannot be read or parsed but look like benchmarks (a run refuses them)."""
+    skipped: list[str] = field(default_factory=list)
+    """Found YAML files that cannot be read or parsed and do not look like benchmarks, with why (said)."""
 
 
 def is_eval_file_name(name: str) -> bool:
@@ -43,12 +51,43 @@ def is_eval_file_name(name: str) -> bool:
 
 
 def is_benchmark_yaml(path: Path) -> bool:
-    """Whether a YAML file declares a benchmark (a top-level ``benchmark:`` or ``capabilities:`` key)."""
+    """Whether a YAML file declares a benchmark: it parses to a mapping with a top-level ``benchmark``
+    or ``capabilities`` key (quoted or flow-style keys included). Raises ``BenchmarkFileError`` (located)
+    when it cannot be read or parsed."""
+    from agent_evals.benchmark.yaml_source import load_yaml_file
+
+    absolute = path.absolute()
+    try:
+        shown = absolute.relative_to(Path.cwd()).as_posix()
+    except ValueError:  # outside the working directory
+        shown = absolute.as_posix()
+    data, _ = load_yaml_file(path, shown)
+    return isinstance(data, dict) and ("benchmark" in data or "capabilities" in data)
+
+
+def looks_like_benchmark(path: Path) -> bool:
+    """Whether a YAML file that cannot be parsed is meant as a benchmark: a ``benchmark:`` or
+    ``capabilities:`` key in its text, or a ``benchmarks/`` folder above it."""
+    if BENCHMARK_FOLDER in path.parts[:-1]:
+        return True
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
     return _BENCHMARK_KEY.search(text) is not None
+
+
+def _classify(found: Collected, path: Path, add: Callable[[list[Path], Path], None]) -> None:
+    """A YAML file met in a folder: a benchmark, another YAML file, or one that cannot be parsed
+    (refused when it looks like a benchmark, else named as skipped)."""
+    try:
+        if is_benchmark_yaml(path):
+            add(found.benchmark_files, path)
+    except BenchmarkFileError as exc:
+        if looks_like_benchmark(path.absolute()):
+            found.broken.append(exc)
+        else:
+            found.skipped.append(f"{exc} (not read as a benchmark: no benchmark: key, not under benchmarks/)")
 
 
 def _walk(root: Path) -> Iterable[Path]:
@@ -78,8 +117,8 @@ def collect(paths: Sequence[str | Path]) -> Collected:
             for child in _walk(path):
                 if is_eval_file_name(child.name):
                     add(found.eval_files, child)
-                elif child.suffix in YAML_SUFFIXES and is_benchmark_yaml(child):
-                    add(found.benchmark_files, child)
+                elif child.suffix in YAML_SUFFIXES:
+                    _classify(found, child, add)
         elif path.is_file():
             if path.suffix == ".py":
                 add(found.eval_files, path)

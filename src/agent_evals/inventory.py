@@ -161,7 +161,7 @@ def inspect_paths(
     available: list[EvalCaseSpec] = []
     for file in found.eval_files:
         try:
-            label, specs = eval_file_specs(file, cwd)
+            label, specs = eval_file_specs(file, cwd, found.eval_files)
         except AgentEvalsError as exc:
             inventory.problems.append(str(exc))
             continue

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evals.errors import EvalFileError, UsageError
-from agent_evals.evals.discovery import Collected, collect, eval_functions, import_eval_file
+from agent_evals.evals.discovery import Collected, collect, eval_bindings, import_eval_file
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import suite_id
 
@@ -107,15 +107,22 @@ def _menu(specs: Sequence[EvalCaseSpec]) -> str:
     )
 
 
-def eval_file_specs(file: Path, cwd: Path) -> tuple[str, list[EvalCaseSpec]]:
+def eval_file_specs(
+    file: Path, cwd: Path, collected: Collection[Path] | None = None
+) -> tuple[str, list[EvalCaseSpec]]:
     """Import one eval file and resolve its cases: its label and every case it declares.
 
+    ``collected``: every eval file of the run (an eval imported from one of them is left to it).
     Raises ``EvalFileError`` when the file fails to import or declares bad options.
     """
     label = display_path(file, cwd)
     module = import_eval_file(file)
+    specs: list[EvalCaseSpec] = []
     try:
-        specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
+        for fn, line in eval_bindings(module, collected=collected):
+            for spec in fn.specs(file_label=label):
+                spec.line = line  # where this file binds it (a factory's eval: not the factory's line)
+                specs.append(spec)
     except (TypeError, ValueError) as exc:
         raise EvalFileError(f"{label}: {exc}") from exc
     seen: dict[str, EvalCaseSpec] = {}
@@ -207,7 +214,7 @@ def plan_run(
         return plan
     available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
     for file in eval_files:
-        label, specs = eval_file_specs(file, cwd)
+        label, specs = eval_file_specs(file, cwd, found.eval_files)
         sid = suite_id(file, cwd)
         available += specs
         selected = select_specs(

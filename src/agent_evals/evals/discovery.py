@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import hashlib
 import importlib.util
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -163,13 +165,91 @@ def import_eval_file(path: Path) -> ModuleType:
     return module
 
 
-def eval_functions(module: ModuleType) -> list[EvalFunction]:
-    """The ``@eval`` functions defined in a module (not ones it imported), in definition order.
+TEST_MODULE_PATTERNS = ("test_*.py", "*_test.py")
+"""pytest's default test module names: the plugin collects ``@eval`` functions from these too."""
 
-    One function bound to two names (``test_b = test_a``) is one eval, listed once."""
-    found = {
-        id(value): value
-        for value in vars(module).values()
-        if isinstance(value, EvalFunction) and getattr(value.func, "__module__", None) == module.__name__
-    }
-    return sorted(found.values(), key=lambda fn: fn.line or 0)
+
+def _collectable(path: Path) -> bool:
+    """Whether a file is one that a run over its folder, or the pytest plugin, collects evals from."""
+    return is_eval_file_name(path.name) or any(
+        fnmatch.fnmatchcase(path.name, p) for p in TEST_MODULE_PATTERNS
+    )
+
+
+def _top_level_lines(module: ModuleType) -> dict[str, int]:
+    """Name -> line of the first top-level statement of the module's file that binds it (assignments
+    and imports; empty when the source cannot be read)."""
+    file = getattr(module, "__file__", None)
+    try:
+        tree = ast.parse(Path(file).read_bytes()) if file else None
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    lines: dict[str, int] = {}
+    for node in tree.body if tree is not None else []:
+        names: list[str] = []
+        if isinstance(node, ast.Assign):
+            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names = [node.target.id]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+        for name in names:
+            lines.setdefault(name, node.lineno)
+    return lines
+
+
+def _bound_elsewhere(module: ModuleType, collected: Callable[[Path], bool]) -> set[int]:
+    """Ids of the objects bound at module level in other loaded modules whose files a run collects."""
+    here = getattr(module, "__file__", None)
+    here_path = Path(here).resolve() if here else None
+    out: set[int] = set()
+    for other in list(sys.modules.values()):
+        file = getattr(other, "__file__", None)
+        if other is module or not isinstance(file, str) or not file.endswith(".py"):
+            continue
+        path = Path(file)
+        if not collected(path) or path.resolve() == here_path:
+            continue
+        out.update(id(v) for v in list(vars(other).values()) if isinstance(v, EvalFunction))
+    return out
+
+
+def eval_bindings(
+    module: ModuleType, *, collected: Collection[Path] | None = None
+) -> list[tuple[EvalFunction, int | None]]:
+    """The ``@eval`` objects bound at module level in a module, each with its line in the module's
+    file, in that order: its definition for a function defined there, else the first statement that
+    binds it (``test_x = make_eval(...)``, an import).
+
+    An eval defined in the module, or made by a factory and bound there, is the module's. One
+    bound to two names (``test_b = test_a``) is one eval, listed once. An eval that another file
+    of the run also binds at module level (imported from that eval file) is left to that file:
+    ``collected`` holds the run's eval files (resolved); without it, files named as eval files or
+    as pytest test modules count.
+    """
+    if collected is None:
+        is_collected: Callable[[Path], bool] = _collectable
+    else:
+        resolved = {p.resolve() for p in collected}
+        names = {p.name for p in resolved}
+        is_collected = lambda path: path.name in names and path.resolve() in resolved  # noqa: E731
+    found: dict[int, EvalFunction] = {}
+    for value in list(vars(module).values()):
+        if isinstance(value, EvalFunction):
+            found.setdefault(id(value), value)
+    foreign = [fn for fn in found.values() if getattr(fn.func, "__module__", None) != module.__name__]
+    skip = _bound_elsewhere(module, is_collected) if foreign else set()
+    lines = _top_level_lines(module) if foreign else {}
+    out: list[tuple[EvalFunction, int | None]] = []
+    for key, fn in found.items():
+        if getattr(fn.func, "__module__", None) == module.__name__:
+            out.append((fn, fn.line))
+        elif key not in skip:
+            bound = [lines[n] for n, v in vars(module).items() if v is fn and n in lines]
+            out.append((fn, min(bound) if bound else None))
+    return sorted(out, key=lambda pair: pair[1] or 0)
+
+
+def eval_functions(module: ModuleType, *, collected: Collection[Path] | None = None) -> list[EvalFunction]:
+    """The ``@eval`` objects of a module, in order (see :func:`eval_bindings`)."""
+    return [fn for fn, _ in eval_bindings(module, collected=collected)]

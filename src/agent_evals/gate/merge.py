@@ -245,9 +245,12 @@ def merge_shards(
     """Merge ``(source, record)`` shard records; MergeError (exit 2) when they are not one run.
 
     Refused: a record that is not a shard, shards of different splits, a shard given twice, different
-    tool versions or commits, suites that differ (fingerprint, declaration, or present in only some
-    shards), a case in two shards. Missing or interrupted shards are refused too unless
-    ``allow_partial``: then the merged record is marked ``complete: false``, which the gate never passes.
+    tool versions or commits, a shard without a commit beside one with, any commit but ``commit``
+    when given, suites that differ (fingerprint, declaration, the contents of their files, the whole
+    suite dealt, or present in only some shards), a case in two shards, and a full set of shards that
+    lacks a case of a suite (``run.shard.suites`` says how many there are). Missing or interrupted
+    shards are refused too unless ``allow_partial``: then the merged record is marked
+    ``complete: false``, which the gate never passes, and ``missing_cases`` says which cases it lacks.
     """
     if not shards:
         raise MergeError("no shard records given")

@@ -56,6 +56,8 @@ class Inventory:
     """The files that loaded."""
     problems: list[str] = field(default_factory=list)
     """One located message per file that a run would refuse."""
+    skipped: list[str] = field(default_factory=list)
+    """YAML files found in folders that do not parse and do not look like benchmarks, with why."""
 
     @property
     def cases(self) -> int:
@@ -83,6 +85,7 @@ class Inventory:
             "cases": self.cases,
             "trials": self.trials,
             "problems": list(self.problems),
+            "skipped": list(self.skipped),
         }
 
 
@@ -153,10 +156,12 @@ def inspect_paths(
     except UsageError as exc:
         inventory.problems.append(str(exc))
         return inventory
+    inventory.problems += [str(exc) for exc in found.broken]
+    inventory.skipped += found.skipped
     available: list[EvalCaseSpec] = []
     for file in found.eval_files:
         try:
-            label, specs = eval_file_specs(file, cwd)
+            label, specs = eval_file_specs(file, cwd, found.eval_files)
         except AgentEvalsError as exc:
             inventory.problems.append(str(exc))
             continue

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
+import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evals.errors import EvalFileError, UsageError
-from agent_evals.evals.discovery import collect, eval_functions, import_eval_file
+from agent_evals.evals.discovery import Collected, collect, eval_bindings, import_eval_file
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import suite_id
 
@@ -106,15 +107,22 @@ def _menu(specs: Sequence[EvalCaseSpec]) -> str:
     )
 
 
-def eval_file_specs(file: Path, cwd: Path) -> tuple[str, list[EvalCaseSpec]]:
+def eval_file_specs(
+    file: Path, cwd: Path, collected: Collection[Path] | None = None
+) -> tuple[str, list[EvalCaseSpec]]:
     """Import one eval file and resolve its cases: its label and every case it declares.
 
+    ``collected``: every eval file of the run (an eval imported from one of them is left to it).
     Raises ``EvalFileError`` when the file fails to import or declares bad options.
     """
     label = display_path(file, cwd)
     module = import_eval_file(file)
+    specs: list[EvalCaseSpec] = []
     try:
-        specs = [spec for fn in eval_functions(module) for spec in fn.specs(file_label=label)]
+        for fn, line in eval_bindings(module, collected=collected):
+            for spec in fn.specs(file_label=label):
+                spec.line = line  # where this file binds it (a factory's eval: not the factory's line)
+                specs.append(spec)
     except (TypeError, ValueError) as exc:
         raise EvalFileError(f"{label}: {exc}") from exc
     seen: dict[str, EvalCaseSpec] = {}
@@ -163,6 +171,21 @@ def nothing_selected(
     return UsageError(f"no evals found in {where} (eval files are eval_*.py, *_eval.py or evals.py)")
 
 
+def refuse_unparsed(found: Collected) -> None:
+    """Say each YAML file that was skipped because it does not parse (stderr), and refuse (UsageError,
+    exit 2) the ones that look like benchmarks: a benchmark that cannot be read must not drop out of the
+    run, where its suite would then count as removed."""
+    for note in found.skipped:
+        print(f"skipped: {note}", file=sys.stderr)
+    if len(found.broken) == 1:
+        raise found.broken[0]
+    if found.broken:
+        raise UsageError(
+            f"{len(found.broken)} benchmark files cannot be read or parsed:\n"
+            + "\n".join(f"  {exc}" for exc in found.broken)
+        )
+
+
 def plan_run(
     paths: Sequence[str | Path],
     *,
@@ -183,6 +206,7 @@ def plan_run(
     """
     searched = [Path(p) for p in paths] if paths else default_paths(cwd)
     found = collect(searched)
+    refuse_unparsed(found)
     kept = [f for f in found.benchmark_files if f.resolve() not in skip]
     plan = RunPlan(paths=searched, benchmark_files=kept)
     eval_files = [f for f in found.eval_files if f.resolve() not in skip]
@@ -190,7 +214,7 @@ def plan_run(
         return plan
     available: list[EvalCaseSpec] = []  # every eval found, to explain an empty selection
     for file in eval_files:
-        label, specs = eval_file_specs(file, cwd)
+        label, specs = eval_file_specs(file, cwd, found.eval_files)
         sid = suite_id(file, cwd)
         available += specs
         selected = select_specs(

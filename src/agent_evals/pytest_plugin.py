@@ -10,14 +10,16 @@ a pytest run that does not ask for it.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from agent_evals.evals.decorator import EvalFunction
-from agent_evals.evals.discovery import eval_functions, import_eval_file, is_eval_file_name
+from agent_evals.evals.discovery import eval_bindings, import_eval_file, is_eval_file_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.evals.spec import EvalCaseSpec
@@ -86,8 +88,9 @@ class EvalItem(pytest.Item):
         return self.path, line, f"eval {self.spec.function_id}"
 
 
-def _items(parent: pytest.Collector, fn: EvalFunction) -> Iterator[EvalItem]:
+def _items(parent: pytest.Collector, fn: EvalFunction, line: int | None) -> Iterator[EvalItem]:
     for spec in fn.specs(file_label=str(parent.path)):
+        spec.line = line  # where the file binds it (a factory's eval: not the factory's line)
         yield EvalItem.from_parent(parent, name=spec.function_id, spec=spec)
 
 
@@ -97,8 +100,8 @@ class EvalFile(pytest.File):
     def collect(self) -> Iterator[EvalItem]:
         """Import the file as ``agent-evals run`` does and yield one item per case."""
         module = import_eval_file(self.path)
-        for fn in eval_functions(module):
-            yield from _items(self, fn)
+        for fn, line in eval_bindings(module):
+            yield from _items(self, fn, line)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -110,11 +113,21 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[EvalItem] | None:
-    """In a test module, an ``@eval`` function becomes its cases (never a test asking for ``ctx``)."""
+    """In a test module, an ``@eval`` function becomes its cases (never a test asking for ``ctx``);
+    one made by a factory and bound in the module too, once however many names it has. One imported
+    from another eval file or test module is collected there."""
     if isinstance(obj, EvalFunction):
-        if getattr(obj.func, "__module__", None) != getattr(
-            getattr(collector, "obj", None), "__name__", None
-        ):
-            return []  # imported from elsewhere: collected where it is defined
-        return list(_items(collector, obj))
+        module = getattr(collector, "obj", None)
+        if not isinstance(module, ModuleType):
+            return []
+        pending = _PENDING.get(module)
+        if pending is None:
+            pending = _PENDING[module] = {id(fn): line for fn, line in eval_bindings(module)}
+        if id(obj) not in pending:
+            return []  # imported from another eval file, or a second name of one already collected
+        return list(_items(collector, obj, pending.pop(id(obj))))
     return None
+
+
+_PENDING: weakref.WeakKeyDictionary[ModuleType, dict[int, int | None]] = weakref.WeakKeyDictionary()
+"""Per test module: the evals of it not collected yet (by id), with the line where it binds each."""

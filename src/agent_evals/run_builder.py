@@ -277,7 +277,9 @@ class RunBuilder:
         if self.shard is not None:
             from agent_evals.core.record import ShardInfo
 
-            run.shard = ShardInfo(index=self.shard.shard.index, count=self.shard.shard.count)
+            run.shard = ShardInfo(
+                index=self.shard.shard.index, count=self.shard.shard.count, suites=self.shard.suites()
+            )
         block: dict[str, Any] = run.model_dump(mode="json", exclude_none=True)
         return block
 

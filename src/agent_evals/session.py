@@ -161,7 +161,10 @@ async def _execute_plan(
         if shard is not None:
             population = [(f"{suite.suite_id}::{s.function_id}", s.trials) for s in specs]
             evaluators = sorted({evaluator_name(e) for s in specs for e in s.evaluators})
-            specs = [specs[i] for i in shard.take(suite.suite_id, population, {"evaluators": evaluators})]
+            mine = shard.take(
+                suite.suite_id, population, {"evaluators": evaluators}, files=[builder.cwd / suite.label]
+            )
+            specs = [specs[i] for i in mine]
         builder.add_eval_suite(suite.label, specs, suite_id=suite.suite_id)
     builder.start()
 

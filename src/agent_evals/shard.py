@@ -5,14 +5,15 @@ from __future__ import annotations
 import hashlib
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.errors import UsageError
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.core.record import RunRecord, ShardSuite
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -44,11 +45,33 @@ def shard_key(suite_id: str, case_id: str) -> str:
     return hashlib.sha256(f"{suite_id}\0{case_id}".encode()).hexdigest()
 
 
+def ids_digest(case_ids: Iterable[str]) -> str:
+    """A digest of a suite's case ids in suite order: what every shard of a run records of the whole
+    suite, so ``merge`` can tell that the shards together hold every case (the last one included)."""
+    digest = hashlib.sha256()
+    for case_id in case_ids:
+        digest.update(case_id.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()[:32]
+
+
+def files_digest(paths: Iterable[str | Path]) -> str:
+    """A digest of the contents of a suite's declaring files (names left out: shards may run from
+    other folders), so ``merge`` refuses shards that ran different versions of a suite."""
+    hashes = []
+    for path in sorted({Path(p).absolute() for p in paths}):
+        try:
+            hashes.append(hashlib.sha256(path.read_bytes()).hexdigest())
+        except OSError:
+            hashes.append("unreadable")
+    return hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()[:32]
+
+
 @dataclass
 class _Population:
     ids: list[str]
     trials: list[int]
     config: dict[str, Any]
+    files: str | None = None
 
 
 @dataclass
@@ -69,9 +92,19 @@ class Slicer:
     def __post_init__(self) -> None:
         self._loads = [(0, 0, i) for i in range(self.shard.count)]
 
-    def take(self, suite_id: str, cases: Sequence[tuple[str, int]], config: dict[str, Any]) -> list[int]:
-        """Positions (in ``cases`` order) of this shard's cases; ``cases`` is ``(case id, trials)``."""
-        self.populations[suite_id] = _Population([c for c, _ in cases], [t for _, t in cases], config)
+    def take(
+        self,
+        suite_id: str,
+        cases: Sequence[tuple[str, int]],
+        config: dict[str, Any],
+        files: Iterable[str | Path] = (),
+    ) -> list[int]:
+        """Positions (in ``cases`` order) of this shard's cases; ``cases`` is ``(case id, trials)``,
+        ``files`` the files that declare them (their contents are recorded as a digest)."""
+        listed = list(files)
+        self.populations[suite_id] = _Population(
+            [c for c, _ in cases], [t for _, t in cases], config, files_digest(listed) if listed else None
+        )
         order = sorted(range(len(cases)), key=lambda i: (-cases[i][1], shard_key(suite_id, cases[i][0])))
         mine: list[int] = []
         for position in order:
@@ -81,12 +114,21 @@ class Slicer:
                 mine.append(position)
         return sorted(mine)
 
+    def suites(self) -> dict[str, ShardSuite]:
+        """Every suite dealt so far as a whole (``run.shard.suites``): its size, ids and files."""
+        from agent_evals.core.record import ShardSuite
+
+        return {
+            sid: ShardSuite(cases=len(p.ids), case_ids=ids_digest(p.ids), files=p.files)
+            for sid, p in self.populations.items()
+        }
+
     def stamp(self, record: RunRecord) -> RunRecord:
         """Mark ``record`` as this shard: ``run.shard``, and per suite the whole suite's fingerprint and
         each case's position in the whole suite (so ``merge`` restores the unsharded record)."""
         from agent_evals.core.record import ShardInfo, fingerprint_of
 
-        record.run.shard = ShardInfo(index=self.shard.index, count=self.shard.count)
+        record.run.shard = ShardInfo(index=self.shard.index, count=self.shard.count, suites=self.suites())
         for suite in record.suites:
             population = self.populations.get(suite.id)
             if population is None:

@@ -647,6 +647,35 @@ def test_ci__one_trial_four_flips__earlier_baselines_from_the_store_make_them_fa
     assert result.outputs["status"] == status
 
 
+def _edited_zip(data: bytes, edit: Any) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        record = json.loads(zf.read("run.json"))
+    edit(record["run"])
+    return make_zip({"run.json": json.dumps(record).encode()})
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda run: run.update(shard={"index": 1, "count": 2}), "a shard record"),
+        (lambda run: run.update(complete=False), "an incomplete record"),
+    ],
+    ids=["shard", "incomplete"],
+)
+def test_ci__earlier_baselines_that_cannot_be_history__left_out_with_a_note_not_a_failure(
+    h: Harness, edit: Any, why: str
+) -> None:
+    data = h.baseline_zip()
+    h.add_baseline_run(data, sha=MERGE, when="2026-01-02T00:00:00Z")
+    unfit = _edited_zip(data, edit)
+    for hour in range(9):
+        h.add_baseline_run(unfit, sha=f"{hour}" * 40, when=f"2026-01-01T0{hour}:00:00Z")
+    result = h.run("--keep-baselines", "10", fail=tuple(CASES[:4]))
+    assert result.code == 0, result.stdout + result.stderr  # as without history: these weigh nothing
+    assert result.outputs["status"] == "inconclusive"
+    assert f"9 earlier baseline(s) left out of the history: {why} (9)" in result.summary
+
+
 def _corrupt_deflate_zip() -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:

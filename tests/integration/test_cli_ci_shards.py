@@ -41,7 +41,9 @@ class Matrix:
         (self.work / "bench.yaml").write_text(_benchmark())
         (self.work / "tiny_agent.py").write_text(AGENT)
 
-    def env(self, event: str, ref: str, fail: tuple[str, ...]) -> tuple[dict[str, str], Path]:
+    def env(
+        self, event: str, ref: str, fail: tuple[str, ...], sha: str = HEAD
+    ) -> tuple[dict[str, str], Path]:
         self.jobs += 1
         meta = self.tmp / f"job{self.jobs}"
         meta.mkdir()
@@ -68,7 +70,7 @@ class Matrix:
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_API_URL": self.github.api_url,
             "GITHUB_SERVER_URL": "https://github.example",
-            "GITHUB_SHA": HEAD,
+            "GITHUB_SHA": sha,
             "GITHUB_REF": ref,
             "GITHUB_RUN_ID": str(7000 + self.jobs),
             "GITHUB_JOB": "gate",
@@ -82,7 +84,9 @@ class Matrix:
         }
         return env, meta
 
-    def shard_jobs(self, count: int, *, skip: tuple[int, ...] = (), fail: tuple[str, ...] = ()) -> Path:
+    def shard_jobs(
+        self, count: int, *, skip: tuple[int, ...] = (), fail: tuple[str, ...] = (), sha: str = HEAD
+    ) -> Path:
         """Run the shard jobs (each its own process); their records land in one folder, as
         download-artifact with merge-multiple leaves them."""
         folder = self.tmp / f"shards{self.jobs}"
@@ -90,7 +94,7 @@ class Matrix:
         for index in range(1, count + 1):
             if index in skip:
                 continue
-            env, _ = self.env("pull_request", "refs/pull/5/merge", fail)
+            env, _ = self.env("pull_request", "refs/pull/5/merge", fail, sha)
             out = folder / f"shard-{index}.json"
             done = subprocess.run(
                 [CLI, "run", "bench.yaml", "-q", "--shard", f"{index}/{count}", "-o", str(out)],
@@ -207,3 +211,30 @@ def test_no_shard_records__exit_2_saying_so(matrix: Matrix, tmp_path: Path) -> N
     done, _ = matrix.ci("--shards", str(empty))
     assert done.returncode == 2
     assert "no shard records" in done.stderr
+
+
+def test_shard_records_of_another_commit__exit_2_before_any_comment(matrix: Matrix) -> None:
+    matrix.baseline()
+    folder = matrix.shard_jobs(4, sha="a" * 40)  # an older push's passing shards, handed to this job
+    done, outputs = matrix.ci("--shards", str(folder))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"was run on commit {'a' * 40}, but this job checks commit {HEAD}" in done.stderr
+    assert outputs.get("status") != "passed"
+    assert matrix.comments() == []
+
+
+def test_a_shard_set_lacking_the_last_case__exit_2_before_any_comment(matrix: Matrix) -> None:
+    matrix.baseline()
+    folder = matrix.shard_jobs(4, fail=(CASES[-1],))
+    for path in folder.glob("*.json"):  # the shard holding the failing last case drops it
+        record = json.loads(path.read_text())
+        [suite] = record["suites"]
+        if len(CASES) - 1 in suite["case_positions"]:
+            i = suite["case_positions"].index(len(CASES) - 1)
+            del suite["cases"][i], suite["case_positions"][i]
+            path.write_text(json.dumps(record))
+    done, outputs = matrix.ci("--shards", str(folder))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"position {len(CASES)} of the suite" in done.stderr
+    assert outputs.get("status") != "passed"
+    assert matrix.comments() == []

@@ -250,3 +250,59 @@ def test_compare__baseline_without_any_case__no_baseline_not_an_error(tmp_path: 
     cand = write(tmp_path, "c.json", record(PASSING))
     assert run("compare", base, cand).exit_code == 0
     assert run("compare", base, cand, "--on-missing-baseline", "fail").exit_code == 1
+
+
+def _reserialised(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=1, sort_keys=True)
+
+
+def _shard(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["run"]["shard"] = {"index": 1, "count": 2}
+    doc["run"]["started_at"] = "2025-12-01T00:00:00Z"
+    return doc
+
+
+def _incomplete(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["run"]["complete"] = False
+    doc["run"]["started_at"] = "2025-12-01T00:00:00Z"
+    return doc
+
+
+def _other_suite(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["suites"][0]["id"] = "office"
+    doc["run"]["started_at"] = "2025-12-01T00:00:00Z"
+    return doc
+
+
+HISTORY_ATTACKS: dict[str, tuple[Any, str]] = {
+    "the candidate's file": (None, "it is the candidate itself"),
+    "a byte copy of the candidate": (lambda d: json.dumps(d), "it is the candidate's own run"),
+    "the candidate re-serialised": (_reserialised, "it is the candidate's own run"),
+    "a shard record": (lambda d: _shard(record(PASSING)), "it is a shard record"),
+    "an incomplete record": (lambda d: _incomplete(record(PASSING)), "it is an incomplete record"),
+    "a record of other suites": (lambda d: _other_suite(record(PASSING)), "it shares no suite"),
+}
+
+
+@pytest.mark.parametrize("attack", list(HISTORY_ATTACKS))
+def test_compare_history__candidate_itself_shard_incomplete_or_other_suites__exit_2_naming_the_file(
+    tmp_path: Path, attack: str
+) -> None:
+    base = write(tmp_path, "b.json", record(PASSING))
+    candidate = record(REGRESSED)
+    cand = write(tmp_path, "c.json", candidate)
+    make, message = HISTORY_ATTACKS[attack]
+    history = cand if make is None else write(tmp_path, "h.json", make(json.loads(json.dumps(candidate))))
+    result = CliRunner().invoke(cli, ["compare", base, cand, "--history", history])
+    assert result.exit_code == 2, result.output
+    assert f"--history {history}: {message}" in result.output
+
+
+def test_compare_history__earlier_complete_baseline__read_and_the_regression_still_fails(
+    tmp_path: Path,
+) -> None:
+    earlier = record(PASSING)
+    earlier["run"]["started_at"] = "2025-12-01T00:00:00Z"
+    base, cand = write(tmp_path, "b.json", record(PASSING)), write(tmp_path, "c.json", record(REGRESSED))
+    result = run("compare", base, cand, "--history", write(tmp_path, "old.json", earlier))
+    assert result.exit_code == 1, result.output

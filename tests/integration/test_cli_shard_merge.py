@@ -62,7 +62,12 @@ def test_each_shard_record_says_which_shard_it_is_and_is_valid_against_the_schem
     for i in range(1, 5):
         record = _load(runs[f"{i}"])
         jsonschema.validate(record, load_run_schema())
-        assert record["run"]["shard"] == {"index": i, "count": 4}
+        assert (record["run"]["shard"]["index"], record["run"]["shard"]["count"]) == (i, 4)
+        whole = record["run"]["shard"]["suites"]  # the whole suites, the same in every shard
+        assert whole == _load(runs["1"])["run"]["shard"]["suites"]
+        assert {sid: w["cases"] for sid, w in whole.items()} == {
+            s["id"]: len(s["cases"]) for s in _load(runs["full"])["suites"]
+        }
     assert "shard" not in _load(runs["full"])["run"]
 
 
@@ -224,8 +229,96 @@ def test_an_empty_shard__exit_0_with_an_empty_valid_record(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     record = _load(out)
     jsonschema.validate(record, load_run_schema())
-    assert record["run"]["shard"] == {"index": 2, "count": 2}
+    assert (record["run"]["shard"]["index"], record["run"]["shard"]["count"]) == (2, 2)
     assert [c for s in record["suites"] for c in s["cases"]] == []
+
+
+def _holder_of_last(runs: dict[str, Path]) -> tuple[int, str]:
+    """The shard holding the last case of the first suite with more than one case, and that suite."""
+    full = next(s for s in _load(runs["full"])["suites"] if len(s["cases"]) > 1)
+    last = len(full["cases"]) - 1
+    for i in range(1, 5):
+        for suite in _load(runs[f"{i}"])["suites"]:
+            if suite["id"] == full["id"] and last in suite["case_positions"]:
+                return i, full["id"]
+    raise AssertionError("no shard holds the last case")
+
+
+def _drop_case_at(suite_id: str, position: int) -> Any:
+    def edit(record: dict[str, Any]) -> None:
+        suite = next(s for s in record["suites"] if s["id"] == suite_id)
+        i = suite["case_positions"].index(position)
+        del suite["cases"][i], suite["case_positions"][i]
+
+    return edit
+
+
+def test_a_shard_set_lacking_the_suites_last_case__exit_2_naming_the_suite(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    holder, suite_id = _holder_of_last(runs)
+    last = len(next(s for s in _load(runs["full"])["suites"] if s["id"] == suite_id)["cases"]) - 1
+    cut = _edited(runs[f"{holder}"], tmp_path / f"cut-{holder}.json", _drop_case_at(suite_id, last))
+    shards = [cut if i == holder else str(runs[f"{i}"]) for i in range(1, 5)]
+    done = _cli("merge", *shards, "-o", str(tmp_path / "run.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"suite {suite_id!r}" in done.stderr and f"position {last + 1} of the suite" in done.stderr
+    assert not (tmp_path / "run.json").exists()
+
+
+def test_allow_partial__names_the_cases_no_shard_holds(runs: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    done = _cli("merge", str(runs["1"]), str(runs["3"]), "--allow-partial", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    full = _load(runs["full"])["suites"]
+    held = {s["id"]: len(s["cases"]) for s in _load(out)["suites"]}
+    for suite in full:
+        absent = len(suite["cases"]) - held.get(suite["id"], 0)
+        if absent:
+            assert f"{absent} case(s) of suite {suite['id']!r}" in done.stderr
+
+
+def _no_commit(record: dict[str, Any]) -> None:
+    record["run"]["git"]["sha"] = None
+
+
+def test_a_shard_without_a_commit_beside_shards_with_one__exit_2(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    assert _load(runs["1"])["run"]["git"]["sha"]  # the repository's commit
+    bare = _edited(runs["3"], tmp_path / "bare-3.json", _no_commit)
+    done = _cli("merge", str(runs["1"]), str(runs["2"]), bare, str(runs["4"]), "-o", str(tmp_path / "r.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "bare-3.json: records no commit" in done.stderr
+
+
+EVALS = """
+from agent_evals import eval
+
+{body}
+"""
+
+
+def test_shards_run_from_different_suite_file_contents__exit_2(tmp_path: Path) -> None:
+    evals = "\n".join(f"@eval()\ndef test_{i}():\n    return {{answer}} == 4\n" for i in range(6))
+    source = tmp_path / "eval_math.py"
+    shards = []
+    for index, answer in ((1, "2 + 2"), (2, "2 + 3")):  # the second shard ran an edited file
+        source.write_text(EVALS.format(body=evals.format(answer=answer)), encoding="utf-8")
+        out = tmp_path / f"shard-{index}.json"
+        done = subprocess.run(
+            [CLI, "run", str(source), "-q", "--shard", f"{index}/2", "-o", str(out)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        shards.append(str(out))
+    done = _cli("merge", *shards, "-o", str(tmp_path / "run.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "shard-2.json" in done.stderr and "contents differ" in done.stderr
 
 
 @pytest.mark.parametrize("value", ["0/4", "5/4", "two/4"])

@@ -191,7 +191,8 @@ async def run_benchmark_async(
     if shard is not None:
         population = [(job.case.id, k) for job in jobs]
         config = {"runs_per_scenario": k, "timeout_s": limit}
-        jobs = [jobs[i] for i in shard.take(bench.benchmark, population, config)]
+        files = [bench.path, *(job.case.file for job in jobs if job.case.file)]
+        jobs = [jobs[i] for i in shard.take(bench.benchmark, population, config, files=files)]
 
     result = BenchmarkResult(
         benchmark_id=bench.benchmark,

@@ -256,7 +256,9 @@ def max_size_option(fn: Any) -> Any:
     multiple=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="An earlier baseline record of the same suites (repeatable): its trials join the baseline side "
-    "of the test, so a case that never failed before and fails now weighs more.",
+    "of the test, so a case that never failed before and fails now weighs more. The candidate itself "
+    "(same file, content or run), shard records, incomplete records and records sharing no suite with "
+    "the candidate are refused (exit 2).",
 )
 def compare(
     baseline: Path,
@@ -282,6 +284,10 @@ def compare(
         from agent_evals.report.terminal import render_terminal
 
         cand = read_summary(candidate)
+        earlier = [(path, read_summary(path)) for path in history]
+        from agent_evals.gate.history import check_history_files
+
+        check_history_files(candidate, cand, earlier)
         base, info = _baseline(baseline)
         policy = build_policy(cand, policy_file, flags)
         warn_unmatched_overrides(policy, cand)
@@ -293,7 +299,7 @@ def compare(
             policy,
             baseline_info=info,
             case_detail="all" if every_case else "listed",
-            history=[read_summary(path) for path in history],
+            history=[summary for _, summary in earlier],
         )
         write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
         from agent_evals.report.colour import use_colour

@@ -58,6 +58,8 @@ def list_cases(
                     facts.append(f"labels {', '.join(case.labels)}")
                 facts.append(f"trials {case.trials}")
                 click.echo(f"  {case.id}  ({'; '.join(facts)})")
+    for note in inventory.skipped:
+        click.echo(f"skipped: {note}", err=True)
     for problem in inventory.problems:
         click.echo(f"error: {problem}", err=True)
     if inventory.problems:

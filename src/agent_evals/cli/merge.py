@@ -11,8 +11,9 @@ from agent_evals.errors import EXIT_USAGE, AgentEvalsError
 MERGE_EXIT_CODES = (
     "Exit codes: 0 the merged record was written (with --allow-partial it may be marked incomplete, "
     "which compare and ci never pass); 2 the records are not the shards of one run (not shard "
-    "records, overlapping cases, a missing or interrupted shard, different suite fingerprints, tool "
-    "versions or commits) or a file cannot be read or written."
+    "records, overlapping cases, a missing or interrupted shard, a case of the suite that no shard "
+    "holds, different suite fingerprints, suite file contents, tool versions or commits, a shard "
+    "without a commit beside one with) or a file cannot be read or written."
 )
 
 
@@ -54,7 +55,7 @@ def merge(shards: tuple[str, ...], output: str, allow_partial: bool) -> None:
         f"-> {output}"
     )
     if not merged.record.run.complete:
-        lacking = [f"shard {i}" for i in merged.missing] + [f"{s} (interrupted)" for s in merged.incomplete]
+        lacking = merged.lacking()
         click.echo(
             f"warning: the merged record is incomplete (complete: false), lacking {', '.join(lacking)}; "
             "compare and ci will not pass it",

@@ -45,6 +45,8 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
             click.echo(
                 f"ok  {suite.source} ({suite.kind} {suite.id}: {len(suite.cases)} cases, {trials} trials{agent_note})"
             )
+    for note in inventory.skipped:
+        click.echo(f"skipped: {note}", err=True)
     for problem in problems:
         click.echo(f"error: {problem}", err=True)
     files = len(inventory.suites) + len(inventory.problems)

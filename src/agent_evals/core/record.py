@@ -237,6 +237,18 @@ class CIInfo(_Model):
     commit Actions checks out); the publisher refuses a record whose head is not the gate run's."""
 
 
+class ShardSuite(_Model):
+    """One suite of a sharded run as a whole, the same in every shard record of the run."""
+
+    cases: int
+    """How many cases the whole suite has (every shard's together)."""
+    case_ids: str
+    """A digest of the whole suite's case ids in suite order (``shard.ids_digest``)."""
+    files: str | None = None
+    """A digest of the contents of the files that declare the suite's cases (the eval file; the
+    benchmark YAML and the files it includes or reads cases from)."""
+
+
 class ShardInfo(_Model):
     """Which slice of a sharded run (``run --shard INDEX/COUNT``) a record holds."""
 
@@ -244,6 +256,9 @@ class ShardInfo(_Model):
     """1-based shard index."""
     count: int
     """How many shards the run was split into."""
+    suites: dict[str, ShardSuite] | None = None
+    """Suite id -> the whole suite as every shard dealt it, so ``merge`` sees a case, a suite or a
+    file that no shard holds (older records lack it)."""
 
 
 class BudgetInfo(_Model):

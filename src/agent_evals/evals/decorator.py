@@ -208,7 +208,8 @@ class EvalFunction:
 
     def specs(self, *, file_label: str | None = None) -> list[EvalCaseSpec]:
         """Resolve the runnable cases: file defaults < decorator options < case overrides."""
-        name = getattr(self.func, "__name__", "eval")
+        # a factory may name its eval after decorating (``check.__name__ = name``): that name counts
+        name = getattr(self, "__name__", None) or getattr(self.func, "__name__", "eval")
         module_globals = getattr(self.func, "__globals__", {})
         defaults = _validated(read_file_defaults(module_globals, self.file), f"{self.file}: EVAL_DEFAULTS")
         merged: dict[str, Any] = {**defaults, **self.options}

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import hashlib
 import importlib.util
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from agent_evals.errors import EvalFileError, UsageError
+from agent_evals.errors import BenchmarkFileError, EvalFileError, UsageError
 from agent_evals.evals.decorator import EvalFunction
 from agent_evals.evals.tracebacks import describe, user_traceback
 
@@ -22,7 +24,11 @@ YAML_SUFFIXES = (".yaml", ".yml")
 """Suffixes of benchmark files."""
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv"})
-_BENCHMARK_KEY = re.compile(r"^(benchmark|capabilities)\s*:", re.MULTILINE)
+_BENCHMARK_KEY = re.compile(r"""(?:^|[{,])\s*["']?(?:benchmark|capabilities)["']?\s*:""", re.MULTILINE)
+"""A ``benchmark:`` or ``capabilities:`` key anywhere in a file's text, quoted or in flow style: a file
+that does not parse but reads like a benchmark is refused rather than skipped."""
+BENCHMARK_FOLDER = "benchmarks"
+"""YAML under a folder of this name that does not parse is refused (it is meant as a benchmark or a part of one)."""
 
 
 @dataclass
@@ -33,6 +39,10 @@ class Collected:
     """Python eval files, in a stable order."""
     benchmark_files: list[Path] = field(default_factory=list)
     """YAML benchmark files, in a stable order."""
+    broken: list[BenchmarkFileError] = field(default_factory=list)
+    """Found YAML files that cannot be read or parsed but look like benchmarks (a run refuses them)."""
+    skipped: list[str] = field(default_factory=list)
+    """Found YAML files that cannot be read or parsed and do not look like benchmarks, with why (said)."""
 
 
 def is_eval_file_name(name: str) -> bool:
@@ -43,12 +53,43 @@ def is_eval_file_name(name: str) -> bool:
 
 
 def is_benchmark_yaml(path: Path) -> bool:
-    """Whether a YAML file declares a benchmark (a top-level ``benchmark:`` or ``capabilities:`` key)."""
+    """Whether a YAML file declares a benchmark: it parses to a mapping with a top-level ``benchmark``
+    or ``capabilities`` key (quoted or flow-style keys included). Raises ``BenchmarkFileError`` (located)
+    when it cannot be read or parsed."""
+    from agent_evals.benchmark.yaml_source import load_yaml_file
+
+    absolute = path.absolute()
+    try:
+        shown = absolute.relative_to(Path.cwd()).as_posix()
+    except ValueError:  # outside the working directory
+        shown = absolute.as_posix()
+    data, _ = load_yaml_file(path, shown)
+    return isinstance(data, dict) and ("benchmark" in data or "capabilities" in data)
+
+
+def looks_like_benchmark(path: Path) -> bool:
+    """Whether a YAML file that cannot be parsed is meant as a benchmark: a ``benchmark:`` or
+    ``capabilities:`` key in its text, or a ``benchmarks/`` folder above it."""
+    if BENCHMARK_FOLDER in path.parts[:-1]:
+        return True
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
     return _BENCHMARK_KEY.search(text) is not None
+
+
+def _classify(found: Collected, path: Path, add: Callable[[list[Path], Path], None]) -> None:
+    """A YAML file met in a folder: a benchmark, another YAML file, or one that cannot be parsed
+    (refused when it looks like a benchmark, else named as skipped)."""
+    try:
+        if is_benchmark_yaml(path):
+            add(found.benchmark_files, path)
+    except BenchmarkFileError as exc:
+        if looks_like_benchmark(path.absolute()):
+            found.broken.append(exc)
+        else:
+            found.skipped.append(f"{exc} (not read as a benchmark: no benchmark: key, not under benchmarks/)")
 
 
 def _walk(root: Path) -> Iterable[Path]:
@@ -78,8 +119,8 @@ def collect(paths: Sequence[str | Path]) -> Collected:
             for child in _walk(path):
                 if is_eval_file_name(child.name):
                     add(found.eval_files, child)
-                elif child.suffix in YAML_SUFFIXES and is_benchmark_yaml(child):
-                    add(found.benchmark_files, child)
+                elif child.suffix in YAML_SUFFIXES:
+                    _classify(found, child, add)
         elif path.is_file():
             if path.suffix == ".py":
                 add(found.eval_files, path)
@@ -124,13 +165,91 @@ def import_eval_file(path: Path) -> ModuleType:
     return module
 
 
-def eval_functions(module: ModuleType) -> list[EvalFunction]:
-    """The ``@eval`` functions defined in a module (not ones it imported), in definition order.
+TEST_MODULE_PATTERNS = ("test_*.py", "*_test.py")
+"""pytest's default test module names: the plugin collects ``@eval`` functions from these too."""
 
-    One function bound to two names (``test_b = test_a``) is one eval, listed once."""
-    found = {
-        id(value): value
-        for value in vars(module).values()
-        if isinstance(value, EvalFunction) and getattr(value.func, "__module__", None) == module.__name__
-    }
-    return sorted(found.values(), key=lambda fn: fn.line or 0)
+
+def _collectable(path: Path) -> bool:
+    """Whether a file is one that a run over its folder, or the pytest plugin, collects evals from."""
+    return is_eval_file_name(path.name) or any(
+        fnmatch.fnmatchcase(path.name, p) for p in TEST_MODULE_PATTERNS
+    )
+
+
+def _top_level_lines(module: ModuleType) -> dict[str, int]:
+    """Name -> line of the first top-level statement of the module's file that binds it (assignments
+    and imports; empty when the source cannot be read)."""
+    file = getattr(module, "__file__", None)
+    try:
+        tree = ast.parse(Path(file).read_bytes()) if file else None
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    lines: dict[str, int] = {}
+    for node in tree.body if tree is not None else []:
+        names: list[str] = []
+        if isinstance(node, ast.Assign):
+            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names = [node.target.id]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+        for name in names:
+            lines.setdefault(name, node.lineno)
+    return lines
+
+
+def _bound_elsewhere(module: ModuleType, collected: Callable[[Path], bool]) -> set[int]:
+    """Ids of the objects bound at module level in other loaded modules whose files a run collects."""
+    here = getattr(module, "__file__", None)
+    here_path = Path(here).resolve() if here else None
+    out: set[int] = set()
+    for other in list(sys.modules.values()):
+        file = getattr(other, "__file__", None)
+        if other is module or not isinstance(file, str) or not file.endswith(".py"):
+            continue
+        path = Path(file)
+        if not collected(path) or path.resolve() == here_path:
+            continue
+        out.update(id(v) for v in list(vars(other).values()) if isinstance(v, EvalFunction))
+    return out
+
+
+def eval_bindings(
+    module: ModuleType, *, collected: Collection[Path] | None = None
+) -> list[tuple[EvalFunction, int | None]]:
+    """The ``@eval`` objects bound at module level in a module, each with its line in the module's
+    file, in that order: its definition for a function defined there, else the first statement that
+    binds it (``test_x = make_eval(...)``, an import).
+
+    An eval defined in the module, or made by a factory and bound there, is the module's. One
+    bound to two names (``test_b = test_a``) is one eval, listed once. An eval that another file
+    of the run also binds at module level (imported from that eval file) is left to that file:
+    ``collected`` holds the run's eval files (resolved); without it, files named as eval files or
+    as pytest test modules count.
+    """
+    if collected is None:
+        is_collected: Callable[[Path], bool] = _collectable
+    else:
+        resolved = {p.resolve() for p in collected}
+        names = {p.name for p in resolved}
+        is_collected = lambda path: path.name in names and path.resolve() in resolved  # noqa: E731
+    found: dict[int, EvalFunction] = {}
+    for value in list(vars(module).values()):
+        if isinstance(value, EvalFunction):
+            found.setdefault(id(value), value)
+    foreign = [fn for fn in found.values() if getattr(fn.func, "__module__", None) != module.__name__]
+    skip = _bound_elsewhere(module, is_collected) if foreign else set()
+    lines = _top_level_lines(module) if foreign else {}
+    out: list[tuple[EvalFunction, int | None]] = []
+    for key, fn in found.items():
+        if getattr(fn.func, "__module__", None) == module.__name__:
+            out.append((fn, fn.line))
+        elif key not in skip:
+            bound = [lines[n] for n, v in vars(module).items() if v is fn and n in lines]
+            out.append((fn, min(bound) if bound else None))
+    return sorted(out, key=lambda pair: pair[1] or 0)
+
+
+def eval_functions(module: ModuleType, *, collected: Collection[Path] | None = None) -> list[EvalFunction]:
+    """The ``@eval`` objects of a module, in order (see :func:`eval_bindings`)."""
+    return [fn for fn, _ in eval_bindings(module, collected=collected)]

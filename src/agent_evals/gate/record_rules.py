@@ -41,7 +41,8 @@ RUN: Table = {
 }
 GIT: Table = {"sha": STR, "ref": STR}
 CI: Table = {"provider": STR, "run_id": STR, "pr": INT, "head_sha": STR}
-SHARD: Table = {"index": frozenset((int,)), "count": frozenset((int,))}
+SHARD: Table = {"index": frozenset((int,)), "count": frozenset((int,)), "suites": OBJ}
+SHARD_SUITE: Table = {"cases": COUNT, "case_ids": frozenset((str,)), "files": STR}
 AGENT: Table = {"name": STR, "version": STR}
 SUITE: Table = {
     "id": frozenset((str,)),

@@ -21,6 +21,7 @@ from agent_evals.gate.record_rules import (
     RUN,
     SCORE,
     SHARD,
+    SHARD_SUITE,
     SUITE,
     all_str,
     case_problem,
@@ -97,6 +98,13 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
             value = shard.get(key, MISSING)
             if value is MISSING or value < 1:
                 raise fail(source, f"run.shard.{key}", "an integer of 1 or more", value)
+        for suite_id, whole in (shard.get("suites") or {}).items():
+            where = f"run.shard.suites.{suite_id}"
+            check_object(whole, source, where, "an object", SHARD_SUITE)
+            for key, what in (("cases", "an integer of 0 or more"), ("case_ids", "a string")):
+                value = whole.get(key, MISSING)
+                if value is MISSING or (key == "cases" and value < 0):
+                    raise fail(source, f"{where}.{key}", what, value)
     budget = run.get("budget")
     if budget is not None:
         check_fields(budget, BUDGET, source, "run.budget")

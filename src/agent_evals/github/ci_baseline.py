@@ -46,13 +46,18 @@ def compare_with_baseline(
         base = baseline_record.summary if baseline_record is not None else None
         return compare_documents(base, record, policy, baseline_info=info)
     found = found or lookup_baseline(plan, options, settings, client, gate_id)
+    from agent_evals.gate.history import fit_history, history_note
+
+    history, left_out = fit_history(record, found.history)
+    if left_out:  # the store's own records: one that does not fit is skipped with a note, not an error
+        found = replace(found, note=history_note(found.note, len(found.history), left_out))
     try:
         return compare_documents(
             record_to_document(found.record) if found.record is not None else None,
             record,
             policy,
             baseline_info=found.to_info(),
-            history=[record_to_document(h) for h in found.history],
+            history=[record_to_document(h) for h in history],
         )
     except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
         why = f"the baseline is not comparable: {exc}"

@@ -175,7 +175,7 @@ def run_ci(
         options, plan, settings, client, gate_id, baseline_record, cwd, env, command, config
     )
     if options.shards is not None:  # a matrix ran the suites: merge its shard records instead
-        child = _merged_shards(options.shards, record_path, emit)
+        child = _merged_shards(options.shards, record_path, emit, commit=settings.sha or _head(env, cwd))
     else:
         child = run_child(
             [*command, *(arg for path in reuse.skip_files for arg in ("--skip-file", str(path)))],
@@ -468,16 +468,28 @@ def _default_branch(settings: ActionsSettings, client: GitHubClient | None) -> s
     return branch if isinstance(branch, str) else None
 
 
-def _merged_shards(folder: Path, record_path: Path, emit: Callable[[str], None]) -> ChildRun:
-    """The run of a matrix: its shard records merged (a missing or interrupted shard: incomplete)."""
+def _head(env: Mapping[str, str], cwd: Path) -> str | None:
+    """The commit this job checks out (``git rev-parse HEAD``), None outside a git checkout."""
+    from agent_evals.run_builder import git_info
+
+    return git_info(env, cwd).sha
+
+
+def _merged_shards(
+    folder: Path, record_path: Path, emit: Callable[[str], None], *, commit: str | None
+) -> ChildRun:
+    """The run of a matrix: its shard records merged (a missing or interrupted shard: incomplete);
+    shard records of any commit but the job's ``commit`` are refused (exit 2)."""
     from agent_evals.gate.merge import merge_folder
     from agent_evals.gate.store import write_record
     from agent_evals.github.ci_record import CIRecord
 
-    merged = merge_folder(folder)
+    merged = merge_folder(folder, commit=commit)
     for index in merged.missing:
         emit(f"::warning::shard {index}/{merged.count} left no record: the merged run is incomplete")
     for source in merged.incomplete:
         emit(f"::warning::shard record {source} is of an interrupted run: the merged run is incomplete")
+    for lacking in merged.lacking_cases():
+        emit(f"::warning::no shard record holds {lacking}: the merged run is incomplete")
     writing("the run record", record_path, lambda: write_record(record_path, merged.record))
     return ChildRun(code=0, record=CIRecord.of(merged.record, str(record_path)))

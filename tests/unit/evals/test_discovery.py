@@ -76,13 +76,27 @@ def test_import_failure__raises_eval_file_error_naming_file_and_cause(
     assert str(path) in str(info.value) and fragment in str(info.value)
 
 
-def test_import__sibling_modules_are_importable_and_imported_evals_not_duplicated(
+def test_import__sibling_modules_are_importable_and_a_helper_module_s_eval_runs_in_the_file(
     eval_file: Callable[..., Path],
 ) -> None:
     eval_file("from agent_evals import eval\n\n@eval\ndef shared():\n    pass\n", "shared_lib_mod.py")
     path = eval_file(
         "from shared_lib_mod import shared\nfrom agent_evals import eval\n\n@eval\ndef own():\n    pass\n",
         "eval_uses_sibling.py",
+    )
+    module = import_eval_file(path)
+    # an eval bound in the eval file runs there unless another eval file holds it (issue 28): a
+    # helper module's eval imported into the file is the file's
+    assert [fn.name for fn in eval_functions(module)] == ["shared", "own"]
+
+
+def test_import__evals_imported_from_another_eval_file__left_to_that_file(
+    eval_file: Callable[..., Path],
+) -> None:
+    eval_file("from agent_evals import eval\n\n@eval\ndef theirs():\n    pass\n", "eval_sibling_src.py")
+    path = eval_file(
+        "from eval_sibling_src import theirs\nfrom agent_evals import eval\n\n@eval\ndef own():\n    pass\n",
+        "eval_uses_eval_sibling.py",
     )
     module = import_eval_file(path)
     assert [fn.name for fn in eval_functions(module)] == ["own"]

@@ -66,6 +66,18 @@ def test_check_document__minimal_v1_record_accepted() -> None:
         (lambda d: d["run"].update(ci={"pr": "12"}), r"'run.ci.pr': expected an integer or null"),
         (lambda d: d["run"].update(complete="no"), r"'run.complete': expected a boolean, found str"),
         (
+            lambda d: d["run"].update(shard={"index": 1, "count": 2, "suites": {"s": {"cases": "all"}}}),
+            r"'run.shard.suites.s.cases': expected an integer, found str",
+        ),
+        (
+            lambda d: d["run"].update(shard={"index": 1, "count": 2, "suites": {"s": {"cases": 3}}}),
+            r"'run.shard.suites.s.case_ids': expected a string, found nothing",
+        ),
+        (
+            lambda d: d["run"].update(shard={"index": 1, "count": 2, "suites": {"s": []}}),
+            r"'run.shard.suites.s': expected an object, found list",
+        ),
+        (
             lambda d: d["suites"][0]["cases"][0]["trials"][0].update(scores=None),
             r"'suites.0.cases.0.trials.0.scores': expected an object, found null",
         ),

@@ -224,6 +224,7 @@ _TABLES = {
     "GitInfo": "GIT",
     "CIInfo": "CI",
     "ShardInfo": "SHARD",
+    "ShardSuite": "SHARD_SUITE",
     "BudgetInfo": "BUDGET",
     "AgentInfo": "AGENT",
     "Suite": "SUITE",

@@ -194,9 +194,7 @@ def loosenings(policy: Policy, groups: Mapping[str, Iterable[str]]) -> list[Loos
 
 
 def _collapse(found: list[Loosening], suites: int) -> list[Loosening]:
-    """A suite-level loosening shared by every suite (a repo config's) as one unscoped line."""
-    if suites < 2:
-        return found
+    """A suite-level loosening shared by every suite of the run (a repo config's) as one unscoped line."""
     counts: dict[tuple[str, str, str], int] = {}
     for each in found:
         if each.group is None:

@@ -1,8 +1,9 @@
 """The privileged half of the fork-safe recipe: re-judge a fork's run record ourselves, then comment.
 
 Nothing the fork produced is posted as is: its run record is read (schema-checked), compared with the
-base branch's baseline found here with the trusted token, under the policy of the checked-out
-default branch, and rendered by our escaping renderer. What to post (``comment``), which baseline
+base branch's baseline found here with the trusted token, under the base policy (the baseline's
+recorded policy, else the checked-out default branch's config and the baseline's blocks; what the
+record claims may only tighten it), and rendered by our escaping renderer. What to post (``comment``), which baseline
 and which label accepts come from the publisher's own inputs, never from the artifact.
 """
 

@@ -1,77 +1,16 @@
-"""The base policy as a floor: each knob's order of strictness, the stricter of two, what a side loosened."""
+"""The base policy as a floor: the policy a run record keeps per suite, and what a pull request loosened."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
 from agent_evals.gate.policy import KNOB_NAMES, USAGE_KNOBS, Knobs, Layer, Policy, PolicyBlock
-
-OrderKind = Literal["larger", "smaller", "rank", "union"]
-
-
-@dataclass(frozen=True)
-class Order:
-    """How one knob's values rank from loosest to strictest."""
-
-    kind: OrderKind
-    """``larger``/``smaller``: the larger/smaller number is stricter (None, no limit, is the loosest);
-    ``rank``: ``ranks`` from loosest to strictest; ``union``: globs, the stricter side holds every glob."""
-    ranks: tuple[Any, ...] = ()
-    """For ``rank``: the values, loosest first."""
-
-
-_ACTION = Order("rank", ("pass", "warn", "fail"))
-_CHANGE = Order("rank", ("warn", "fail"))
-
-STRICTNESS: dict[str, Order] = {
-    "min_pass_rate": Order("larger"),  # a higher floor fails more runs; none (no floor) is the loosest
-    "max_drop": Order("smaller"),
-    # a larger alpha calls a drop significant sooner; lowering it lets more drops pass as "not significant"
-    "alpha": Order("larger"),
-    "max_error_rate": Order("smaller"),
-    "on_missing_baseline": _ACTION,
-    "on_inconclusive": _ACTION,
-    "critical": Order("rank", ("ignore", "warn", "fail")),
-    "critical_cases": Order("union"),
-    "mid_p": Order("rank", (False, True)),  # the mid-p test calls a drop significant sooner
-    "test": Order("rank", ("per_case", "stratified")),
-    "on_mismatch": _CHANGE,
-    **{knob: Order("smaller") for knob in USAGE_KNOBS},  # off (None) is the loosest
-    "on_removed_cases": _CHANGE,
-    "on_redefined_cases": _CHANGE,
-    "on_fewer_trials": _CHANGE,
-}
-"""Every knob's order of strictness (docs/gate.md, "Policy sources", holds the same table)."""
-
-
-def stricter(knob: str, a: Any, b: Any) -> Any:
-    """The stricter of two values of ``knob`` (globs: the union, ``a``'s first)."""
-    order = STRICTNESS[knob]
-    if order.kind == "union":
-        return tuple(dict.fromkeys([*a, *b]))
-    if order.kind == "rank":
-        return a if order.ranks.index(a) >= order.ranks.index(b) else b
-    if a is None or b is None:
-        return b if a is None else a
-    return max(a, b) if order.kind == "larger" else min(a, b)
-
-
-def looser(knob: str, base: Any, value: Any) -> bool:
-    """Whether ``value`` is looser than ``base`` in some way (globs: it lacks one of ``base``'s)."""
-    if STRICTNESS[knob].kind == "union":
-        return not set(base) <= set(value)
-    return bool(stricter(knob, base, value) != value)
-
-
-def stricter_knobs(base: Knobs, own: Knobs) -> Knobs:
-    """Each knob the stricter of the base side's and this side's."""
-    return Knobs.model_validate({k: stricter(k, getattr(base, k), getattr(own, k)) for k in KNOB_NAMES})
-
+from agent_evals.gate.strictness import looser
 
 # -- the policy recorded in a run record, per suite -------------------------------------------------
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, computed_field
 
 from agent_evals.errors import PolicyError
+from agent_evals.gate.strictness import stricter_values
 
 Action = Literal["pass", "warn", "fail"]
 """What a situation does to the gate: nothing, a warning, or a failure."""
@@ -260,9 +261,8 @@ class Policy(BaseModel):
         base = self.base_for(suite_id)
         if base is None:
             return own
-        from agent_evals.gate.floor import stricter_knobs
-
-        return stricter_knobs(base.knobs_for(suite_id, group), own)
+        floor = base.knobs_for(suite_id, group)
+        return Knobs.model_validate(stricter_values(floor.model_dump(), own.model_dump()))
 
     def _own_knobs(self, suite_id: str | None, group: str | None) -> Knobs:
         merged: dict[str, Any] = {}

@@ -1,4 +1,4 @@
-"""gate.floor: every knob's order of strictness, the base side as a floor per suite and group, the
+"""gate.strictness and gate.floor: every knob's order of strictness, the base side as a floor per suite and group, the
 recorded policy rebuilt exactly, and what a pull request loosened."""
 
 from __future__ import annotations
@@ -8,15 +8,9 @@ from typing import Any
 import pytest
 
 from agent_evals.gate.confirm import spent
-from agent_evals.gate.floor import (
-    STRICTNESS,
-    loosenings,
-    looser,
-    recorded_form,
-    recorded_policies,
-    stricter,
-)
+from agent_evals.gate.floor import loosenings, recorded_form, recorded_policies
 from agent_evals.gate.policy import KNOB_NAMES, Knobs, Policy, resolve_policy
+from agent_evals.gate.strictness import STRICTNESS, looser, stricter
 
 # knob -> (a looser value, a stricter value): the table below must say the second is stricter
 STRICTER_OF: dict[str, tuple[Any, Any]] = {

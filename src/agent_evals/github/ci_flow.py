@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 
     from agent_evals.core.record import RunRecord
     from agent_evals.gate.model import Comparison
-    from agent_evals.gate.policy import Policy
-    from agent_evals.github.baseline import BaselineResult
-    from agent_evals.github.ci_policy import GatePolicy
-    from agent_evals.github.ci_record import CIRecord
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
 
@@ -214,7 +210,9 @@ def run_ci(
         suite_blocks={s.header["id"]: s.header.get("gate") for s in record.summary.suites},
         overrides=dict(options.overrides),
     )
-    gate = _gate_policy(own_policy, record, record_path, options, plan, settings, client, found, baseline_record, cwd, env, out_dir, unavailable)  # fmt: skip
+    from agent_evals.github.ci_policy import gate_policy
+
+    gate = gate_policy(own_policy, record, record_path, options, plan, settings, client, found, baseline_record, cwd, env, out_dir, unavailable)  # fmt: skip
     policy = gate.policy
     unavailable = unavailable or gate.unavailable
     comparison = compare_with_baseline(
@@ -366,63 +364,6 @@ def run_ci(
         outputs["status"] = "error"  # no verdict: never "no-baseline", which on_missing_baseline decides
     _write_outputs(settings, outputs)
     return CIResult(exit_code, outputs, comment_md, plan, comment_result)
-
-
-def _gate_policy(
-    own: Policy,
-    record: CIRecord,
-    record_path: Path,
-    options: CIOptions,
-    plan: CIPlan,
-    settings: ActionsSettings,
-    client: GitHubClient | None,
-    found: BaselineResult | None,
-    baseline_record: CIRecord | None,
-    cwd: Path,
-    env: Mapping[str, str],
-    out_dir: Path,
-    unavailable: str | None,
-) -> GatePolicy:
-    """Stamp the run's own policy in its record; on a pull request, floor it by the base side's (the
-    baseline's recorded policy, else the base commit's files) and read the accept label when it loosened."""
-    from agent_evals.gate.floor import loosenings
-    from agent_evals.github import ci_policy
-    from agent_evals.github.labels import read_acceptance
-
-    ci_policy.stamp(record, own)
-    writing("the run record", record_path, lambda: record.write(record_path))
-    if plan.kind != "pull_request" or unavailable:
-        return ci_policy.GatePolicy(policy=own, own=own, floored=own)
-    baseline = ci_policy.baseline_suites(
-        found.record if found is not None and options.baseline is None else None,
-        baseline_record.summary if baseline_record is not None else None,
-    )
-    try:
-        floored = ci_policy.floored_policy(
-            own,
-            [s.header["id"] for s in record.summary.suites],
-            baseline,
-            lambda: ci_policy.fetch_base_config(
-                client,
-                settings.repository,
-                settings.event.base_sha,
-                cwd=cwd,
-                workspace=env.get("GITHUB_WORKSPACE"),
-                config=options.config,
-                into=out_dir / "base-policy",
-            ),
-            options.overrides,
-        )
-    except GitHubError as exc:  # the base policy is unknown: no verdict (exit 3), never the PR's own
-        return ci_policy.GatePolicy(policy=own, own=own, floored=own, unavailable=str(exc))
-    gate = ci_policy.GatePolicy(policy=floored, own=own, floored=floored)
-    gate.loosened = loosenings(floored, ci_policy.run_groups(record.summary))
-    if gate.loosened and not unavailable:  # the label lets the pull request's policy apply
-        gate.acceptance = read_acceptance(
-            client, settings.repository, settings.pr_number, options.accept_label
-        )
-        gate.policy = own if gate.acceptance.accepted else floored
-    return gate
 
 
 def _quote(text: str) -> str:

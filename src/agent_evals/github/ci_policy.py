@@ -14,9 +14,13 @@ if TYPE_CHECKING:
     from agent_evals.gate.floor import Loosening
     from agent_evals.gate.policy import Policy
     from agent_evals.gate.summary import RunSummary
+    from agent_evals.github.baseline import BaselineResult
+    from agent_evals.github.ci_flow import CIOptions
     from agent_evals.github.ci_record import CIRecord
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.labels import Acceptance
+    from agent_evals.github.plan import CIPlan
+    from agent_evals.github.settings import ActionsSettings
 
 BASE_SOURCE = "baseline record"
 """How the policy recorded in the baseline record is named in reports."""
@@ -173,3 +177,60 @@ def _read_at(client: GitHubClient, repo: str, path: str, ref: str) -> bytes | No
             status=exc.status,
         ) from exc
     return response.content
+
+
+def gate_policy(
+    own: Policy,
+    record: CIRecord,
+    record_path: Path,
+    options: CIOptions,
+    plan: CIPlan,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    found: BaselineResult | None,
+    baseline_record: CIRecord | None,
+    cwd: Path,
+    env: Mapping[str, str],
+    out_dir: Path,
+    unavailable: str | None,
+) -> GatePolicy:
+    """Stamp the run's own policy in its record; on a pull request, floor it by the base side's (the
+    baseline's recorded policy, else the base commit's files) and read the accept label when it loosened."""
+    from agent_evals.gate.floor import loosenings
+    from agent_evals.github.child_run import writing
+    from agent_evals.github.labels import read_acceptance
+
+    stamp(record, own)
+    writing("the run record", record_path, lambda: record.write(record_path))
+    if plan.kind != "pull_request" or unavailable:
+        return GatePolicy(policy=own, own=own, floored=own)
+    baseline = baseline_suites(
+        found.record if found is not None and options.baseline is None else None,
+        baseline_record.summary if baseline_record is not None else None,
+    )
+    try:
+        floored = floored_policy(
+            own,
+            [s.header["id"] for s in record.summary.suites],
+            baseline,
+            lambda: fetch_base_config(
+                client,
+                settings.repository,
+                settings.event.base_sha,
+                cwd=cwd,
+                workspace=env.get("GITHUB_WORKSPACE"),
+                config=options.config,
+                into=out_dir / "base-policy",
+            ),
+            options.overrides,
+        )
+    except GitHubError as exc:  # the base policy is unknown: no verdict (exit 3), never the PR's own
+        return GatePolicy(policy=own, own=own, floored=own, unavailable=str(exc))
+    gate = GatePolicy(policy=floored, own=own, floored=floored)
+    gate.loosened = loosenings(floored, run_groups(record.summary))
+    if gate.loosened and not unavailable:  # the label lets the pull request's policy apply
+        gate.acceptance = read_acceptance(
+            client, settings.repository, settings.pr_number, options.accept_label
+        )
+        gate.policy = own if gate.acceptance.accepted else floored
+    return gate

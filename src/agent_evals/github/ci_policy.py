@@ -214,7 +214,7 @@ def gate_policy(
             [s.header["id"] for s in record.summary.suites],
             baseline,
             lambda: fetch_base_config(
-                client,
+                client if settings.token else None,  # no token: the defaults are the floor
                 settings.repository,
                 settings.event.base_sha,
                 cwd=cwd,

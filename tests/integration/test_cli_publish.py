@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -194,6 +195,45 @@ def test_publish__accept_label_on_the_pull_request_now__comment_says_accepted(
     result = _publish(github, tmp_path, str(_artifact(tmp_path)))
     assert result.returncode == 0, result.stderr
     assert "Regression accepted" in _body(github) and "accepted by label" in result.stdout
+
+
+def _with_policy(record: dict[str, Any], **knobs: Any) -> dict[str, Any]:
+    """``record`` with the policy ``ci`` records in each suite (the defaults but ``knobs``)."""
+    from agent_evals.gate.policy import Knobs
+
+    for suite in record["suites"]:
+        suite["policy"] = {"knobs": Knobs(**knobs).model_dump(mode="json")}
+    return record
+
+
+@pytest.mark.parametrize("label", [False, True], ids=["no-label", "accept-label"])
+def test_publish__record_claiming_a_looser_policy_than_the_baselines__base_applies_until_accepted(
+    github: GitHubServer, tmp_path: Path, label: bool
+) -> None:
+    github.state.runs["gate.yml"] = []  # the baseline recorded its policy: a floor of 0.9
+    github.state.add_run(
+        workflow="gate.yml", head_sha=MERGE, created_at="2026-01-02T00:00:00Z",
+        artifact=record_zip(_with_policy(_record(0), min_pass_rate=0.9)),
+    )  # fmt: skip
+    github.state.labels[5] = ["agent-evals:accept-regression"] if label else []
+    record = _with_policy(_record(3, gate={"min_pass_rate": 0.5}), min_pass_rate=0.5)
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    body = html.unescape(_body(github))
+    if label:
+        assert "min_pass_rate 0.9 -> 0.5: accepted with the 'agent-evals:accept-regression' label" in body
+        assert "accepted by label" in result.stdout
+    else:
+        assert "gate failed" in body.split("\n")[1]
+        assert "min_pass_rate 0.9 -> 0.5: the base value applies until a maintainer accepts" in body
+
+
+def test_publish__record_claiming_a_stricter_policy__applies(github: GitHubServer, tmp_path: Path) -> None:
+    record = _with_policy(_record(3), min_pass_rate=0.95)
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    assert "gate failed" in _body(github).split("\n")[1]
+    assert "the base value applies" not in html.unescape(_body(github))
 
 
 @pytest.mark.parametrize(

@@ -146,7 +146,7 @@ class GitHubState:
     """The zip host answers this many downloads with 403 (the signed URL expired) before serving."""
     storage_delay_s: float = 0.0
     branches: dict[str, dict[str, bytes]] = field(default_factory=dict)
-    """Files per branch, for the contents API (a data branch)."""
+    """Files per ref, for the contents API: a branch name (a data branch) or a commit sha (``?ref=`` takes either)."""
     ignore_run_filters: bool = False
     """The workflow-runs listing ignores its branch/event/status query (a client must re-check)."""
     """The zip host waits this long before each answer."""

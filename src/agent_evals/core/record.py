@@ -212,6 +212,10 @@ class Suite(_Model):
     reused: dict[str, Any] | None = None
     """Set when the cases were copied from the baseline instead of run (``ci --reuse-unchanged``):
     the baseline's ``run_id`` and ``sha``, the ``digest`` and the ``reason``. Never evidence for a pass."""
+    policy: dict[str, Any] | None = None
+    """The gate policy that applied to the suite (``ci`` records it): its resolved ``knobs`` and the
+    resolved knobs of each group an override targets (``groups``). A pull request's gate takes each knob
+    as the stricter of this (the baseline's) and its own; older records without it use the base commit's files."""
 
 
 class GitInfo(_Model):

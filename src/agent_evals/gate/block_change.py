@@ -22,8 +22,10 @@ def _value(value: Any) -> str:
 def gate_block_note(base: Mapping[str, Any] | None, cand: Mapping[str, Any] | None) -> str | None:
     """A note naming each knob of the suite's ``gate:`` block that the candidate changed, or None.
 
-    The candidate's block decides the verdict, so a pull request that loosens its own thresholds
-    (a larger ``max_drop``, a lower floor, ``critical: ignore``) is said in every report, never silent.
+    In ``ci`` on a pull request (and in the publisher) the base side's policy is a floor: a knob the
+    block loosens keeps the base value until a maintainer accepts, and a line names it; a tightened
+    knob applies at once. ``compare`` applies the block as written. Either way the change is said in
+    every report, never silent.
     """
     base, cand = dict(base or {}), dict(cand or {})
     if base == cand:
@@ -34,4 +36,4 @@ def gate_block_note(base: Mapping[str, Any] | None, cand: Mapping[str, Any] | No
         for key in changed[:_SHOWN]
     )
     more = f"; and {len(changed) - _SHOWN} more" if len(changed) > _SHOWN else ""
-    return f"The suite's gate block differs ({listed}{more}); this run's block decides the verdict."
+    return f"The suite's gate block differs ({listed}{more}); on a pull request the base's value stays the floor."

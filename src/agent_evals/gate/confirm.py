@@ -56,10 +56,14 @@ def merge_trials(
 
 
 def spent(policy: Policy) -> Policy:
-    """The policy of the final look: every alpha halved (alpha spent over two looks)."""
+    """The policy of the final look: every alpha halved (alpha spent over two looks), its floor's too."""
     alpha = policy.effective.alpha / LOOKS
     block = PolicyBlock.model_validate({"alpha": alpha})
-    return Policy(layers=[*policy.layers, Layer(source="confirm (alpha spent over two looks)", block=block)])
+    return Policy(
+        layers=[*policy.layers, Layer(source="confirm (alpha spent over two looks)", block=block)],
+        floor=spent(policy.floor) if policy.floor is not None else None,
+        floor_by_suite={sid: spent(base) for sid, base in policy.floor_by_suite.items()},
+    )
 
 
 def confirm(

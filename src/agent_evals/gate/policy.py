@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, computed_field
 
 from agent_evals.errors import PolicyError
+from agent_evals.gate.strictness import stricter_values
 
 Action = Literal["pass", "warn", "fail"]
 """What a situation does to the gate: nothing, a warning, or a failure."""
@@ -217,6 +218,11 @@ class Policy(BaseModel):
 
     layers: list[Layer] = Field(default_factory=list)
     """Sources, lowest precedence first (the built-in defaults are implicit)."""
+    floor: Policy | None = None
+    """The base side's policy (``ci`` on a pull request, the publisher): each knob is the stricter of it
+    and this policy's own (``gate.floor``)."""
+    floor_by_suite: dict[str, Policy] = Field(default_factory=dict)
+    """The base side's policy of one suite as its baseline record recorded it; before ``floor``."""
 
     @property
     def effective(self) -> Knobs:
@@ -227,7 +233,8 @@ class Policy(BaseModel):
     @property
     def sources(self) -> list[str]:
         """Names of the sources that contributed, lowest precedence first."""
-        return ["defaults", *[layer.source for layer in self.layers]]
+        floored = ["base side (floor)"] if self.floor is not None or self.floor_by_suite else []
+        return ["defaults", *[layer.source for layer in self.layers], *floored]
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -240,8 +247,24 @@ class Policy(BaseModel):
                 views.append(OverrideView(pattern=shown, source=layer.source, settings=block.settings()))
         return views
 
+    def base_for(self, suite_id: str | None) -> Policy | None:
+        """The base side's policy that floors this suite's knobs (None: no floor)."""
+        return self.floor_by_suite.get(suite_id, self.floor) if suite_id is not None else self.floor
+
+    def own(self) -> Policy:
+        """This policy without its floor: what its own sources say."""
+        return Policy(layers=self.layers)
+
     def knobs_for(self, suite_id: str | None, group: str | None = None) -> Knobs:
-        """The knobs for a suite, or for one group of it when ``group`` is given."""
+        """The knobs for a suite, or for one group of it when ``group`` is given (floored by the base side)."""
+        own = self._own_knobs(suite_id, group)
+        base = self.base_for(suite_id)
+        if base is None:
+            return own
+        floor = base.knobs_for(suite_id, group)
+        return Knobs.model_validate(stricter_values(floor.model_dump(), own.model_dump()))
+
+    def _own_knobs(self, suite_id: str | None, group: str | None) -> Knobs:
         merged: dict[str, Any] = {}
         for layer in self.layers:
             if layer.suite is not None and layer.suite != suite_id:
@@ -259,7 +282,11 @@ class Policy(BaseModel):
         return Knobs.model_validate(merged)
 
     def group_is_gated(self, suite_id: str, group: str) -> bool:
-        """Whether an override targets this group, which makes it able to fail the gate on its own."""
+        """Whether an override targets this group, which makes it able to fail the gate on its own
+        (on this policy's side or its floor's)."""
+        base = self.base_for(suite_id)
+        if base is not None and base.group_is_gated(suite_id, group):
+            return True
         for layer in self.layers:
             if layer.suite is not None and layer.suite != suite_id:
                 continue

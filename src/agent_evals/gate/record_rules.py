@@ -52,6 +52,7 @@ SUITE: Table = {
     "gate": OBJ,
     "inputs": OBJ,
     "reused": OBJ,
+    "policy": OBJ,
     "case_positions": frozenset((list, NONE)),
     "cases": frozenset((list,)),
 }

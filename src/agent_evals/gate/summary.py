@@ -39,7 +39,7 @@ from agent_evals.gate.record_rules import (
 )
 from agent_evals.gate.usage import UsageSums
 
-HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused")
+HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused", "policy")
 """The fields of a suite (besides its cases) that a comparison reads."""
 
 

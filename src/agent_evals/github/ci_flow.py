@@ -207,17 +207,22 @@ def run_ci(
     if reuse.apply(record, env):
         writing("the run record", record_path, lambda: record.write(record_path))
 
-    policy = resolve_policy(
-        repo_config=config,
-        suite_blocks={s.header["id"]: s.header.get("gate") for s in record.summary.suites},
-        overrides=dict(options.overrides),
-    )
     found = reuse.found
     if found is None and plan.compare and options.baseline is None:
         found = lookup_baseline(plan, options, settings, client, gate_id)
     # GitHub gave no usable answer (5xx, network, rate limit): the baseline is unknown, not missing, so
     # on_missing_baseline does not apply and there is no verdict (exit 3), whatever the comparison says
     unavailable = found.unavailable if found is not None and options.baseline is None else None
+    own_policy = resolve_policy(
+        repo_config=config,
+        suite_blocks={s.header["id"]: s.header.get("gate") for s in record.summary.suites},
+        overrides=dict(options.overrides),
+    )
+    from agent_evals.github.ci_policy import gate_policy
+
+    gate = gate_policy(own_policy, record, record_path, options, plan, settings, client, found, baseline_record, cwd, env, out_dir, unavailable)  # fmt: skip
+    policy = gate.policy
+    unavailable = unavailable or gate.unavailable
     comparison = compare_with_baseline(
         plan, options, settings, client, record.summary, baseline_record, policy, gate_id, found=found
     )  # fmt: skip
@@ -250,15 +255,25 @@ def run_ci(
             compare=lambda cand, pol: compare_with_baseline(plan, options, settings, client, record_to_document(cand), baseline_record, pol, gate_id, found=found),
         )  # fmt: skip
         comparison.reuse_notes = reuse.notes
+    comparison.notes[:0] = gate.lines(options.accept_label)  # each loosened knob: one line in every report
     notices: list[str] = []
     accepted = False
     # the label accepts a failed verdict (exit 1), never an incomplete run (exit 3)
     if comparison.exit_code == 1 and plan.comment and not unavailable:
         from agent_evals.github.labels import read_acceptance
 
-        acceptance = read_acceptance(client, settings.repository, settings.pr_number, options.accept_label)
+        acceptance = gate.acceptance or read_acceptance(
+            client, settings.repository, settings.pr_number, options.accept_label
+        )
         accepted = acceptance.accepted
         notices += [acceptance.notice] if acceptance.notice else []
+    elif gate.label_applies:  # the pull request's looser policy applied: accepted if the base's fails
+        floored = compare_with_baseline(
+            plan, options, settings, client, record.summary, baseline_record, gate.floored, gate_id, found=found
+        )  # fmt: skip
+        accepted = floored.exit_code == 1
+    elif gate.acceptance is not None and gate.acceptance.notice:
+        notices.append(gate.acceptance.notice)
     exit_code = 0 if accepted else comparison.exit_code
     if child.interrupted is not None:
         exit_code = 128 + child.interrupted  # 130 (SIGINT) or 143 (SIGTERM), never "gate failed"

@@ -40,12 +40,13 @@ class CIRecord:
 
     @classmethod
     def of(cls, record: RunRecord, source: str = "<run record>") -> CIRecord:
-        """A record model (e.g. merged shards) as a document and its summary."""
-        from agent_evals.gate.reader import gc_paused, record_to_document
+        """A record model (e.g. merged shards) as a document and its summary; the document is what
+        ``to_json`` writes (unset fields left out), so writing it back gives the same file."""
+        from agent_evals.gate.reader import gc_paused
         from agent_evals.gate.summary import summarise
 
         with gc_paused():
-            data = record_to_document(record)
+            data = record.model_dump(mode="json", by_alias=True, exclude_none=True)
             return cls(data, summarise(data, source))
 
     @property

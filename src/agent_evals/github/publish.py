@@ -3,7 +3,9 @@
 The pull request's gate job runs its code with a read-only token and uploads its run record; this
 ``workflow_run`` side runs none of it. Nothing the pull request produced is posted as is: its run
 record is read (schema-checked), compared with the base branch's baseline found here with the
-trusted token, under the trusted policy, and rendered by our escaping renderer. What to post
+trusted token, under the base policy (the baseline's
+recorded policy, else the checked-out default branch's config and the baseline's blocks; what the
+record claims may only tighten it), and rendered by our escaping renderer. What to post
 (``comment``), which baseline and which label accepts come from the publisher's own inputs, never
 from the artifact. The outcome ends in a commit status on the gate run's head commit, the check
 branch protection requires.
@@ -28,10 +30,11 @@ from agent_evals.github.comments import check_gate_id
 from agent_evals.github.statuses import CommitStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from agent_evals.core.record import RunRecord
     from agent_evals.gate.model import Comparison
+    from agent_evals.gate.policy import Policy
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
 
@@ -261,11 +264,12 @@ def publish(
     if not gate_run.head_sha:
         raise UsageError("no head commit to check: pass --head-sha (or run from a workflow_run event)")
     pull = check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
-    comparison = _judge(client, repo, fork, pull, gate_run, options, cwd)
-    acceptance = (
-        read_acceptance(client, repo, pr, options.accept_label) if comparison.exit_code == 1 else None
-    )
-    accepted = bool(acceptance and acceptance.accepted)
+    label = _Label(lambda: read_acceptance(client, repo, pr, options.accept_label).accepted)
+    comparison, base_failed = _judge(client, repo, fork, pull, gate_run, options, cwd, label)
+    # the label accepts a failed verdict (exit 1, never a missing one), or lets a looser policy of the
+    # pull request's apply; that counts as accepted when the base policy, or the pull request's, fails it
+    failed = comparison.exit_code == 1
+    accepted = (base_failed or failed) if base_failed is not None else failed and label.on()
     status = outcome_status(comparison, accepted)
     body = _render(comparison, fork.gate_id, gate_run, env, options.accept_label if accepted else None)
     if options.comment == "never":
@@ -323,6 +327,19 @@ def comment_no_verdict(
     return done
 
 
+class _Label:
+    """The accept label, read live once when first asked."""
+
+    def __init__(self, read: Callable[[], bool]) -> None:
+        self._read = read
+        self._on: bool | None = None
+
+    def on(self) -> bool:
+        if self._on is None:
+            self._on = self._read()
+        return self._on
+
+
 def _judge(
     client: GitHubClient,
     repo: str,
@@ -331,9 +348,13 @@ def _judge(
     gate_run: GateRun,
     options: PublishOptions,
     cwd: Path,
-) -> Comparison:
+    label: _Label,
+) -> tuple[Comparison, bool | None]:
+    """Our verdict on the fork's record, and (when the accept label let its looser policy apply)
+    whether the base side's policy fails it (else None)."""
     from agent_evals.gate.compare import compare_runs
-    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.gate.floor import loosenings
+    from agent_evals.gate.policy import discover_repo_config
     from agent_evals.github.baseline import find_baseline, missing
 
     base = _obj(pull.get("base"))
@@ -354,17 +375,46 @@ def _judge(
         )
     if found.unavailable:  # unknown, not missing: no verdict to post (exit 3), never "no baseline"
         raise GitHubUnavailableError(f"{found.unavailable}; nothing was posted, re-run the publisher")
-    # the policy is the trusted one: the default branch's config and the baseline's suite blocks,
-    # never the `gate:` blocks the pull request's record carries
-    trusted_blocks = {s.id: s.gate for s in found.record.suites} if found.record is not None else {}
-    policy = resolve_policy(
-        repo_config=options.config or discover_repo_config(cwd), suite_blocks=trusted_blocks, overrides={}
+    # the base side is the floor: the policy the baseline recorded, else the default branch's config and
+    # the baseline's suite blocks; what the pull request's record claims (its recorded policy, else its
+    # suites' gate blocks) may only tighten it, unless the accept label lets it apply
+    config = options.config or discover_repo_config(cwd)
+    floored = _floored(found.record, fork.record, config)
+    loosened = loosenings(floored, {s.id: [c.group for c in s.cases] for s in fork.record.suites})
+    applies = bool(loosened) and label.on()
+
+    def judge(policy: Policy) -> Comparison:
+        try:
+            return compare_runs(found.record, fork.record, policy, baseline_info=found.to_info())
+        except RunRecordError as exc:
+            info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
+            return compare_runs(None, fork.record, policy, baseline_info=info)
+
+    comparison = judge(floored.own() if applies else floored)
+    comparison.notes[:0] = [each.line(options.accept_label, accepted=applies) for each in loosened]
+    return comparison, (judge(floored).exit_code == 1 if applies else None)
+
+
+def _floored(base: RunRecord | None, claim: RunRecord, config: Path | None) -> Policy:
+    """The pull request's claimed policy floored by the base side's."""
+    from agent_evals.gate.floor import recorded_layer, recorded_policies
+    from agent_evals.gate.policy import resolve_policy
+    from agent_evals.github.ci_policy import BASE_SOURCE
+
+    base_suites = base.suites if base is not None else []
+    files = resolve_policy(repo_config=config, suite_blocks={s.id: s.gate for s in base_suites}, overrides={})
+    recorded = recorded_policies(((s.id, s.policy) for s in base_suites), source=BASE_SOURCE)
+    layers = {
+        s.id: recorded_layer(s.policy, s.id, source=f"pull request record (suite {s.id})", scoped=True)
+        for s in claim.suites
+    }
+    own = resolve_policy(
+        repo_config=config,
+        suite_blocks={s.id: s.gate for s in claim.suites if layers[s.id] is None},
+        overrides={},
     )
-    try:
-        return compare_runs(found.record, fork.record, policy, baseline_info=found.to_info())
-    except RunRecordError as exc:
-        info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
-        return compare_runs(None, fork.record, policy, baseline_info=info)
+    own.layers += [layer for layer in layers.values() if layer is not None]
+    return own.model_copy(update={"floor": files, "floor_by_suite": recorded})
 
 
 def _render(

@@ -22,32 +22,32 @@ from agent_evals.gate.policy import resolve_policy
             {"max_drop": 0.05},
             {"max_drop": 0.5},
             "The suite's gate block differs (max_drop: 0.05 in the baseline, 0.5 now); "
-            "this run's block decides the verdict.",
+            "on a pull request the base's value stays the floor.",
         ),
         (
             {"min_pass_rate": 0.7},
             {},
             "The suite's gate block differs (min_pass_rate: 0.7 in the baseline, unset now); "
-            "this run's block decides the verdict.",
+            "on a pull request the base's value stays the floor.",
         ),
         (
             None,
             {"critical": "ignore", "critical_cases": ["a/*", "b"]},
             "The suite's gate block differs (critical: unset in the baseline, ignore now; critical_cases: "
-            "unset in the baseline, [a/*, b] now); this run's block decides the verdict.",
+            "unset in the baseline, [a/*, b] now); on a pull request the base's value stays the floor.",
         ),
         (
             {"overrides": {"doors": {"max_drop": 0.1}}},
             {"overrides": {"doors": {"max_drop": 0.3}}},
             'The suite\'s gate block differs (overrides: {"doors": {"max_drop": 0.1}} in the baseline, '
-            '{"doors": {"max_drop": 0.3}} now); this run\'s block decides the verdict.',
+            '{"doors": {"max_drop": 0.3}} now); on a pull request the base\'s value stays the floor.',
         ),
         (
             {"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1},
             {},
             "The suite's gate block differs (a: 1 in the baseline, unset now; b: 1 in the baseline, unset "
             "now; c: 1 in the baseline, unset now; d: 1 in the baseline, unset now; and 2 more); "
-            "this run's block decides the verdict.",
+            "on a pull request the base's value stays the floor.",
         ),
     ],
 )

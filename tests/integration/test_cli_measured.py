@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_cli_ci import AGENT, CASES, Harness, _comments
+from test_cli_ci import ACCEPT, AGENT, CASES, Harness, _comments
 
 from agent_evals.cli.main import cli
 from servers.github_server import GitHubServer
@@ -181,3 +181,17 @@ def test_ci__critical_glob_matching_nothing__exit_2_naming_it_and_the_closest_id
     result = h.run()
     assert result.code == 2, result.stdout + result.stderr
     assert "'math/c2*'" in result.stderr and "math/c" in result.stderr
+
+
+@pytest.mark.parametrize("attack", ["rename-every-case", "rename-failing-cases", "lower-trials"])
+def test_ci__change_of_what_is_measured_accepted_by_label__passes_recorded_as_accepted(
+    h: Harness, attack: str
+) -> None:
+    pr_bench, fail, _, _ = CI_ATTACKS[attack]
+    _workspace(h, bench(CASES, runs=3 if attack == "lower-trials" else 1))
+    h.add_baseline_run(h.baseline_zip())
+    (h.tmp / "ws" / "bench.yaml").write_text(pr_bench)
+    h.github.state.labels[5] = [ACCEPT]
+    result = h.run(fail=fail, payload=h.pr_event(labels=(ACCEPT,)))
+    assert result.code == 0, result.stdout + result.stderr
+    assert (result.outputs["status"], result.outputs["accepted-regression"]) == ("accepted", "true")

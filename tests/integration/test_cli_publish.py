@@ -246,3 +246,17 @@ def test_publish__github_gives_no_usable_answer_for_the_baseline__nothing_posted
     assert result.returncode == 3, result.stdout + result.stderr
     assert "GitHub could not be asked for the baseline" in result.stderr
     assert github.state.api_requests("POST") == [] and github.state.api_requests("PATCH") == []
+
+
+def test_publish__fork_record_renaming_every_case__judged_failed_never_no_baseline(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    # it used to be "not comparable" and judged without a baseline: on_missing_baseline warn passed it
+    record = _record(0)
+    for case in record["suites"][0]["cases"]:
+        case["id"] = case["id"].replace("/c", "/r")
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    headline = _body(github).split("\n")[1]
+    assert "every case renamed or replaced" in headline and "gate failed" in headline
+    assert "no baseline" not in headline

@@ -20,12 +20,12 @@ from agent_evals.gate.model import (
 from agent_evals.gate.paired import EPS, informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import passing_critical, select_cases
-from agent_evals.gate.policy import Policy
+from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.reuse import split_reused
 from agent_evals.gate.stats import holm
-from agent_evals.gate.suite_compare import finish, prepare
+from agent_evals.gate.suite_compare import SuiteWork, finish, prepare
 from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.trend import suite_trend
 from agent_evals.gate.unmatched import refuse_unmatched
@@ -192,41 +192,7 @@ def _compare(
     renames += [(across, policy.effective)] if across is not None else []
     renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
 
-    units = [w.unit for w in works if w.unit is not None]
-    units += [u for w in works for u in w.group_units.values()]
-    # one Holm family: every test that can fail the pull request. A drop test without a case that both
-    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
-    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
-    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
-    for unit in units:
-        if unit.stat.p_value is None:
-            unit.stat.p_adjusted = 1.0
-    units = [u for u in units if informative(u.pairs)]
-    rises = [
-        (w.result.error_rise, w.pick.knobs)
-        for w in works
-        if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
-    ]
-    adjusted = holm(
-        [1.0 if u.stat.p_value is None else u.stat.p_value for u in units]
-        + [r.p_value for r, _ in rises]
-        + [check.p_value for check, _ in renames]
-    )
-    for (check, knobs), p_adj in zip(renames, adjusted[len(units) + len(rises) :], strict=True):
-        check.p_adjusted = p_adj
-        check.significant = p_adj < knobs.alpha
-        check.failed = check.significant and check.delta is not None and check.delta <= -knobs.max_drop + EPS
-    for (rise, knobs), p_adj in zip(rises, adjusted[len(units) : len(units) + len(rises)], strict=True):
-        rise.p_adjusted = p_adj
-        rise.significant = p_adj < knobs.alpha
-    for unit, p_adj in zip(units, adjusted[: len(units)], strict=True):
-        unit.stat.p_adjusted = p_adj
-        unit.stat.significant = p_adj < unit.knobs.alpha
-        delta = unit.stat.delta
-        if delta is not None and delta < 0 and delta <= -unit.knobs.max_drop and not unit.stat.significant:
-            unit.stat.settle = settle_hint(
-                unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
-            )
+    _holm_family(works, renames)
 
     usage_gate.settle([w.result for w in works])
     # a shard record holds one slice of a run: like an interrupted run, it can never pass
@@ -306,6 +272,47 @@ def _compare(
         replaced=replaced,
         renamed_suites=across,
     )
+
+
+def _holm_family(works: Sequence[SuiteWork], renames: Sequence[tuple[RenameCheck, Knobs]]) -> None:
+    """Adjust every test that can fail the pull request together (Holm): the suites' and gated groups'
+    drop tests, the error-rise tests and the renamed-cases tests; each gets its adjusted p-value and
+    whether it is significant."""
+    units = [w.unit for w in works if w.unit is not None]
+    units += [u for w in works for u in w.group_units.values()]
+    # one Holm family: every test that can fail the pull request. A drop test without a case that both
+    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
+    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
+    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
+    for unit in units:
+        if unit.stat.p_value is None:
+            unit.stat.p_adjusted = 1.0
+    units = [u for u in units if informative(u.pairs)]
+    rises = [
+        (w.result.error_rise, w.pick.knobs)
+        for w in works
+        if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
+    ]
+    adjusted = holm(
+        [1.0 if u.stat.p_value is None else u.stat.p_value for u in units]
+        + [r.p_value for r, _ in rises]
+        + [check.p_value for check, _ in renames]
+    )
+    for (check, knobs), p_adj in zip(renames, adjusted[len(units) + len(rises) :], strict=True):
+        check.p_adjusted = p_adj
+        check.significant = p_adj < knobs.alpha
+        check.failed = check.significant and check.delta is not None and check.delta <= -knobs.max_drop + EPS
+    for (rise, knobs), p_adj in zip(rises, adjusted[len(units) : len(units) + len(rises)], strict=True):
+        rise.p_adjusted = p_adj
+        rise.significant = p_adj < knobs.alpha
+    for unit, p_adj in zip(units, adjusted[: len(units)], strict=True):
+        unit.stat.p_adjusted = p_adj
+        unit.stat.significant = p_adj < unit.knobs.alpha
+        delta = unit.stat.delta
+        if delta is not None and delta < 0 and delta <= -unit.knobs.max_drop and not unit.stat.significant:
+            unit.stat.settle = settle_hint(
+                unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
+            )
 
 
 def _suites_renamed(base_suites: Mapping[str, SuiteSummary], cand: RunSummary) -> RenameCheck | None:

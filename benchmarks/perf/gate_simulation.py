@@ -270,11 +270,14 @@ def confirm_shapes(rng: random.Random, reps: int) -> None:
         )
 
 
-def rename_fails(rng: random.Random, n: int, k: int, share: float, drop: float = 0.0) -> bool:
+def rename_fails(
+    rng: random.Random, n: int, k: int, share: float, drop: float = 0.0, *, same_input: bool = False
+) -> bool:
     """One suite of which ``share`` of the cases were renamed (new ids, so not paired): the paired test
     over the kept cases and the unpaired exact test of the removed against the added cases, under Holm
     (the rename test joins the family only when it can reach alpha, as in the gate). ``drop``: the
-    added cases lose that share of their pass probability (0: a rename with no real change)."""
+    added cases lose that share of their pass probability (0: a rename with no real change).
+    ``same_input``: each renamed case kept its input, so the test pairs it with its old self."""
     probs = population(rng, n, "flaky")
     moved = round(n * share)
     kept, gone = probs[moved:], probs[:moved]
@@ -283,7 +286,10 @@ def rename_fails(rng: random.Random, n: int, k: int, share: float, drop: float =
     after = [Fraction(independent(rng, p * (1.0 - drop), k), k) for p in gone]
     p_pair = conditional.drop_p(pairs).p_value if pairs else 1.0
     tests = [(p_pair, delta_of(pairs) if pairs else 0.0)]
-    p_ren, floor, _ = renamed.drop_p(before, after)
+    if same_input:
+        p_ren, floor, _ = renamed.drop_p([], [], list(zip(before, after, strict=True)))
+    else:
+        p_ren, floor, _ = renamed.drop_p(before, after)
     if floor < KNOBS.alpha:
         tests.append((p_ren, float(sum(after) - sum(before)) / moved))
     adjusted = holm([p for p, _ in tests])
@@ -295,16 +301,20 @@ def rename_fails(rng: random.Random, n: int, k: int, share: float, drop: float =
 def rename_shapes(rng: random.Random, reps: int) -> None:
     print(
         f"\nSome cases renamed (new ids, same cases), flaky suites ({reps:,} replicates): false FAIL with no "
-        "change, and FAIL when the renamed cases lose half their pass probability"
+        "change, and FAIL when the renamed cases lose half their pass probability; unpaired (new inputs "
+        "too, or none recorded) and paired by their unchanged input"
     )
-    print("  shape     renamed    no change (false FAIL)      renamed cases broken (power)")
+    print(
+        "  shape   renamed  no change, unpaired         no change, paired           broken, unpaired          broken, paired"
+    )
     for n, k in ((20, 1), (50, 1), (50, 3), (200, 1), (200, 3)):
         for share in (0.1, 0.25, 0.5):
-            if n * share < 2:
-                continue
-            false = sum(rename_fails(rng, n, k, share) for _ in range(reps))
-            power = sum(rename_fails(rng, n, k, share, drop=0.5) for _ in range(reps))
-            print(f"  {n:3}x{k}     {share:4.0%}      {rate(false, reps)}     {rate(power, reps)}")
+            cells = []
+            for drop in (0.0, 0.5):
+                for same in (False, True):
+                    hits = sum(rename_fails(rng, n, k, share, drop, same_input=same) for _ in range(reps))
+                    cells.append(rate(hits, reps))
+            print(f"  {n:3}x{k}   {share:4.0%}    " + "   ".join(cells))
 
 
 def main() -> None:

@@ -218,6 +218,8 @@ class RenameCheck(GateModel):
     """Removed cases with a graded baseline trial (the test's first group)."""
     added_graded: int = 0
     """Added cases with a graded candidate trial (its second group)."""
+    paired_by_input: int = 0
+    """Removed and added cases paired because they have the same recorded input (a rename)."""
     baseline_rate: float | None = None
     """Mean pass fraction of the removed cases in the baseline."""
     candidate_rate: float | None = None

@@ -303,3 +303,57 @@ def test_markdown__removed_case_id_in_the_headline__escaped_and_no_mention(recor
     line = text.splitlines()[1]
     assert "1 case removed: home: g/@\u200dadmin &lt;b&gt;" in line
     assert "<b>" not in line and "[l](" not in line
+
+
+def brute_force_paired(
+    before: list[Fraction], after: list[Fraction], pairs: list[tuple[Fraction, Fraction]]
+) -> float:
+    """Every split of the unpaired cases times every exchange within the pairs, equally likely."""
+    pooled = before + after
+    observed = sum(after) + sum(a for _, a in pairs)
+    hits = total = 0
+    for idx in itertools.combinations(range(len(pooled)), len(after)):
+        for swaps in itertools.product((0, 1), repeat=len(pairs)):
+            s = sum(pooled[i] for i in idx) + sum(pair[1 - w] for pair, w in zip(pairs, swaps, strict=True))
+            hits += s <= observed
+            total += 1
+    return hits / total
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "pairs", "expected"),
+    [
+        ([], [], [(F(1), F(0))] * 4, 1 / 16),  # four renamed cases flipped: the sign test, (1/2)^4
+        ([], [], [(F(1), F(1))] * 3 + [(F(1), F(0))] * 2, 1 / 4),  # unchanged pairs weigh nothing
+        ([F(1), F(0)], [F(0)], [(F(2, 3), F(1, 3)), (F(1), F(1, 3))], None),
+        ([F(1)] * 3, [F(0), F(1, 2)], [(F(0), F(1)), (F(1, 3), F(0))], None),
+    ],
+)
+def test_drop_p__cases_paired_by_input__the_exact_paired_randomization_test(
+    before: list[Fraction],
+    after: list[Fraction],
+    pairs: list[tuple[Fraction, Fraction]],
+    expected: float | None,
+) -> None:
+    p, floor, method = drop_p(before, after, pairs)
+    assert method == "permutation-exact"
+    assert p == pytest.approx(expected if expected is not None else brute_force_paired(before, after, pairs))
+    assert floor <= p
+
+
+def test_compare__renamed_cases_with_the_same_input__paired_and_the_flips_fail(record) -> None:
+    # 40 cases renamed, same inputs: 34 unchanged (8 of them failing before and now), 6 flipped to failing.
+    # Unpaired, the same results give p = 0.105 (not significant); paired, only the 6 flips are random.
+    base = record({"home": {**passing("k", 10), **passing("c", 32), **passing("f", 8, "F")}})
+    cand = record(
+        {"home": {**passing("k", 10), **passing("r", 26), **passing("x", 6, "F"), **passing("g", 8, "F")}}
+    )
+    inputs = [f"ask {i}" for i in range(40)]
+    for doc in (base, cand):
+        for case, text in zip(doc["suites"][0]["cases"][10:], inputs, strict=True):
+            case["input"] = text
+    result = compare(base, cand)
+    check = result.suites[0].renamed
+    assert check is not None and check.paired_by_input == 40
+    assert check.p_value == pytest.approx(1 / 64)
+    assert (result.exit_code, blocking(result)) == (1, ["renamed"])

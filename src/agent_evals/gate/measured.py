@@ -56,11 +56,16 @@ def replaced_message(label: str, removed: Sequence[str], added: Sequence[str]) -
 
 def rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
     """Why the added cases' results fail the gate against the removed cases' baseline results."""
+    test = (
+        f"exact test, {check.paired_by_input:,} of them paired with a removed case by their input"
+        if check.paired_by_input
+        else "unpaired exact test"
+    )
     return (
         f"{label}: the {check.added_graded:,} added cases pass {pct(check.candidate_rate or 0.0)} where the "
         f"{check.removed_graded:,} removed cases passed {pct(check.baseline_rate or 0.0)} in the baseline: "
-        f"a drop of {points(-(check.delta or 0.0))} ({pvalue(check.p_adjusted)} adjusted, unpaired exact "
-        f"test; tolerated drop {points(knobs.max_drop)}). Renamed or replaced cases are compared with the "
+        f"a drop of {points(-(check.delta or 0.0))} ({pvalue(check.p_adjusted)} adjusted, {test}; "
+        f"tolerated drop {points(knobs.max_drop)}). Renamed or replaced cases are compared with the "
         f"cases they replace; {ACCEPT}."
     )
 

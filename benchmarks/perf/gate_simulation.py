@@ -286,7 +286,7 @@ def rename_fails(
     after = [Fraction(independent(rng, p * (1.0 - drop), k), k) for p in gone]
     p_pair = conditional.drop_p(pairs).p_value if pairs else 1.0
     tests = [(p_pair, delta_of(pairs) if pairs else 0.0)]
-    if same_input:
+    if same_input and moved >= renamed.PAIRED_MIN:  # as the gate does: few pairs are tested unpaired
         p_ren, floor, _ = renamed.drop_p([], [], list(zip(before, after, strict=True)))
     else:
         p_ren, floor, _ = renamed.drop_p(before, after)

@@ -357,3 +357,17 @@ def test_compare__renamed_cases_with_the_same_input__paired_and_the_flips_fail(r
     assert check is not None and check.paired_by_input == 40
     assert check.p_value == pytest.approx(1 / 64)
     assert (result.exit_code, blocking(result)) == (1, ["renamed"])
+
+
+def test_compare__few_renamed_cases_with_the_same_input__tested_unpaired(record) -> None:
+    # 4 pairs have 16 outcomes: never below alpha; unpaired, 4 passing cases now failing give 1/70
+    base, cand = (
+        record({"home": passing("c", 20)}),
+        record({"home": {**passing("c", 16), **passing("r", 4, "F")}}),
+    )
+    for doc in (base, cand):
+        for i, case in enumerate(doc["suites"][0]["cases"][16:]):
+            case["input"] = f"ask {i}"
+    check = compare(base, cand).suites[0].renamed
+    assert check is not None and check.paired_by_input == 0
+    assert check.p_value == pytest.approx(1 / 70)

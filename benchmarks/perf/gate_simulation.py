@@ -1,6 +1,7 @@
 """Simulate the gate on synthetic suites: false FAILs with no change, power, power at the printed MDE.
 
 Usage: python benchmarks/perf/gate_simulation.py [--replicates N] [--power-replicates N] [--seed S] [--quick]
+       [--only-renames]
 
 Suites: "deterministic" (80% of cases always pass, 20% always fail) and "flaky" (70% always pass, 15%
 always fail, 15% pass with a probability drawn from [0.2, 0.8]); 20, 50, 100 or 200 cases; 1, 3 or 5
@@ -22,8 +23,9 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
+from fractions import Fraction
 
-from agent_evals.gate import conditional
+from agent_evals.gate import conditional, renamed
 from agent_evals.gate.paired import EPS, Pairs, delta_stat, over_error_budget
 from agent_evals.gate.policy import Knobs
 from agent_evals.gate.stats import holm, wilson_interval
@@ -268,6 +270,53 @@ def confirm_shapes(rng: random.Random, reps: int) -> None:
         )
 
 
+def rename_fails(
+    rng: random.Random, n: int, k: int, share: float, drop: float = 0.0, *, same_input: bool = False
+) -> bool:
+    """One suite of which ``share`` of the cases were renamed (new ids, so not paired): the paired test
+    over the kept cases and the unpaired exact test of the removed against the added cases, under Holm
+    (the rename test joins the family only when it can reach alpha, as in the gate). ``drop``: the
+    added cases lose that share of their pass probability (0: a rename with no real change).
+    ``same_input``: each renamed case kept its input, so the test pairs it with its old self."""
+    probs = population(rng, n, "flaky")
+    moved = round(n * share)
+    kept, gone = probs[moved:], probs[:moved]
+    pairs = draw_pairs(rng, kept, kept, k, independent)
+    before = [Fraction(independent(rng, p, k), k) for p in gone]
+    after = [Fraction(independent(rng, p * (1.0 - drop), k), k) for p in gone]
+    p_pair = conditional.drop_p(pairs).p_value if pairs else 1.0
+    tests = [(p_pair, delta_of(pairs) if pairs else 0.0)]
+    if same_input and moved >= renamed.PAIRED_MIN:  # as the gate does: few pairs are tested unpaired
+        p_ren, floor, _ = renamed.drop_p([], [], list(zip(before, after, strict=True)))
+    else:
+        p_ren, floor, _ = renamed.drop_p(before, after)
+    if floor < KNOBS.alpha:
+        tests.append((p_ren, float(sum(after) - sum(before)) / moved))
+    adjusted = holm([p for p, _ in tests])
+    return any(
+        p < KNOBS.alpha and d <= -KNOBS.max_drop + EPS for (_, d), p in zip(tests, adjusted, strict=True)
+    )
+
+
+def rename_shapes(rng: random.Random, reps: int) -> None:
+    print(
+        f"\nSome cases renamed (new ids, same cases), flaky suites ({reps:,} replicates): false FAIL with no "
+        "change, and FAIL when the renamed cases lose half their pass probability; unpaired (new inputs "
+        "too, or none recorded) and paired by their unchanged input"
+    )
+    print(
+        "  shape   renamed  no change, unpaired         no change, paired           broken, unpaired          broken, paired"
+    )
+    for n, k in ((20, 1), (50, 1), (50, 3), (200, 1), (200, 3)):
+        for share in (0.1, 0.25, 0.5):
+            cells = []
+            for drop in (0.0, 0.5):
+                for same in (False, True):
+                    hits = sum(rename_fails(rng, n, k, share, drop, same_input=same) for _ in range(reps))
+                    cells.append(rate(hits, reps))
+            print(f"  {n:3}x{k}   {share:4.0%}    " + "   ".join(cells))
+
+
 def main() -> None:
     """Run every scenario and print the figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -275,16 +324,22 @@ def main() -> None:
     parser.add_argument("--power-replicates", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--quick", action="store_true", help="500 and 200 replicates: a smoke run")
+    parser.add_argument("--only-renames", action="store_true", help="only the renamed-cases scenario")
     args = parser.parse_args()
     reps, power_reps = (500, 200) if args.quick else (args.replicates, args.power_replicates)
     rng = random.Random(args.seed)
     started = time.perf_counter()
     print(f"alpha {KNOBS.alpha}, max_drop {KNOBS.max_drop}")
+    if args.only_renames:
+        rename_shapes(rng, reps)
+        print(f"\n(simulated in {time.perf_counter() - started:.0f} s)")
+        return
     small_regressions()
     no_change(rng, reps)
     correlated_trials(rng, reps)
     history_shapes(rng, reps)
     confirm_shapes(rng, reps)
+    rename_shapes(rng, reps)
     holm_five(rng, reps)
     errors_near_budget(rng, reps)
     power_at_mde(rng, power_reps)

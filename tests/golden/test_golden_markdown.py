@@ -68,7 +68,8 @@ def test_golden_markdown__every_scenario__starts_with_marker_and_verdict_and_fit
         ),
         (
             "new_and_removed",
-            "### ⚠️ agent-evals: no regression (1 suite removed; runs not alike in 1 suite) · gate passed with warnings",
+            "### ⚠️ agent-evals: no regression (1 suite removed: legacy-v0; 1 case removed: home-v1: "
+            "lights/retired-scenario; runs not alike in 1 suite) · gate passed with warnings",
         ),
         (
             "errors_over_budget",

@@ -128,7 +128,6 @@ def test_compare__missing_baseline_file__follows_on_missing_baseline(tmp_path: P
         (record(PASSING) | {"suites": [{"id": "home", "kind": "x"}]}, [], "'suites.0.kind'"),
         (record(PASSING), ["--max-drop", "2"], "'--max-drop'"),
         (record(PASSING), ["--alpha", "0"], "'--alpha'"),
-        (record({"lights/x": "P"}), [], "share no"),
     ],
 )
 def test_compare__bad_input__exit_2_with_what_and_where(

@@ -485,3 +485,17 @@ def test_publish__no_record_after_an_earlier_pass__sticky_comment_says_no_verdic
     [comment] = same_repo.state.comments[SAME]
     assert "no verdict" in comment["body"] and "gate passed" not in comment["body"]
     assert _status(same_repo)["state"] == "error"
+
+
+def test_publish__fork_record_renaming_every_case__judged_failed_never_no_baseline(
+    github: GitHubServer, tmp_path: Path
+) -> None:
+    # it used to be "not comparable" and judged without a baseline: on_missing_baseline warn passed it
+    record = _record(0)
+    for case in record["suites"][0]["cases"]:
+        case["id"] = case["id"].replace("/c", "/r")
+    result = _publish(github, tmp_path, str(_artifact(tmp_path, record)))
+    assert result.returncode == 0, result.stderr
+    headline = _body(github).split("\n")[1]
+    assert "every case renamed or replaced" in headline and "gate failed" in headline
+    assert "no baseline" not in headline

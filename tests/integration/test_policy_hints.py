@@ -106,18 +106,19 @@ def test_flag_over_100__no_fraction_hint() -> None:
         ("house/*", True, None),
     ],
 )
-def test_compare__override_matching_nothing__is_reported(
+def test_compare__override_matching_nothing__is_a_usage_error(
     tmp_path: Path, pattern: str, warned: bool, suggestion: str | None
 ) -> None:
+    # it used to be a warning (exit 0): the stricter knobs of a misspelt glob silently applied to nothing
     (tmp_path / "r.json").write_text(json.dumps(REC), encoding="utf-8")
     (tmp_path / "agent-evals.yaml").write_text(
         f"gate:\n  overrides:\n    '{pattern}':\n      min_pass_rate: 0.5\n", encoding="utf-8"
     )
     done = _invoke(["compare", "r.json", "r.json"], tmp_path)
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == (2 if warned else 0), done.output
     line = f"agent-evals.yaml: override '{pattern}' matches no suite or group of this run"
     assert (line in done.output) is warned
-    assert ("warning: " in done.output) is warned
+    assert ("error: " in done.output) is warned
     if suggestion:
         assert f"did you mean '{suggestion}'?" in done.output
 

@@ -113,15 +113,6 @@ def build_policy(candidate: Document | RunSummary, policy_file: Path | None, fla
     return resolve_policy(repo_config=repo_config, suite_blocks=blocks, overrides=flags)
 
 
-def warn_unmatched_overrides(policy: Policy, candidate: RunSummary) -> None:
-    """Say on stderr which override globs match no suite or group of the candidate (likely typos)."""
-    from agent_evals.gate.policy import unmatched_overrides
-
-    groups = {s.header["id"]: list(s.view.groups) for s in candidate.suites}
-    for message in unmatched_overrides(policy, groups):
-        click.echo(f"warning: {message}", err=True)
-
-
 def render_report(comparison: Comparison, kind: str) -> str:
     """Render one report kind (markdown|md, junit, html, json); renderers are imported only when asked for."""
     if kind in ("markdown", "md"):
@@ -290,7 +281,6 @@ def compare(
         check_history_files(candidate, cand, earlier)
         base, info = _baseline(baseline)
         policy = build_policy(cand, policy_file, flags)
-        warn_unmatched_overrides(policy, cand)
         # JUnit and HTML show every case; the other reports list only the cases that changed or errored
         every_case = junit is not None or html is not None
         comparison = compare_documents(

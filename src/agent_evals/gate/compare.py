@@ -5,26 +5,30 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.errors import RunRecordError, UsageError
+from agent_evals.errors import UsageError
 from agent_evals.gate import usage_gate
 from agent_evals.gate.legacy_ids import map_legacy_ids
+from agent_evals.gate.measured import ACCEPT, named, rename_message
 from agent_evals.gate.model import (
     BaselineInfo,
     Comparison,
     Mode,
     Reason,
+    RenameCheck,
     RunInfoView,
 )
-from agent_evals.gate.paired import informative, settle_hint
+from agent_evals.gate.paired import EPS, informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import passing_critical, select_cases
-from agent_evals.gate.policy import Policy
+from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.reader import Document, gc_paused, record_to_document
+from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.reuse import split_reused
 from agent_evals.gate.stats import holm
-from agent_evals.gate.suite_compare import finish, prepare
+from agent_evals.gate.suite_compare import SuiteWork, finish, prepare
 from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.trend import suite_trend
+from agent_evals.gate.unmatched import refuse_unmatched
 from agent_evals.gate.verdict import removed_critical_message, worst_outcome, worst_verdict
 
 if TYPE_CHECKING:
@@ -72,22 +76,26 @@ def single_run(
     )
 
 
-def _overlap_or_refuse(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> None:
-    base_any = any(s.view.cases for s in base_suites.values())
-    cand_any = any(s.view.cases for s in candidate.suites)
-    if not (base_any and cand_any):
-        return
+def _shares_nothing(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> bool:
+    """Both sides have cases and no (suite id, case id) is on both: every case renamed or replaced."""
+    if not any(s.view.cases for s in base_suites.values()) or not any(s.view.cases for s in candidate.suites):
+        return False
     for suite in candidate.suites:
         base_suite = base_suites.get(suite.header["id"])
         if base_suite is not None:
             ids = base_suite.view.cases
             if any(cid in ids for cid in suite.view.cases):
-                return
-    raise RunRecordError(
-        "the baseline and the candidate share no (suite id, case id): they are not runs of the same "
-        f"suites (baseline suites: {', '.join(sorted(base_suites)[:5])}; candidate suites: "
-        f"{', '.join(sorted(s.header['id'] for s in candidate.suites)[:5])}). "
-        "Compare runs of the same benchmarks or eval files."
+                return False
+    return True
+
+
+def _replaced_message(base_suites: Mapping[str, SuiteSummary], candidate: RunSummary) -> str:
+    base_ids = sorted(base_suites)
+    cand_ids = [s.header["id"] for s in candidate.suites]
+    return (
+        "Every case was renamed or replaced: this run shares no (suite id, case id) with its baseline "
+        f"(baseline suites: {named(base_ids)}; this run's: {named(cand_ids)}), so nothing could be "
+        f"compared and the gate cannot pass; {ACCEPT}."
     )
 
 
@@ -158,8 +166,9 @@ def _compare(
         _ran_or_refuse(base, cand)
     base, cand, reused, reuse_notes = split_reused(base, cand)  # copies of the baseline: no evidence
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
-    if base is not None:
-        _overlap_or_refuse(base_suites, cand)
+    replaced = base is not None and _shares_nothing(base_suites, cand)
+    if mode == "compare":
+        refuse_unmatched(policy, cand, base)
     info = baseline_info or _info_from(base)
     picks = [
         select_cases(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
@@ -174,44 +183,28 @@ def _compare(
                 work.pick.sid, earlier, base, work.result.baseline.rate, cand, work.result.candidate.rate
             )
 
-    units = [w.unit for w in works if w.unit is not None]
-    units += [u for w in works for u in w.group_units.values()]
-    # one Holm family: every test that can fail the pull request. A drop test without a case that both
-    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
-    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
-    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
-    for unit in units:
-        if unit.stat.p_value is None:
-            unit.stat.p_adjusted = 1.0
-    units = [u for u in units if informative(u.pairs)]
-    rises = [
-        (w.result.error_rise, w.pick.knobs)
-        for w in works
-        if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
-    ]
-    adjusted = holm(
-        [1.0 if u.stat.p_value is None else u.stat.p_value for u in units] + [r.p_value for r, _ in rises]
-    )
-    for (rise, knobs), p_adj in zip(rises, adjusted[len(units) :], strict=True):
-        rise.p_adjusted = p_adj
-        rise.significant = p_adj < knobs.alpha
-    for unit, p_adj in zip(units, adjusted[: len(units)], strict=True):
-        unit.stat.p_adjusted = p_adj
-        unit.stat.significant = p_adj < unit.knobs.alpha
-        delta = unit.stat.delta
-        if delta is not None and delta < 0 and delta <= -unit.knobs.max_drop and not unit.stat.significant:
-            unit.stat.settle = settle_hint(
-                unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
-            )
+    # a partial baseline lacks cases that are not new, and a partial candidate lacks cases it did not remove
+    whole = partial_run(base.run) is None and partial_run(cand.run) is None if base is not None else False
+    for work in works if not whole else ():
+        work.result.renamed = None
+    across = _suites_renamed(base_suites, cand) if whole else None
+    renames = [(w.result.renamed, w.pick.knobs) for w in works if w.result.renamed is not None]
+    renames += [(across, policy.effective)] if across is not None else []
+    renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
+
+    _holm_family(works, renames)
 
     usage_gate.settle([w.result for w in works])
+    # a shard record holds one slice of a run: like an interrupted run, it can never pass
+    incomplete = not cand.run.get("complete", True) or bool(cand.run.get("shard"))
     suites = [
         finish(
             w,
             policy,
-            report_missing=mode == "compare",
+            report_missing=mode == "compare" and not (replaced and w.pick.sid not in base_suites),
             side_details=side_details,
             cases=case_detail != "none",
+            complete=not incomplete,
         )
         for w in works
     ]
@@ -221,22 +214,13 @@ def _compare(
             lacks_baseline(suite, partial)
     cand_ids = {s.header["id"] for s in cand.suites}
     removed = [sid for sid in base_suites if sid not in cand_ids]
-    # a shard record holds one slice of a run: like an interrupted run, it can never pass
-    incomplete = not cand.run.get("complete", True) or bool(cand.run.get("shard"))
     not_run_suites: list[str] = []
     if incomplete:  # what an interrupted run never reached was not removed: it was not run
         not_run_suites, removed = removed, []
         for suite in suites:
             mark_not_run(suite)
     reasons = [r for s in suites for r in s.reasons]
-    reasons += [
-        Reason(
-            kind="removed-suite",
-            message=f"Suite {sid} ran in the baseline but not in this run.",
-            suite_id=sid,
-        )
-        for sid in removed
-    ]
+    reasons += _run_reasons(base_suites, cand, policy, removed, replaced and not incomplete, across)
     guarded = [
         (sid, case_id, knobs.critical == "fail")
         for sid in removed
@@ -266,8 +250,11 @@ def _compare(
     reasons.sort(key=lambda r: not r.blocking)
     outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
     outcomes += ["fail" if blocking else "warn" for _, _, blocking in guarded]
+    run_blocking = any(r.blocking for r in reasons if r.kind in ("removed-suite", "replaced", "renamed"))
+    outcomes += ["fail"] if run_blocking else []
     # a removed suite's passing critical case fails the gate like a critical flip: so says the verdict
     verdicts = [s.verdict for s in suites] + ["failed" for _, _, blocking in guarded if blocking]
+    verdicts += ["failed"] if run_blocking else []
     return Comparison(
         mode=mode,
         verdict=worst_verdict(verdicts) if verdicts else ("reused" if reused else "no-baseline"),
@@ -282,7 +269,96 @@ def _compare(
         candidate=_run_info(cand.run),
         notes=notes,
         reused_suites=reused,
+        replaced=replaced,
+        renamed_suites=across,
     )
+
+
+def _holm_family(works: Sequence[SuiteWork], renames: Sequence[tuple[RenameCheck, Knobs]]) -> None:
+    """Adjust every test that can fail the pull request together (Holm): the suites' and gated groups'
+    drop tests, the error-rise tests and the renamed-cases tests; each gets its adjusted p-value and
+    whether it is significant."""
+    units = [w.unit for w in works if w.unit is not None]
+    units += [u for w in works for u in w.group_units.values()]
+    # one Holm family: every test that can fail the pull request. A drop test without a case that both
+    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
+    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
+    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
+    for unit in units:
+        if unit.stat.p_value is None:
+            unit.stat.p_adjusted = 1.0
+    units = [u for u in units if informative(u.pairs)]
+    rises = [
+        (w.result.error_rise, w.pick.knobs)
+        for w in works
+        if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
+    ]
+    adjusted = holm(
+        [1.0 if u.stat.p_value is None else u.stat.p_value for u in units]
+        + [r.p_value for r, _ in rises]
+        + [check.p_value for check, _ in renames]
+    )
+    for (check, knobs), p_adj in zip(renames, adjusted[len(units) + len(rises) :], strict=True):
+        check.p_adjusted = p_adj
+        check.significant = p_adj < knobs.alpha
+        check.failed = check.significant and check.delta is not None and check.delta <= -knobs.max_drop + EPS
+    for (rise, knobs), p_adj in zip(rises, adjusted[len(units) : len(units) + len(rises)], strict=True):
+        rise.p_adjusted = p_adj
+        rise.significant = p_adj < knobs.alpha
+    for unit, p_adj in zip(units, adjusted[: len(units)], strict=True):
+        unit.stat.p_adjusted = p_adj
+        unit.stat.significant = p_adj < unit.knobs.alpha
+        delta = unit.stat.delta
+        if delta is not None and delta < 0 and delta <= -unit.knobs.max_drop and not unit.stat.significant:
+            unit.stat.settle = settle_hint(
+                unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
+            )
+
+
+def _suites_renamed(base_suites: Mapping[str, SuiteSummary], cand: RunSummary) -> RenameCheck | None:
+    """The removed suites' baseline cases against the added suites' candidate cases (a suite renamed)."""
+    cand_ids = {s.header["id"] for s in cand.suites}
+    gone = [s for sid, s in base_suites.items() if sid not in cand_ids]
+    new = [s for s in cand.suites if s.header["id"] not in base_suites]
+    return rename_check(
+        [*(s.header["id"] for s in gone), *(s.header["id"] for s in new)],
+        [case for s in gone for case in s.view.cases.values()],
+        [case for s in new for case in s.view.cases.values()],
+    )
+
+
+def _run_reasons(
+    base_suites: Mapping[str, SuiteSummary],
+    cand: RunSummary,
+    policy: Policy,
+    removed: Sequence[str],
+    replaced: bool,
+    across: RenameCheck | None,
+) -> list[Reason]:
+    """The run's own reasons: suites removed (``on_removed_cases`` of each), every case renamed or
+    replaced, a drop over the suites that replaced the removed ones."""
+    reasons = []
+    for sid in removed:
+        action = policy.knobs_for(sid).on_removed_cases
+        cases = len(base_suites[sid].view.cases)
+        reasons.append(
+            Reason(
+                kind="removed-suite",
+                message=f"Suite {sid} ran in the baseline ({cases:,} {'case' if cases == 1 else 'cases'}) "
+                "but not in this run "
+                f"(on_removed_cases: {action})" + (f"; {ACCEPT}." if action == "fail" else "."),
+                suite_id=sid,
+                blocking=action == "fail",
+            )
+        )
+    if replaced and not any(s.header["id"] in base_suites for s in cand.suites):  # else each suite says it
+        reasons.append(Reason(kind="replaced", message=_replaced_message(base_suites, cand), blocking=True))
+    if across is not None and across.failed:
+        label = f"Suites {named(across.suite_ids)}"
+        reasons.append(
+            Reason(kind="renamed", message=rename_message(label, across, policy.effective), blocking=True)
+        )
+    return reasons
 
 
 def _run_info(run: dict[str, Any]) -> RunInfoView:

@@ -22,6 +22,7 @@ from agent_evals.gate.model_stats import (
     RateSummary,
     Reason,
     ReasonKind,
+    RenameCheck,
     RowKind,
     RowStatus,
     SettleHint,
@@ -56,6 +57,7 @@ __all__ = [
     "RateSummary",
     "Reason",
     "ReasonKind",
+    "RenameCheck",
     "ReusedSuite",
     "RowKind",
     "RowStatus",
@@ -159,6 +161,15 @@ class SuiteComparison(GateModel):
     """Paired usage comparisons (tokens, cost, latency) with their verdicts; empty without a baseline."""
     usage_groups: list[GroupUsage] = Field(default_factory=list)
     """Usage per trial by group over the paired measured cases."""
+    replaced: bool = False
+    """The suite has a baseline but shares no case with it: every case renamed or replaced (fails)."""
+    renamed: RenameCheck | None = None
+    """The removed cases' baseline results against the added cases' candidate results, when the suite
+    both removed and added cases."""
+    fewer_trials: list[str] = Field(default_factory=list)
+    """Cases run with fewer trials than in the baseline."""
+    trials_change: str | None = None
+    """The most common change of those cases, as ``trials 3 -> 1``."""
 
 
 class ReusedSuite(GateModel):
@@ -256,6 +267,12 @@ class Comparison(GateModel):
     """Suites copied from the baseline instead of run: kept out of every test and rate, never evidence."""
     reuse_notes: list[str] = Field(default_factory=list)
     """Why the other suites ran under ``--reuse-unchanged`` (what changed), for the report."""
+    replaced: bool = False
+    """The baseline and this run share no (suite id, case id) though both have cases: every case was
+    renamed or replaced (fails the gate)."""
+    renamed_suites: RenameCheck | None = None
+    """The removed suites' baseline cases against the added suites' candidate cases, when the run both
+    removed and added suites."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

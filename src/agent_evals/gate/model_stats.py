@@ -29,11 +29,17 @@ ReasonKind = Literal[
     "confirm",
     "usage",
     "usage-missing",
+    "replaced",
+    "renamed",
+    "removed-cases",
+    "fewer-trials",
     "redefined",
 ]
 """Why a verdict or outcome is what it is (``usage``: tokens, cost or latency rose beyond the policy;
-``usage-missing``: the candidate lost the usage the baseline measured; ``redefined``: cases whose
-definition changed since the baseline)."""
+``usage-missing``: the candidate lost the usage the baseline measured; ``replaced``: a suite, or the whole
+run, shares no case with its baseline; ``renamed``: the added cases did significantly worse than the
+removed ones; ``removed-cases``: baseline cases or suites this run lacks; ``fewer-trials``: fewer trials
+per case than the baseline's; ``redefined``: cases whose definition changed since the baseline)."""
 
 TestName = Literal[
     "mcnemar", "mcnemar-mid-p", "stratified-exact", "stratified-normal", "paired-t", "sign-flip", "none"
@@ -197,6 +203,43 @@ class ErrorRise(GateModel):
     """Holm-adjusted with the suites' and groups' drop tests."""
     significant: bool = False
     """p_adjusted < alpha."""
+
+
+class RenameCheck(GateModel):
+    """Cases removed and cases added (renamed, or replaced) in a suite or across suites: the removed
+    cases' baseline pass fractions against the added cases' candidate ones, by an unpaired exact test."""
+
+    suite_ids: list[str] = Field(default_factory=list)
+    """The suite, or (across suites) the removed suites then the added ones."""
+    removed: int
+    """Baseline cases the candidate lacks."""
+    added: int
+    """Candidate cases the baseline lacks."""
+    removed_graded: int = 0
+    """Removed cases with a graded baseline trial (the test's first group)."""
+    added_graded: int = 0
+    """Added cases with a graded candidate trial (its second group)."""
+    paired_by_input: int = 0
+    """Removed and added cases paired because they have the same recorded input (a rename)."""
+    baseline_rate: float | None = None
+    """Mean pass fraction of the removed cases in the baseline."""
+    candidate_rate: float | None = None
+    """Mean pass fraction of the added cases in the candidate."""
+    delta: float | None = None
+    """candidate_rate - baseline_rate."""
+    p_value: float = 1.0
+    """One-sided p-value for a drop (exact permutation test of case pass fractions; Fisher's exact
+    test with one trial per case)."""
+    p_floor: float = 1.0
+    """The smallest p-value these groups can give: below alpha, the test joins the Holm family."""
+    p_adjusted: float = 1.0
+    """Holm-adjusted with every other test that can fail the gate."""
+    test: str = "none"
+    """``permutation-exact``, ``permutation-normal`` (large groups) or ``none``."""
+    significant: bool = False
+    """p_adjusted < alpha."""
+    failed: bool = False
+    """Significant and a drop of at least max_drop: fails the gate."""
 
 
 class GroupRow(GateModel):

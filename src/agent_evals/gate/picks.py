@@ -41,9 +41,12 @@ class Pick:
     """Both sides have the same case ids (none new, none gone)."""
     pairs: dict[str, tuple[Key, Key]] | None
     """Case id -> (baseline key, candidate key) in candidate order, when ``same_ids``."""
+    replaced: SuiteView | None = None
+    """The baseline side of a suite that shares no case with it (every case renamed or replaced);
+    ``base_view`` is None then."""
 
 
-def _literal_brackets(glob: str) -> str:
+def literal_brackets(glob: str) -> str:
     """A glob for ``fnmatch`` with its brackets literal (``*`` and ``?`` stay wildcards): eval case ids
     hold them (``eval_x.py::test_refund[big]``), so a critical glob naming such an id matches it,
     as ``--filter`` does, instead of reading ``[big]`` as one of three letters."""
@@ -53,7 +56,7 @@ def _literal_brackets(glob: str) -> str:
 def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
     """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
     if globs:
-        patterns = [_literal_brackets(g) for g in globs]
+        patterns = [literal_brackets(g) for g in globs]
         for case in view.cases.values():
             if not case.critical:
                 case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in patterns)
@@ -106,8 +109,11 @@ def select_cases(
     base = base_view.cases if base_view is not None else None
     if base is not None:
         _keep_baseline_critical(base, cand)
+    replaced = None
     if base is not None and not any(cid in base for cid in cand):
-        base = base_view = None  # nothing in common: treated as having no baseline (the fingerprint says why)
+        # nothing in common: nothing to pair (the fingerprint says why); a failure when both sides have cases
+        replaced = base_view if base and cand else None
+        base = base_view = None
     quiet = _QUIET if listed_only else frozenset()
     same_ids = base is not None and base.keys() == cand.keys()  # the usual case: one pass, in C
     pairs: dict[str, tuple[Key, Key]] | None = None
@@ -118,7 +124,7 @@ def select_cases(
         picked, counts = _pick_each(base or {}, cand, quiet)
         gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
     counts["removed"] += len(gone)
-    return Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs)
+    return Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs, replaced)
 
 
 Picked = list[tuple[CaseView | None, CaseView, CaseClass]]

@@ -13,6 +13,7 @@ from agent_evals.gate import breakdown, redefined, usage_gate
 from agent_evals.gate.align import CLASS_ORDER
 from agent_evals.gate.block_change import gate_block_note
 from agent_evals.gate.diffs import case_diff
+from agent_evals.gate.measured import fewer_trials, suite_reasons, trials_change
 from agent_evals.gate.model import (
     DeltaStat,
     FingerprintCheck,
@@ -30,6 +31,7 @@ from agent_evals.gate.paired import (
 )
 from agent_evals.gate.picks import Pick
 from agent_evals.gate.policy import Knobs, Policy
+from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.summary import RunSummary, SuiteSummary
 from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
@@ -75,6 +77,11 @@ def prepare(
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     differ = not pick.same_ids  # some case ids are on one side only
+    fewer = (
+        fewer_trials(base_view, cand_view, base_suite.trial_counts, suite.trial_counts)
+        if base_view is not None and base_suite is not None
+        else []
+    )
     # every rate and pair below comes from the cases counted once by (group, key)
     counts = breakdown.count_cases(base_view, cand_view, pick.pairs)
     b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
@@ -109,12 +116,21 @@ def prepare(
         cases=[],
         added_case_ids=list(filterfalse(base.__contains__, cand)) if differ and base is not None else [],
         removed_case_ids=list(filterfalse(cand.__contains__, base)) if differ and base is not None else [],
-        fingerprint=fingerprint(suite, base_suite, base is not None, pick.same_ids, versions),
+        fingerprint=fingerprint(suite, base_suite, base is not None, pick.same_ids, versions, bool(fewer)),
         usage=usage_diff(
             base_view.usage.totals() if base_view is not None else None, cand_view.usage.totals()
         ),
         counts={},
+        replaced=pick.replaced is not None,
+        renamed=None,
+        fewer_trials=[cid for cid, _, _ in fewer],
+        trials_change=trials_change(fewer) if fewer else None,
     )
+    if pick.replaced is not None:
+        result.renamed = rename_check([sid], list(pick.replaced.cases.values()), list(cand.values()))
+        result.added_case_ids, result.removed_case_ids = list(cand), list(pick.replaced.cases)
+    elif base is not None and differ:
+        result.renamed = rename_check([sid], pick.gone, [v for cid, v in cand.items() if cid not in base])
     if base_view is not None:
         result.usage_checks, result.usage_groups = usage_gate.check_suite(
             base_view, cand_view, knobs, active_table()
@@ -176,10 +192,17 @@ def _with_history(stat: DeltaStat, pick: Pick, earlier: Sequence[RunSummary], kn
 
 
 def finish(
-    work: SuiteWork, policy: Policy, *, report_missing: bool, side_details: bool, cases: bool = True
+    work: SuiteWork,
+    policy: Policy,
+    *,
+    report_missing: bool,
+    side_details: bool,
+    cases: bool = True,
+    complete: bool = True,
 ) -> SuiteComparison:
     """A prepared suite's case diffs and decision (verdict, outcome, reasons), once the p-values are
-    adjusted; ``cases=False`` builds no case diff (a run alone)."""
+    adjusted; ``cases=False`` builds no case diff (a run alone); ``complete``: the candidate is a whole
+    run (a shard or an interrupted run did not remove what it lacks)."""
     result, pick, sid = work.result, work.pick, work.result.suite_id
     picked = pick.picked if cases else []
     diffs = [case_diff(sid, b, view, klass, side_details=side_details) for b, view, klass in picked]
@@ -213,12 +236,16 @@ def finish(
         critical_removed=[d.case_id for d in diffs if d.critical_flip and d.classification == "removed"],
         lost_cases=lost,
         lost_trials=work.lost_trials,
-        report_missing=report_missing,
+        report_missing=report_missing and not result.replaced,
         fingerprint=result.fingerprint,
         baseline=result.paired_baseline if pick.base_view is not None else None,
         errors=result.error_rise,
     )
     verdicts, outcomes, reasons = [decision.verdict], [decision.outcome], list(decision.reasons)
+    for reason in suite_reasons(result, pick.knobs, complete=complete):
+        verdicts.append("failed" if reason.blocking else "passed")
+        outcomes.append("fail" if reason.blocking else "warn")
+        reasons.append(reason)
     for row in result.groups:
         if row.gated:
             group_decision = _decide_group(row, sid, policy.knobs_for(sid, row.key))
@@ -271,8 +298,11 @@ def fingerprint(
     comparable: bool,
     same_ids: bool,
     tool_versions: tuple[str | None, str | None] = (None, None),
+    fewer_trials: bool = False,
 ) -> FingerprintCheck:
-    """Whether the suite's two runs are alike: fingerprints, case ids, agent, file, tool version, trials."""
+    """Whether the suite's two runs are alike: fingerprints, case ids, agent, file, tool version, trials.
+    ``fewer_trials``: cases run with fewer trials than in the baseline, which ``on_fewer_trials`` judges
+    instead of ``on_mismatch`` (so they are no note here)."""
     cand_fp = str(suite.header.get("fingerprint") or "")
     if base_suite is None:
         return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
@@ -280,7 +310,7 @@ def fingerprint(
     base_fp = str(header.get("fingerprint") or "")
     notes = []
     if not comparable:
-        notes.append("No case id is common to both runs: the suite is reported without a baseline.")
+        notes.append("No case id is common to both runs: every case was renamed or replaced.")
     base_ids = base_suite.view.cases.keys()
     cand_ids = suite.view.cases.keys()
     if not same_ids and base_ids != cand_ids:
@@ -306,9 +336,9 @@ def fingerprint(
         notes.append(changed_gate)
     b_trials = base_suite.trial_counts
     c_trials = suite.trial_counts
-    if b_trials != c_trials:
+    if b_trials != c_trials and not fewer_trials:
         notes.append(f"Trials per case differ: {b_trials} in the baseline, {c_trials} now.")
-    matches = base_fp == cand_fp and not notes
-    if base_fp != cand_fp and not notes:
+    matches = base_fp == cand_fp and not notes and not fewer_trials
+    if base_fp != cand_fp and not notes and not fewer_trials:
         notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
     return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)

@@ -59,7 +59,7 @@ def compare_with_baseline(
             baseline_info=found.to_info(),
             history=[record_to_document(h) for h in history],
         )
-    except RunRecordError as exc:  # an artifact of unrelated suites is no baseline for these
+    except RunRecordError as exc:  # a record the reader refuses; one that shares no case fails instead
         why = f"the baseline is not comparable: {exc}"
         info = replace(found, record=None, source="none", reason_missing=why, unreadable=why).to_info()
         return compare_documents(None, record, policy, baseline_info=info)

@@ -386,7 +386,7 @@ def _judge(
     def judge(policy: Policy) -> Comparison:
         try:
             return compare_runs(found.record, fork.record, policy, baseline_info=found.to_info())
-        except RunRecordError as exc:
+        except RunRecordError as exc:  # a record the reader refuses; one that shares no case fails instead
             info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
             return compare_runs(None, fork.record, policy, baseline_info=info)
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agent_evals.report.escape import clean_text, strip_controls, truncate
 from agent_evals.report.filters import outcome_icon, pct, pluralize
 
 if TYPE_CHECKING:
@@ -19,6 +22,9 @@ _GATE_WORDS = {
 # Reason kinds, besides significant regressions, that the headline names (in this order).
 _EXTRA_REASONS = (
     ("critical-case", "critical case flipped in {suites}"),
+    ("replaced", "every case renamed or replaced in {suites}"),
+    ("renamed", "renamed or replaced cases dropped in {suites}"),
+    ("fewer-trials", "fewer trials in {suites}"),
     ("floor", "below the pass-rate floor in {suites}"),
     ("error-budget", "over the error budget in {suites}"),
     ("usage", "usage rose in {suites}"),
@@ -27,6 +33,7 @@ _EXTRA_REASONS = (
     ("inconclusive", "inconclusive drop in {suites}"),
     ("missing-baseline", "no baseline for {suites}"),
     ("removed-suite", "{suites} removed"),
+    ("removed-cases", "cases removed"),
     ("incomplete-run", "incomplete run"),
     ("ungraded", "no graded trial in {suites}"),
     ("lost-grade", "cases lost their grade in {suites}"),
@@ -66,12 +73,51 @@ def total_cases(comparison: Comparison) -> int:
     return sum(s.candidate.cases for s in comparison.suites)
 
 
-def headline(comparison: Comparison, *, icon: bool = True) -> str:
+NAMED = 3
+"""Removed case and suite ids the headline names (the rest are counted)."""
+
+ID_CHARS = 60
+"""Characters kept of each id the headline names."""
+
+_SPACES = re.compile(r"\s+")
+
+
+def plain_id(text: str) -> str:
+    """An id as plain text on one line: no control character, cut to ``ID_CHARS``."""
+    return _SPACES.sub(" ", strip_controls(clean_text(truncate(text, ID_CHARS))))
+
+
+def _named(ids: list[str], name: Callable[[str], str]) -> str:
+    shown = ", ".join(name(i) for i in ids[:NAMED])
+    return shown + (f" and {len(ids) - NAMED:,} more" if len(ids) > NAMED else "")
+
+
+def _changes(comparison: Comparison, name: Callable[[str], str]) -> dict[str, str]:
+    """The phrases of what changed in what is measured, naming the first ids (through ``name``)."""
+    out = {}
+    removed = [
+        f"{s.suite_id}: {cid}" for s in comparison.suites for cid in s.removed_case_ids if not s.replaced
+    ]
+    if removed:
+        out["removed-cases"] = f"{pluralize(len(removed), 'case')} removed: {_named(removed, name)}"
+    if comparison.removed_suite_ids:
+        ids = comparison.removed_suite_ids
+        out["removed-suite"] = f"{pluralize(len(ids), 'suite')} removed: {_named(ids, name)}"
+    changes = sorted({s.trials_change for s in comparison.suites if s.trials_change and s.fewer_trials})
+    if changes and any(r.kind == "fewer-trials" for r in comparison.reasons):
+        n = len([s for s in comparison.suites if s.fewer_trials])
+        out["fewer-trials"] = f"fewer trials in {pluralize(n, 'suite')} ({', '.join(changes)})"
+    return out
+
+
+def headline(comparison: Comparison, *, icon: bool = True, name: Callable[[str], str] = plain_id) -> str:
     """The verdict line: icon, ``N regressions in M suites``, ``N cases regressed; not enough evidence``
     (cases flipped but no suite has the evidence), or ``no regression``; other reasons; outcome.
 
-    Built only from counts, never from untrusted strings, so it is safe as-is in Markdown and HTML.
-    ``icon=False`` leaves out the leading emoji (for renderers that show the outcome otherwise).
+    Built from counts, and the first few removed case and suite ids, each passed through ``name``: the
+    default keeps them plain text on one line (for the terminal, JSON and autoescaped HTML); Markdown
+    passes its escaping. ``icon=False`` leaves out the leading emoji (for renderers that show the
+    outcome otherwise).
     """
     mark = outcome_icon(comparison.outcome) + " " if icon else ""
     gate = _GATE_WORDS.get(comparison.outcome, comparison.outcome)
@@ -93,6 +139,7 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
             f"{mark}agent-evals: {rate} pass rate over {cases} in {suites} (single run, no baseline) · {gate}"
         )
     regressed = suites_with(comparison, "regression")
+    renamed = {r.suite_id for r in comparison.reasons if r.kind == "renamed" and r.blocking}
     if regressed:
         n = sum(regressed_cases_in(s) for s in regressed)
         main = f"{pluralize(max(n, 1), 'regression')} in {pluralize(len(regressed), 'suite')}"
@@ -110,12 +157,24 @@ def headline(comparison: Comparison, *, icon: bool = True) -> str:
             else f"not enough evidence at alpha {comparison.effective_policy.alpha:g}"
         )
         main = f"{pluralize(n, 'case')} regressed; {why}"
+    elif comparison.replaced:
+        main = "every case renamed or replaced, nothing in common with the baseline"
+    elif renamed:
+        main = f"pass rate dropped over renamed or replaced cases in {pluralize(len(renamed), 'suite')}"
     elif comparison.baseline.unreadable and comparison.mode == "compare":
         main = "baseline unreadable, nothing compared"
     else:
         main = "no regression"
     extras = []
+    changes = _changes(comparison, name)
     for kind, phrase in _EXTRA_REASONS:
+        if kind in changes:
+            extras.append(changes[kind])
+            continue
+        if (kind in ("replaced", "removed-cases") and comparison.replaced) or (
+            kind == "renamed" and main.startswith("pass rate dropped over renamed")
+        ):
+            continue  # the main phrase says it
         ids = {s.suite_id for s in suites_with(comparison, kind)}
         ids |= {r.suite_id for r in comparison.reasons if r.kind == kind and r.suite_id is not None}
         if ids or any(r.kind == kind for r in comparison.reasons):

@@ -12,7 +12,7 @@ from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars, trend_chart
 from agent_evals.report.environment import build_environment
-from agent_evals.report.headline import headline, overall_rate
+from agent_evals.report.headline import headline, overall_rate, plain_id
 from agent_evals.report.view import collect_cases
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def render_html(
         cases = collect_cases(comparison)
         text = template.render(
             c=comparison,
-            headline=headline(comparison, icon=False),
+            headline=headline(comparison, icon=False, name=lambda text: plain_id(redactor(text))),
             title=report_title(comparison),
             cases=cases,
             limit=SECTION_LIMIT,

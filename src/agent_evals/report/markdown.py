@@ -12,7 +12,7 @@ from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.environment import build_environment
 from agent_evals.report.escape import escape_untrusted
-from agent_evals.report.headline import headline
+from agent_evals.report.headline import ID_CHARS, headline
 from agent_evals.report.view import LEVELS, ReportView, build_view, collect_cases
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ def render_markdown(
 
         environment = build_environment(kind="markdown", template_dir=template_dir, env=env)
         template = environment.get_template(TEMPLATE_NAME)
-        head = headline(comparison)
+        untrusted = environment.filters["u"]  # redacts secrets, then escapes
+        head = headline(comparison, name=lambda text: str(untrusted(text, ID_CHARS, " ")))
         full_report = f"[here]({full_report_url})" if full_report_url else DEFAULT_FULL_REPORT
         acknowledgement = _acknowledgement(accepted_label) if accepted_label is not None else ""
         cases = collect_cases(comparison)

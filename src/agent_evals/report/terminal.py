@@ -20,7 +20,7 @@ from agent_evals.report.filters import (
     pvalue,
     short_sha,
 )
-from agent_evals.report.headline import headline
+from agent_evals.report.headline import ID_CHARS, headline
 from agent_evals.report.usage_text import usage_lines
 from agent_evals.report.view import collect_cases
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, fit_middle, wrap
@@ -220,7 +220,8 @@ def render_terminal(
     default ``os.environ``), stripped of control characters and kept to one line before wrapping.
     """
     t = _Text(Redactor.from_env(env), color)
-    lines = [t.paint(line, comparison.outcome) for line in wrap(headline(comparison), width, hanging="  ")]
+    head = headline(comparison, name=lambda text: t.safe(text, ID_CHARS))
+    lines = [t.paint(line, comparison.outcome) for line in wrap(head, width, hanging="  ")]
     cand = comparison.candidate
     base = comparison.baseline
     if comparison.mode == "single_run":

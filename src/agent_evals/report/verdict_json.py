@@ -13,11 +13,11 @@ from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.gate.reader import gc_paused
 from agent_evals.report.escape import truncate
 from agent_evals.report.filters import display_path
-from agent_evals.report.headline import headline, overall_rate, regressed_cases_in, suites_with
+from agent_evals.report.headline import headline, overall_rate, plain_id, regressed_cases_in, suites_with
 from agent_evals.report.view import collect_cases
 
 if TYPE_CHECKING:
-    from agent_evals.gate.model import CaseDiff, Comparison, DeltaStat, SuiteComparison
+    from agent_evals.gate.model import CaseDiff, Comparison, DeltaStat, RenameCheck, SuiteComparison
 
 VERDICT_SCHEMA = "agent-evals/verdict@1"
 """Schema id of the JSON verdict."""
@@ -84,11 +84,22 @@ def _suite(suite: SuiteComparison, redactor: Redactor) -> dict[str, Any]:
         "counts": dict(suite.counts),
         "fingerprint_matches": suite.fingerprint.matches,
         "redefined_cases": [redactor(c) for c in suite.redefined_case_ids[:TEXT_LIMIT]],
+        "replaced": suite.replaced,
+        "renamed": _renamed(suite.renamed, redactor),
+        "removed_cases": len(suite.removed_case_ids),
+        "trials_change": suite.trials_change,
         "reasons": [
             {"kind": r.kind, "blocking": r.blocking, "message": truncate(redactor(r.message), TEXT_LIMIT)}
             for r in suite.reasons
         ],
     }
+
+
+def _renamed(check: RenameCheck | None, redactor: Redactor) -> dict[str, Any] | None:
+    """The renamed-cases test: its figures, with the suite ids redacted."""
+    if check is None:
+        return None
+    return check.model_dump() | {"suite_ids": [redactor(sid) for sid in check.suite_ids]}
 
 
 def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -101,7 +112,9 @@ def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = 
         "verdict": comparison.verdict,
         "outcome": comparison.outcome,
         "exit_code": comparison.exit_code,
-        "headline": headline(comparison),
+        "headline": headline(comparison, name=lambda text: plain_id(redactor(text))),
+        "replaced": comparison.replaced,
+        "renamed_suites": _renamed(comparison.renamed_suites, redactor),
         "pass_rate": overall_rate(comparison, "candidate"),
         "baseline_pass_rate": overall_rate(comparison, "baseline"),
         "regressions": sum(regressed_cases_in(s) for s in suites_with(comparison, "regression")),

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from agent_evals.core.record import RunRecord
-from agent_evals.errors import RunRecordError
 from agent_evals.gate.compare import compare_documents, compare_runs, single_run
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import Policy, resolve_policy
@@ -272,9 +271,12 @@ def test_compare__agent_version_differs__fingerprint_note(record, cases) -> None
     assert not fp.matches and fp.notes == ["Agent version differs: '1' in the baseline, '2' now."]
 
 
-def test_compare__no_case_ids_overlap__refused_with_clear_error(record, cases) -> None:
-    with pytest.raises(RunRecordError, match="share no"):
-        compare(record({"home": cases("doors", 5, "P")}), record({"home": cases("lights", 5, "P")}))
+def test_compare__no_case_ids_overlap__fails_every_case_renamed_or_replaced(record, cases) -> None:
+    # it used to be refused as records of other suites (exit 2): `ci` then compared without a baseline
+    result = compare(record({"home": cases("doors", 5, "P")}), record({"home": cases("lights", 5, "P")}))
+    assert (result.verdict, result.exit_code) == ("failed", 1)
+    assert [r.kind for r in result.reasons if r.blocking] == ["replaced"]
+    assert "every case was renamed or replaced" in result.reasons[0].message.lower()
 
 
 @pytest.mark.parametrize(

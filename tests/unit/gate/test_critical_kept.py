@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from agent_evals.errors import UsageError
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import resolve_policy
@@ -128,8 +129,6 @@ EVAL_IDS = [f"evals/eval_refund.py::test_refund[amount-{i}]" for i in range(20)]
         ("*::test_refund[amount-3]", [EVAL_IDS[3]]),
         ("evals/eval_refund.py::test_refund[amount-3*", [EVAL_IDS[3]]),
         ("*[amount-?]", [EVAL_IDS[3]]),
-        # brackets are text, not a character class: this names no case
-        ("evals/eval_refund.py::test_refund[amount-0-9]", []),
     ],
 )
 def test_compare__critical_glob_naming_an_eval_case_id__guards_it(
@@ -140,6 +139,16 @@ def test_compare__critical_glob_naming_an_eval_case_id__guards_it(
     result = compare(base, cand, critical_cases=(glob,))
     assert critical_reasons(result) == [(cid, True) for cid in flagged]
     assert result.exit_code == (1 if flagged else 0)
+
+
+def test_compare__critical_glob_with_brackets_naming_no_case__usage_error_naming_it(record) -> None:
+    # brackets are text, not a character class: this names no case, so it would guard nothing
+    base = record({"evals/eval_refund.py": dict.fromkeys(EVAL_IDS, "P")})
+    cand = record({"evals/eval_refund.py": {**dict.fromkeys(EVAL_IDS, "P"), EVAL_IDS[3]: "F"}})
+    with pytest.raises(
+        UsageError, match=r"'evals/eval_refund.py::test_refund\[amount-0-9\]' matches no case"
+    ):
+        compare(base, cand, critical_cases=("evals/eval_refund.py::test_refund[amount-0-9]",))
 
 
 OWN_GLOB = {"home": {"critical_cases": ["g/c0"]}}  # the suite's own gate block names its critical case

@@ -1,0 +1,125 @@
+"""Changes of what is measured that must not hide a drop: replaced, renamed and removed cases, fewer trials."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from agent_evals.gate.align import SuiteView
+from agent_evals.gate.model import Reason, RenameCheck, SuiteComparison
+from agent_evals.gate.policy import Knobs
+from agent_evals.gate.verdict import pct, points, pvalue
+
+NAMED = 5
+"""Case or suite ids named in a reason or the headline (the rest are counted)."""
+
+ACCEPT = "if that is intended, a maintainer accepts it with the accept label"
+
+
+def named(ids: Sequence[str], limit: int = NAMED) -> str:
+    """The first ``limit`` ids, then how many more."""
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
+
+
+def fewer_trials(
+    base: SuiteView, cand: SuiteView, base_counts: Sequence[int], cand_counts: Sequence[int]
+) -> list[tuple[str, int, int]]:
+    """(case id, baseline trials, candidate trials) of each shared case run with fewer trials now."""
+    if not base_counts or not cand_counts or min(cand_counts) >= max(base_counts):
+        return []  # the usual case: the same trials everywhere, nothing to walk
+    out = []
+    for cid, case in cand.cases.items():
+        old = base.cases.get(cid)
+        if old is None:
+            continue
+        before, now = len(old.raw.get("trials") or ()), len(case.raw.get("trials") or ())
+        if now < before:
+            out.append((cid, before, now))
+    return out
+
+
+def trials_change(fewer: Sequence[tuple[str, int, int]]) -> str:
+    """The most common change, as ``trials 3 -> 1``."""
+    (before, now), _ = Counter((b, c) for _, b, c in fewer).most_common(1)[0]
+    return f"trials {before} -> {now}"
+
+
+def replaced_message(label: str, removed: Sequence[str], added: Sequence[str]) -> str:
+    """Why a suite that shares no case with its baseline fails."""
+    return (
+        f"{label}: every case was renamed or replaced: it shares no case id with its baseline "
+        f"({len(removed):,} baseline cases, none in this run: {named(removed)}; {len(added):,} cases "
+        f"new: {named(added)}). Nothing could be paired, so it cannot pass; {ACCEPT}."
+    )
+
+
+def rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
+    """Why the added cases' results fail the gate against the removed cases' baseline results."""
+    test = (
+        f"exact test, {check.paired_by_input:,} of them paired with a removed case by their input"
+        if check.paired_by_input
+        else "unpaired exact test"
+    )
+    return (
+        f"{label}: the {check.added_graded:,} added cases pass {pct(check.candidate_rate or 0.0)} where the "
+        f"{check.removed_graded:,} removed cases passed {pct(check.baseline_rate or 0.0)} in the baseline: "
+        f"a drop of {points(-(check.delta or 0.0))} ({pvalue(check.p_adjusted)} adjusted, {test}; "
+        f"tolerated drop {points(knobs.max_drop)}). Renamed or replaced cases are compared with the "
+        f"cases they replace; {ACCEPT}."
+    )
+
+
+def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> list[Reason]:
+    """A suite's reasons for what changed in what it measures (``complete``: the candidate is a whole
+    run; a shard or an interrupted run lacks cases and trials without having removed them)."""
+    sid, label = result.suite_id, f"Suite {result.suite_id}"
+    reasons: list[Reason] = []
+    if not complete:
+        return reasons
+    if result.replaced:
+        reasons.append(
+            Reason(
+                kind="replaced",
+                message=replaced_message(label, result.removed_case_ids, result.added_case_ids),
+                suite_id=sid,
+                blocking=True,
+            )
+        )
+    elif result.removed_case_ids:
+        ids = result.removed_case_ids
+        action = knobs.on_removed_cases
+        reasons.append(
+            Reason(
+                kind="removed-cases",
+                message=(
+                    f"{label}: {len(ids):,} baseline {'case is' if len(ids) == 1 else 'cases are'} not in "
+                    f"this run (removed or renamed): {named(ids)} (on_removed_cases: {action})"
+                    + (f"; {ACCEPT}." if action == "fail" else ".")
+                ),
+                suite_id=sid,
+                blocking=action == "fail",
+            )
+        )
+    check = result.renamed
+    if check is not None and check.failed:
+        reasons.append(
+            Reason(kind="renamed", message=rename_message(label, check, knobs), suite_id=sid, blocking=True)
+        )
+    if result.fewer_trials:
+        fewer = result.fewer_trials
+        action = knobs.on_fewer_trials
+        reasons.append(
+            Reason(
+                kind="fewer-trials",
+                message=(
+                    f"{label}: {result.trials_change}: {len(fewer):,} "
+                    f"{'case runs' if len(fewer) == 1 else 'cases run'} with fewer trials than in the "
+                    f"baseline ({named(fewer)}), so a drop has less chance to show "
+                    f"(on_fewer_trials: {action})" + (f"; {ACCEPT}." if action == "fail" else ".")
+                ),
+                suite_id=sid,
+                blocking=action == "fail",
+            )
+        )
+    return reasons

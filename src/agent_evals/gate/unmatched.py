@@ -1,0 +1,84 @@
+"""Case and override globs of the policy that match nothing on either side: a usage error, never a silent no-op."""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+from collections.abc import Iterable
+
+from agent_evals.errors import UsageError
+from agent_evals.gate.picks import literal_brackets
+from agent_evals.gate.policy import Policy, unmatched_overrides
+from agent_evals.gate.summary import RunSummary
+
+CLOSEST = 3
+"""Closest case ids named beside a glob that matches none."""
+
+
+def _ids_and_groups(runs: Iterable[RunSummary]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    ids: dict[str, set[str]] = {}
+    groups: dict[str, set[str]] = {}
+    for run in runs:
+        for suite in run.suites:
+            sid = suite.header["id"]
+            ids.setdefault(sid, set()).update(suite.view.cases)
+            groups.setdefault(sid, set()).update(suite.view.groups)
+    return ids, groups
+
+
+def _critical_globs(policy: Policy, suites: Iterable[str]) -> list[tuple[str, str, list[str]]]:
+    """(glob, where it was written, the suites it applies to) of every ``critical_cases`` glob."""
+    suites = list(suites)
+    out = []
+    for layer in policy.layers:
+        scope = [layer.suite] if layer.suite is not None else suites
+        for glob in layer.block.critical_cases or ():
+            out.append((glob, layer.source, scope))
+        for pattern, block in layer.block.overrides.items():
+            targets = [s for s in scope if fnmatch.fnmatchcase(s, pattern)]
+            for glob in block.critical_cases or ():
+                out.append((glob, f"{layer.source}, override '{pattern}'", targets))
+    return out
+
+
+def unmatched_globs(policy: Policy, runs: Iterable[RunSummary]) -> list[str]:
+    """A message for each ``critical_cases`` glob that matches no case id, and each override glob that
+    matches no suite or group, of the given runs (the candidate, and its baseline when there is one)."""
+    ids, groups = _ids_and_groups(runs)
+    messages = []
+    for glob, source, scope in _critical_globs(policy, ids):
+        if not scope:
+            continue  # its override matches no suite: said below
+        pattern = literal_brackets(glob)
+        pool = sorted({cid for sid in scope for cid in ids.get(sid, ())})
+        if any(fnmatch.fnmatchcase(cid, pattern) for cid in pool):
+            continue
+        close = difflib.get_close_matches(glob, pool, n=CLOSEST, cutoff=0.0)
+        hint = f"; closest case ids: {', '.join(repr(c) for c in close)}" if close else ""
+        messages.append(
+            f"{source}: critical_cases glob '{glob}' matches no case of {_where(scope)} in this run or its "
+            f"baseline, so it guards nothing{hint}"
+        )
+    messages += unmatched_overrides(policy, {sid: sorted(g) for sid, g in groups.items()})
+    return messages
+
+
+def _where(scope: list[str]) -> str:
+    return f"suite {scope[0]}" if len(scope) == 1 else f"the {len(scope)} suites"
+
+
+def refuse_unmatched(policy: Policy, candidate: RunSummary, baseline: RunSummary | None) -> None:
+    """Raise a UsageError (exit 2) naming every glob of the policy that matches nothing on either side.
+
+    A shard holds only part of its suites' cases, and an interrupted run without a baseline may not
+    have reached the cases a glob names: neither is judged here (neither can pass the gate anyway)."""
+    if candidate.run.get("shard") or (baseline is None and not candidate.run.get("complete", True)):
+        return
+    runs = [candidate] if baseline is None else [candidate, baseline]
+    messages = unmatched_globs(policy, runs)
+    if messages:
+        raise UsageError(
+            "the policy names what is not in the run, so part of it would silently apply to nothing:\n  "
+            + "\n  ".join(messages)
+            + "\nFix the globs (or remove them) and compare again."
+        )

@@ -95,6 +95,16 @@ def _invoke(args: list[str]) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def _incomplete(text: str) -> bool:
+    """Whether a record's text says its run did not finish (its ``run.complete`` is false)."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return False
+    run = doc.get("run") if isinstance(doc, dict) else None
+    return isinstance(run, dict) and run.get("complete") is False
+
+
 def _check_commands(tmp: Path, text: str) -> None:
     good = tmp / "good.json"
     good.write_text(json.dumps(GOOD), encoding="utf-8")
@@ -108,7 +118,9 @@ def _check_commands(tmp: Path, text: str) -> None:
     ):
         code, output = _invoke(args)
         assert "Traceback" not in output, f"{args[0]}: {output}"
-        assert code in (0, 1, 2), f"{args[0]} exited {code}: {output}"
+        # exit 3 is the documented code of an incomplete candidate (`run.complete: false`), and only that
+        incomplete = args[0] == "compare" and args[-1] == str(bad) and _incomplete(text)
+        assert code in (0, 1, 2) or (code == 3 and incomplete), f"{args[0]} exited {code}: {output}"
         if code == 2:
             assert "error:" in output, output
 
@@ -197,3 +209,11 @@ def test_record_over_the_size_limit__refused_before_reading_exit_2_naming_the_fl
     assert code == 2 and "over the 1 MiB limit" in output and "--max-record-size" in output, output
     code, output = _invoke([command, *files, "--max-record-size", "3"])
     assert code in (0, 1), output
+
+
+def test_fuzz_rule__candidate_marked_incomplete__exit_3_never_a_pass(tmp_path: Path) -> None:
+    """The one exit 3 the fuzz tests allow: an interrupted candidate has no verdict, whatever it holds."""
+    _check_commands(tmp_path, json.dumps(_replaced(GOOD, ("run", "complete"), False)))
+    (tmp_path / "bad.json").write_text(json.dumps(_replaced(GOOD, ("run", "complete"), False)))
+    code, _ = _invoke(["compare", str(tmp_path / "good.json"), str(tmp_path / "bad.json")])
+    assert code == 3

@@ -60,7 +60,8 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
 
 def _policy_problems(inventory: Inventory) -> list[str]:
     """A bad ./agent-evals.yaml is a problem; an override matching none of the suites, a warning."""
-    from agent_evals.gate.policy import discover_repo_config, resolve_policy, unmatched_overrides
+    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.gate.unmatched import unmatched_overrides
 
     try:
         config = discover_repo_config(Path())  # shown as agent-evals.yaml, relative like other files

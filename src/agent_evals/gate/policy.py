@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -273,11 +273,11 @@ class Policy(BaseModel):
             if suite_id is None:
                 continue
             for pattern, block in layer.block.overrides.items():
-                if _matches_suite(pattern, suite_id):
+                if matches_suite(pattern, suite_id):
                     merged.update(block.settings())
             if group is not None:
                 for pattern, block in layer.block.overrides.items():
-                    if _matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
+                    if matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
                         merged.update(block.settings())
         return Knobs.model_validate(merged)
 
@@ -291,17 +291,17 @@ class Policy(BaseModel):
             if layer.suite is not None and layer.suite != suite_id:
                 continue
             for pattern in layer.block.overrides:
-                if _matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
+                if matches_group(pattern, suite_id, group, scoped=layer.suite is not None):
                     return True
         return False
 
 
-def _matches_suite(pattern: str, suite_id: str) -> bool:
+def matches_suite(pattern: str, suite_id: str) -> bool:
     return fnmatch.fnmatchcase(suite_id, pattern)
 
 
-def _matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> bool:
-    if _matches_suite(pattern, suite_id):
+def matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> bool:
+    if matches_suite(pattern, suite_id):
         return False  # a suite-level pattern (``home-*``) does not target each group on its own
     if fnmatch.fnmatchcase(f"{suite_id}/{group}", pattern):
         return True
@@ -387,35 +387,6 @@ def _refuse_nulls(block: PolicyBlock, source: str, prefix: str, locate: Locator 
                     f"{where}: invalid policy value for '{'.'.join([prefix, *loc])}': null is not allowed; "
                     "give a value or leave the key out"
                 )
-
-
-def unmatched_overrides(policy: Policy, groups: Mapping[str, Iterable[str]]) -> list[str]:
-    """A message for each override glob that matches no suite and no ``suite/group`` of a run.
-
-    ``groups``: suite id -> its groups. Such a glob is usually a typo, and its stricter knobs
-    would then silently not apply.
-    """
-    messages = []
-    for layer in policy.layers:
-        for pattern in layer.block.overrides:
-            suites = [layer.suite] if layer.suite is not None else list(groups)
-            hit = any(
-                _matches_suite(pattern, suite)
-                or any(
-                    _matches_group(pattern, suite, group, scoped=layer.suite is not None)
-                    for group in groups.get(suite, ())
-                )
-                for suite in suites
-            )
-            if hit:
-                continue
-            names = [*suites, *(f"{suite}/{group}" for suite in suites for group in groups.get(suite, ()))]
-            close = difflib.get_close_matches(pattern, names, n=1, cutoff=0.5)
-            mean = f"; did you mean '{close[0]}'?" if close else ""
-            messages.append(
-                f"{layer.source}: override '{pattern}' matches no suite or group of this run{mean}"
-            )
-    return messages
 
 
 def _load_toml(path: Path) -> dict[str, Any]:

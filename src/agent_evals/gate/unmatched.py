@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from agent_evals.errors import UsageError
 from agent_evals.gate.picks import literal_brackets
-from agent_evals.gate.policy import Policy, unmatched_overrides
+from agent_evals.gate.policy import Policy, matches_group, matches_suite
 from agent_evals.gate.summary import RunSummary
 
 CLOSEST = 3
@@ -82,3 +82,32 @@ def refuse_unmatched(policy: Policy, candidate: RunSummary, baseline: RunSummary
             + "\n  ".join(messages)
             + "\nFix the globs (or remove them) and compare again."
         )
+
+
+def unmatched_overrides(policy: Policy, groups: Mapping[str, Iterable[str]]) -> list[str]:
+    """A message for each override glob that matches no suite and no ``suite/group`` of a run.
+
+    ``groups``: suite id -> its groups. Such a glob is usually a typo, and its stricter knobs
+    would then silently not apply.
+    """
+    messages = []
+    for layer in policy.layers:
+        for pattern in layer.block.overrides:
+            suites = [layer.suite] if layer.suite is not None else list(groups)
+            hit = any(
+                matches_suite(pattern, suite)
+                or any(
+                    matches_group(pattern, suite, group, scoped=layer.suite is not None)
+                    for group in groups.get(suite, ())
+                )
+                for suite in suites
+            )
+            if hit:
+                continue
+            names = [*suites, *(f"{suite}/{group}" for suite in suites for group in groups.get(suite, ()))]
+            close = difflib.get_close_matches(pattern, names, n=1, cutoff=0.5)
+            mean = f"; did you mean '{close[0]}'?" if close else ""
+            messages.append(
+                f"{layer.source}: override '{pattern}' matches no suite or group of this run{mean}"
+            )
+    return messages

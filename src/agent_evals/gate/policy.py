@@ -297,10 +297,12 @@ class Policy(BaseModel):
 
 
 def matches_suite(pattern: str, suite_id: str) -> bool:
+    """Whether an override glob targets the suite ``suite_id`` as a whole."""
     return fnmatch.fnmatchcase(suite_id, pattern)
 
 
 def matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> bool:
+    """Whether an override glob targets one group of a suite (``scoped``: written in that suite's own block)."""
     if matches_suite(pattern, suite_id):
         return False  # a suite-level pattern (``home-*``) does not target each group on its own
     if fnmatch.fnmatchcase(f"{suite_id}/{group}", pattern):

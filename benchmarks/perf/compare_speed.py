@@ -92,8 +92,8 @@ def make_record(n_cases: int, trials: int, seed: int, *, drift: float) -> dict[s
 
 def write(path: Path, data: dict[str, Any]) -> None:
     """Write a record the way ``agent-evals run`` does: validated model, then the product's writer."""
-    from agent_evals.core.record import RunRecord
-    from agent_evals.gate.store import write_record
+    from agent_evals.record.model import RunRecord
+    from agent_evals.record.store import write_record
 
     write_record(path, RunRecord.model_validate(data))
 
@@ -104,8 +104,8 @@ def time_steps(base: Path, cand: Path) -> str:
     then compare, then render."""
     from agent_evals.gate.compare import compare_documents
     from agent_evals.gate.policy import resolve_policy
-    from agent_evals.gate.reader import read_data
-    from agent_evals.gate.summary import summarise
+    from agent_evals.record.read import read_data
+    from agent_evals.record.summary import summarise
     from agent_evals.report.terminal import render_terminal
     from agent_evals.report.verdict_json import render_json
 

@@ -28,7 +28,7 @@ from fractions import Fraction
 from agent_evals.gate import conditional, renamed
 from agent_evals.gate.paired import EPS, Pairs, delta_stat, over_error_budget
 from agent_evals.gate.policy import Knobs
-from agent_evals.gate.stats import holm, wilson_interval
+from agent_evals.stats.exact import holm, wilson_interval
 
 KNOBS = Knobs()
 SIZES = (20, 50, 100, 200)

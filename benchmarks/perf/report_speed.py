@@ -35,7 +35,7 @@ def main() -> int:
 
     from agent_evals.gate.compare import compare_documents
     from agent_evals.gate.policy import Policy
-    from agent_evals.gate.reader import check_document
+    from agent_evals.record.read import check_document
     from agent_evals.report.html import render_html
     from agent_evals.report.junit import render_junit
     from agent_evals.report.markdown import render_markdown

@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # the real types for type checkers; at run time the names loa
     from agent_evals.evals.context import EvalContext
     from agent_evals.evals.decorator import eval
 
-__version__ = "0.1.0"
+import agent_evals.version as _version
+
+__version__ = _version.__version__
 
 # public name -> module that defines it. Loaded on first attribute access so that
 # `import agent_evals` stays light (no jinja2, requests, LangChain, autoevals, agentevals).

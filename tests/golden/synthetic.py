@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent_evals.core.record import Case as RecordCase
-from agent_evals.core.record import (
+from agent_evals.gate.compare import compare_runs
+from agent_evals.gate.model import BaselineInfo, Comparison
+from agent_evals.gate.policy import Policy
+from agent_evals.record.model import Case as RecordCase
+from agent_evals.record.model import (
     CIInfo,
     GitInfo,
     RunInfo,
@@ -16,9 +19,6 @@ from agent_evals.core.record import (
     TrialScore,
     fingerprint,
 )
-from agent_evals.gate.compare import compare_runs
-from agent_evals.gate.model import BaselineInfo, Comparison
-from agent_evals.gate.policy import Policy
 
 GROUPS = ("lights", "climate", "doors", "media", "scenes")
 

@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_evals.core.record_stream import partial_path
-from agent_evals.gate.reader import read_record
+from agent_evals.record.read import read_record
+from agent_evals.record.stream import partial_path
 from agent_evals.schemas import load_run_schema
 
 CLI = str(Path(sys.executable).with_name("agent-evals"))

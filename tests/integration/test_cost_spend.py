@@ -21,8 +21,8 @@ from agent_evals.core.eval_record import eval_result_to_run_record
 from agent_evals.core.types import EvalConfig, ExampleData, Score
 from agent_evals.cost.budget import budgeted
 from agent_evals.cost.prices import use_table
+from agent_evals.run.session import RunBuilder, run_paths
 from agent_evals.schemas import load_run_schema
-from agent_evals.session import RunBuilder, run_paths
 from servers.loopback_http import Failure
 from servers.openai_server import OpenAIServer, TextAnswer
 

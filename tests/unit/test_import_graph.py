@@ -87,8 +87,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_import_graph__sees_our_imports() -> None:
     graph = import_graph()
-    assert "agent_evals.gate.summary" in graph["agent_evals.gate.reader"]
-    assert "agent_evals.core.record" in graph["agent_evals.gate.store"]
+    assert "agent_evals.record.summary" in graph["agent_evals.record.read"]
+    assert "agent_evals.record.model" in graph["agent_evals.record.store"]
 
 
 def test_import_graph__finds_a_circle_when_there_is_one() -> None:

@@ -92,7 +92,7 @@ test_fault = eval(input="go", evaluators=[judge])(lambda: None)
 
 
 async def _evals(behaviour: str, timeout: float | None, folder: Path, kind: str) -> str | None:
-    from agent_evals.session import RunBuilder, run_paths_async
+    from agent_evals.run.session import RunBuilder, run_paths_async
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"eval_{kind}.py"

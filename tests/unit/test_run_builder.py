@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agent_evals.gate.reader import read_summary
-from agent_evals.gate.summary import RunSummary
+from agent_evals.record.read import read_summary
+from agent_evals.record.summary import RunSummary
 from agent_evals.report.terminal_run import render_digest, render_run_summary
-from agent_evals.session import RunBuilder, execute
+from agent_evals.run.session import RunBuilder, execute
 
 EVALS = """
 from agent_evals import eval, EvalContext
@@ -58,7 +58,7 @@ def test_builder_summary__equals_the_summary_read_back_from_the_written_record(
     assert {len(v.raw) for s in builder.summary().suites for v in s.view.cases.values()} == {0}
     assert all(v.raw for s in read_summary(out).suites for v in s.view.cases.values())
     # and the terminal summary from the digest is the one rendered from the whole record
-    from agent_evals.gate.reader import read_record
+    from agent_evals.record.read import read_record
 
     streamed = render_digest(builder.digest, builder.record_suites, complete=True)
     assert streamed == render_run_summary(read_record(out), max_failures=2)
@@ -71,7 +71,7 @@ def test_interrupted_builder__writes_the_cases_with_some_trials_finished(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "eval_mix.py").write_text(textwrap.dedent(EVALS), encoding="utf-8")
     builder = RunBuilder(env={}, output=tmp_path / "run.json")
-    from agent_evals.plan import plan_run
+    from agent_evals.run.plan import plan_run
 
     [suite] = plan_run(["eval_mix.py"], cwd=tmp_path).eval_suites
     builder.add_eval_suite(suite.label, suite.specs, suite_id=suite.suite_id)
@@ -87,7 +87,7 @@ def test_interrupted_builder__writes_the_cases_with_some_trials_finished(
 def test_builder_summary__of_cases_with_dimensions_added_one_by_one__equals_the_read_back_one(
     tmp_path: Path,
 ) -> None:
-    from agent_evals.core.record import Case, Suite, Trial, TrialScore
+    from agent_evals.record.model import Case, Suite, Trial, TrialScore
 
     cases = [
         Case(
@@ -150,7 +150,7 @@ def test_builder__a_short_secret_inside_a_digest__does_not_mask_the_digest(tmp_p
     redefinition check)."""
     import json
 
-    from agent_evals.core.record import Case, Suite, Trial
+    from agent_evals.record.model import Case, Suite, Trial
 
     digest = "0123456789abcdef"
     env = {"PIN_PASSWORD": "4567"}
@@ -166,7 +166,7 @@ def test_builder__a_short_secret_inside_a_digest__does_not_mask_the_digest(tmp_p
 
 
 def test_ci_info__pull_request_event__records_the_head_commit_not_the_merge_commit(tmp_path: Path) -> None:
-    from agent_evals.run_builder import ci_info
+    from agent_evals.run.builder import ci_info
 
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"head": {"sha": "e" * 40}}}))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.core.record import RunRecord
 from agent_evals.errors import EvalFileError, UsageError
+from agent_evals.record.model import RunRecord
+from agent_evals.run.session import RunBuilder, match_case_id, run_paths
 from agent_evals.schemas import load_run_schema
-from agent_evals.session import RunBuilder, match_case_id, run_paths
 
 SAMPLE = """
 from agent_evals import eval, EvalContext
@@ -234,7 +234,7 @@ def test_run_paths__timeout_override_applies_to_every_eval(project: Path) -> Non
 
 
 def test_run_builder__added_suites_are_redacted_too() -> None:
-    from agent_evals.core.record import Case, Suite, Trial
+    from agent_evals.record.model import Case, Suite, Trial
 
     builder = _builder(SERVICE_TOKEN="tok-123456")
     leaky = Case(id="cap/s1", group="cap", trials=[Trial(passed=False, error='401 for "tok-123456"')])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome
-from agent_evals.session import RunBuilder
+from agent_evals.run.session import RunBuilder
 
 
 def _live(*trials_per_case: int, complete: bool = False) -> BenchmarkResult:

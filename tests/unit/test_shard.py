@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_evals.errors import UsageError
-from agent_evals.shard import Shard, Slicer, shard_key
+from agent_evals.run.shard import Shard, Slicer, shard_key
 
 Suites = list[tuple[str, list[tuple[str, int]]]]
 
@@ -69,7 +69,7 @@ def test_positions_come_back_in_the_suite_order() -> None:
 
 def test_the_deal_ignores_pythons_salted_hash__same_slice_under_any_PYTHONHASHSEED() -> None:
     script = (
-        "from agent_evals.shard import Shard, Slicer\n"
+        "from agent_evals.run.shard import Shard, Slicer\n"
         "print(Slicer(Shard(2, 5)).take('suite', [(f'case-{i}', 1 + i % 3) for i in range(60)], {}))\n"
     )
     outputs = {

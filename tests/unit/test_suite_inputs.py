@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.core.record import Case, RunInfo, RunRecord, ShardInfo, Suite, Trial
-from agent_evals.gate.merge import merge_shards
-from agent_evals.suite_inputs import Tracker, changes, current_inputs, env_part
+from agent_evals.record.merge import merge_shards
+from agent_evals.record.model import Case, RunInfo, RunRecord, ShardInfo, Suite, Trial
+from agent_evals.run.inputs import Tracker, changes, current_inputs, env_part
 
 
 @pytest.fixture

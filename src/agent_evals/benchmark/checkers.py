@@ -13,12 +13,12 @@ from typing import Any, ClassVar
 from agent_evals.adapters.preconditions.state import StatePreconditionApplier
 from agent_evals.benchmark.json_check import check_schema, validate
 from agent_evals.benchmark.schema import OutputCheck, Scenario, ScorerRef, ToolUseCheck
-from agent_evals.benchmark.yaml_source import KeyPath, format_path
 from agent_evals.core.messages import extract_tool_calls
-from agent_evals.core.record import distinct_key
 from agent_evals.core.scorer import scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 from agent_evals.errors import AgentEvalsError
+from agent_evals.files.yaml_source import KeyPath, format_path
+from agent_evals.record.model import distinct_key
 
 MATCH_CALLS_SCORERS: dict[str, str] = {
     "exact": "ToolCallExactMatch",

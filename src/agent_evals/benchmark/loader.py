@@ -12,8 +12,8 @@ from pydantic import BaseModel, ValidationError
 
 from agent_evals.benchmark.checkers import CheckerError, compile_scenario
 from agent_evals.benchmark.schema import Benchmark, Capability, Scenario
-from agent_evals.benchmark.yaml_source import KeyPath, SourceMap, format_path, load_yaml_file
 from agent_evals.errors import BenchmarkFileError
+from agent_evals.files.yaml_source import KeyPath, SourceMap, format_path, load_yaml_file
 
 INCLUDE_PREFIX = "file://"
 """Prefix of a capability entry that names another YAML file."""
@@ -216,7 +216,7 @@ def _validate_capability(item: _Located) -> Capability:
 
 def _scenarios_from_rows(ref: str, item: _Located, *, first: int) -> list[Scenario]:
     """The scenarios of a capability's ``cases`` file, each validated and located at its row."""
-    from agent_evals.core.rows import RowError, read_rows
+    from agent_evals.files.rows import RowError, read_rows
 
     where = (*item.path, "cases")
     rel = Path(ref)

@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agent_evals.core.record import (
+from agent_evals.core.types import EvalResult, Score
+from agent_evals.record.model import (
     AgentInfo,
     Case,
     Location,
@@ -24,7 +25,6 @@ from agent_evals.core.record import (
     Usage,
     fingerprint,
 )
-from agent_evals.core.types import EvalResult, Score
 
 TEXT_LIMIT = 500
 """Longest output, prompt or expected text kept in a run record."""
@@ -352,7 +352,7 @@ class BenchmarkResult:
 
     def to_run_record(self) -> RunRecord:
         """A run record holding this benchmark as its only suite (marked incomplete when the run was)."""
-        from agent_evals import __version__
+        from agent_evals.version import __version__
 
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         run = RunInfo(

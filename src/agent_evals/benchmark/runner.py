@@ -23,7 +23,6 @@ from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Sc
 from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
 from agent_evals.core.faults import TrialFault
-from agent_evals.core.record import distinct_key
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.trial_scope import TrialScope
@@ -33,9 +32,10 @@ from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage, usage_of_messages
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 from agent_evals.evals.context import normalize_usage
+from agent_evals.record.model import distinct_key
 
 if TYPE_CHECKING:
-    from agent_evals.shard import Slicer
+    from agent_evals.run.shard import Slicer
 
 logger = logging.getLogger(__name__)
 

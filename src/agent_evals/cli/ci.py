@@ -219,9 +219,9 @@ def ci(
     default branch (or with --update-baseline): run and leave the record for the action to upload
     as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
     """
+    from agent_evals.ci.child_env import parse_hold_env
+    from agent_evals.ci.flow import CIOptions, run_ci
     from agent_evals.gate.policy import parse_block, resolve_policy
-    from agent_evals.github.child_env import parse_hold_env
-    from agent_evals.github.ci_flow import CIOptions, run_ci
 
     options = CIOptions(
         paths=paths,

@@ -15,8 +15,8 @@ from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, 
 if TYPE_CHECKING:
     from agent_evals.gate.model import BaselineInfo, Comparison
     from agent_evals.gate.policy import Policy
-    from agent_evals.gate.reader import Document
-    from agent_evals.gate.summary import RunSummary
+    from agent_evals.record.read import Document
+    from agent_evals.record.summary import RunSummary
 
 ACTIONS = click.Choice(["pass", "warn", "fail"])
 
@@ -150,7 +150,7 @@ def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> No
 
 def _baseline(path: Path) -> tuple[RunSummary | None, BaselineInfo]:
     from agent_evals.gate.model import BaselineInfo
-    from agent_evals.gate.reader import read_summary
+    from agent_evals.record.read import read_summary
 
     if not path.exists():
         return None, BaselineInfo(
@@ -176,7 +176,7 @@ def run_command(body: Callable[[], int]) -> None:
     The cyclic garbage collector stays paused for the whole command: the run records are large trees
     of acyclic objects, and every collection triggered between steps would rescan all of them.
     """
-    from agent_evals.gate.reader import gc_paused
+    from agent_evals.record.read import gc_paused
 
     try:
         with gc_paused():
@@ -212,7 +212,7 @@ def end_command(code: int) -> int:
 
 def max_size_option(fn: Any) -> Any:
     """``--max-record-size MIB``: refuse bigger record files before reading them."""
-    from agent_evals.gate.reader import MAX_RECORD_MIB
+    from agent_evals.record.read import MAX_RECORD_MIB
 
     return click.option(
         "--max-record-size",
@@ -266,12 +266,12 @@ def compare(
     """Compare two run records and exit 0 (passed, warnings allowed), 1 (failed) or 2 (usage error)."""
 
     def body() -> int:
-        from agent_evals.gate.reader import check_record_size
+        from agent_evals.record.read import check_record_size
 
         check_record_size(candidate, max_record_mib)
         check_record_size(baseline, max_record_mib)
         from agent_evals.gate.compare import compare_documents
-        from agent_evals.gate.reader import read_summary
+        from agent_evals.record.read import read_summary
         from agent_evals.report.terminal import render_terminal
 
         cand = read_summary(candidate)

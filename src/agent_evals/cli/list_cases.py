@@ -36,7 +36,7 @@ def list_cases(
     Like `pytest --collect-only`: eval files are imported and benchmark YAML loaded (agents are
     not imported; `agent-evals validate` does that). Without PATH, benchmarks/ and evals/ are listed.
     """
-    from agent_evals.inventory import inspect_paths
+    from agent_evals.run.inventory import inspect_paths
 
     inventory = inspect_paths(
         paths,

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from agent_evals import __version__
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL
+from agent_evals.version import __version__
 
 # name -> (module, attribute, one-line help). Help text lives here so `--help` imports nothing else.
 COMMANDS: dict[str, tuple[str, str, str]] = {}

@@ -34,9 +34,9 @@ MERGE_EXIT_CODES = (
 )
 def merge(shards: tuple[str, ...], output: str, allow_partial: bool) -> None:
     """Join shard records (from `run --shard INDEX/COUNT`) into the run record of the whole run."""
-    from agent_evals.gate.merge import merge_shards
-    from agent_evals.gate.reader import read_record
-    from agent_evals.gate.store import write_record
+    from agent_evals.record.merge import merge_shards
+    from agent_evals.record.read import read_record
+    from agent_evals.record.store import write_record
 
     try:
         records = [(path, read_record(path)) for path in shards]

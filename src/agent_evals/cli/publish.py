@@ -21,8 +21,8 @@ from agent_evals.errors import (
 )
 
 if TYPE_CHECKING:
+    from agent_evals.ci.publish import GateRun, PublishOptions
     from agent_evals.github.client import GitHubClient
-    from agent_evals.github.publish import GateRun, PublishOptions
     from agent_evals.github.statuses import CommitStatus
 
 
@@ -107,7 +107,7 @@ def publish(
     """
     from dataclasses import replace
 
-    from agent_evals.github.publish import PublishOptions, gate_id_of, read_gate_run
+    from agent_evals.ci.publish import PublishOptions, gate_id_of, read_gate_run
     from agent_evals.github.settings import ActionsSettings
 
     try:
@@ -151,13 +151,13 @@ def _publish(
     options: PublishOptions,
 ) -> int:
     """Judge, comment, then set the status; the exit code. Every way of not judging sets ``error``."""
-    from agent_evals.github.publish import (
+    from agent_evals.ci.publish import (
         NotThisPullRequest,
         PullRequestMoved,
         comment_no_verdict,
         load_fork_run,
     )
-    from agent_evals.github.publish import publish as post
+    from agent_evals.ci.publish import publish as post
     from agent_evals.github.statuses import CommitStatus
 
     def no_verdict(exc: AgentEvalsError) -> int:

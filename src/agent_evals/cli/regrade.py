@@ -40,8 +40,8 @@ def regrade(run_record: str, output: str | None, keep_benchmarks: bool, quiet: b
     (exit 2) unless --keep-benchmarks copies them unchanged; re-run benchmarks with `agent-evals run`.
     """
     from agent_evals.evals.regrade import regrade_record
-    from agent_evals.gate.reader import read_record
-    from agent_evals.gate.store import write_record
+    from agent_evals.record.read import read_record
+    from agent_evals.record.store import write_record
     from agent_evals.report.terminal_run import render_run_summary
 
     try:

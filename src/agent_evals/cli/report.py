@@ -50,7 +50,7 @@ def report(
 
     def body() -> int:
         from agent_evals.gate.compare import single_run
-        from agent_evals.gate.reader import check_record_size, read_summary
+        from agent_evals.record.read import check_record_size, read_summary
 
         check_record_size(run_record, max_record_mib)
         run = read_summary(run_record)

@@ -19,8 +19,8 @@ from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
     from agent_evals.adapters.cache.store import ResponseCache
-    from agent_evals.gate.summary import RunSummary
-    from agent_evals.run_builder import RunBuilder
+    from agent_evals.record.summary import RunSummary
+    from agent_evals.run.builder import RunBuilder
 
 RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
@@ -221,8 +221,8 @@ def run(
     evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
     """
     from agent_evals.report.terminal_run import render_digest
-    from agent_evals.session import RunBuilder, execute
-    from agent_evals.shard import Shard, Slicer
+    from agent_evals.run.session import RunBuilder, execute
+    from agent_evals.run.shard import Shard, Slicer
 
     try:
         slicer = Slicer(Shard.parse(shard_text)) if shard_text is not None else None
@@ -238,7 +238,7 @@ def run(
     # Each case reaches the record file (output + ".partial" until the end) when it finishes.
     builder = RunBuilder(output=output)
     if record_inputs:
-        from agent_evals.suite_inputs import Tracker
+        from agent_evals.run.inputs import Tracker
 
         builder.tracker = Tracker()
         builder.tracker.start()  # before the eval files and agents are imported

@@ -11,7 +11,7 @@ import click
 from agent_evals.errors import EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
-    from agent_evals.inventory import Inventory
+    from agent_evals.run.inventory import Inventory
 
 VALIDATE_EXIT_CODES = (
     "Exit codes: 0 everything `agent-evals run` would load loads; 2 a file, agent, scorer, selection "
@@ -32,7 +32,7 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
     gate block), imports and creates its agent. Also reads ./agent-evals.yaml when there is one.
     Without PATH, the benchmarks/ and evals/ folders are checked.
     """
-    from agent_evals.inventory import inspect_paths
+    from agent_evals.run.inventory import inspect_paths
 
     cwd = Path.cwd()
     inventory = inspect_paths(paths, cwd=cwd, agent=agent)

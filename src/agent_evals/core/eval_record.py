@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.definition import definition_digest
-from agent_evals.core.record import (
+from agent_evals.core.redact import Redactor
+from agent_evals.record.model import (
     AgentInfo,
     Case,
     RunInfo,
@@ -22,7 +23,6 @@ from agent_evals.core.record import (
     distinct_key,
     fingerprint,
 )
-from agent_evals.core.redact import Redactor
 
 if TYPE_CHECKING:
     from agent_evals.core.types import EvalResult, ExampleResult, Score
@@ -176,7 +176,7 @@ def eval_result_to_run_record(
 
 
 def _version() -> str:
-    from agent_evals import __version__
+    from agent_evals.version import __version__
 
     return __version__
 

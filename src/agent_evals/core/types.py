@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.record.model import RunRecord
 
 
 class TaskResult(BaseModel):
@@ -303,7 +303,7 @@ class EvalResult(BaseModel):
         ``#3``. Its group is ``metadata['dataset']`` (or ``group``), else ``group``, else ``suite_id``.
         A trial passes only as ``ExampleResult.passed`` does; an example whose task or a scorer
         errored is an errored trial (never a pass). Secrets from the environment are masked.
-        Write it with ``agent_evals.gate.store.write_record(path, record)``.
+        Write it with ``agent_evals.record.store.write_record(path, record)``.
         """
         from agent_evals.core.eval_record import eval_result_to_run_record
 

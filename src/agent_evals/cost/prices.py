@@ -152,8 +152,8 @@ def load_table(directory: Path | None = None) -> PriceTable:
 
 
 def _yaml_document(path: Path) -> Any:
-    from agent_evals.benchmark.yaml_source import load_yaml_file
     from agent_evals.errors import BenchmarkFileError
+    from agent_evals.files.yaml_source import load_yaml_file
 
     try:
         data, _ = load_yaml_file(path, str(path))

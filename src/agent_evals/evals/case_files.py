@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from agent_evals.core.rows import RowError, read_rows
 from agent_evals.evals.spec import CASE_KEYS
+from agent_evals.files.rows import RowError, read_rows
 
 LABEL_SEPARATOR = ";"
 """Separates several labels in one CSV cell (``smoke;fast``)."""

@@ -56,7 +56,7 @@ def is_benchmark_yaml(path: Path) -> bool:
     """Whether a YAML file declares a benchmark: it parses to a mapping with a top-level ``benchmark``
     or ``capabilities`` key (quoted or flow-style keys included). Raises ``BenchmarkFileError`` (located)
     when it cannot be read or parsed."""
-    from agent_evals.benchmark.yaml_source import load_yaml_file
+    from agent_evals.files.yaml_source import load_yaml_file
 
     absolute = path.absolute()
     try:

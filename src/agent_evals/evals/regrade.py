@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_evals.core.record import Case, RunRecord, Suite, Trial, fingerprint
 from agent_evals.core.redact import Redactor
 from agent_evals.errors import EvalFileError
 from agent_evals.evals.definition import spec_definition
 from agent_evals.evals.discovery import eval_functions, import_eval_file
 from agent_evals.evals.execution import evaluator_name, run_evaluators, run_trial
-from agent_evals.evals.recording import TrialWriter
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore
 from agent_evals.evals.spec import EvalCaseSpec
+from agent_evals.record.model import Case, RunRecord, Suite, Trial, fingerprint
+from agent_evals.record.trial import TrialWriter
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.core.record import distinct_key
 from agent_evals.evals.scores import EvalScore
+from agent_evals.record.model import distinct_key
 
 
 def passes(scores: list[EvalScore], error: str | None) -> bool:

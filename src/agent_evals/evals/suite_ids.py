@@ -7,7 +7,7 @@ from pathlib import Path
 ROOT_MARKERS = ("agent-evals.yaml", "agent-evals.yml", "pyproject.toml")
 """Files that mark a project's root folder when the file is not in a git work tree."""
 
-ID_BASE = "project-root"  # the same value as gate.legacy_ids.NEW_IDS
+ID_BASE = "project-root"  # the same value as record.legacy_ids.NEW_IDS
 """``run.suite_ids`` of records whose eval suite ids are made by :func:`suite_id`; records written
 before it have no such field, and their eval suite ids are relative to the working directory."""
 

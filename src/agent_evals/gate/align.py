@@ -1,4 +1,4 @@
-"""A case side as summarised (``gate.summary``), and the class of a case from its two sides."""
+"""A case side as summarised (``record.summary``), and the class of a case from its two sides."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evals.gate.model import CaseClass, ScorerFailure
-from agent_evals.gate.usage import UsageSums
+from agent_evals.record.usage import UsageSums
 
 SNIPPET_CHARS = 2_000
 """Untrusted text kept per field in a case diff (reports escape and truncate further)."""
@@ -42,7 +42,7 @@ Tally = tuple[int, int, int]
 """A scorer's verdicts in one case: (trials with a verdict or an error, passes, errors)."""
 
 RawCase = dict[str, Any]
-"""A case as decoded and checked by ``gate.summary``."""
+"""A case as decoded and checked by ``record.summary``."""
 
 Breakdowns = tuple[float, int, list[tuple[dict[str, Any], Any]]]
 """A case side's cost still to price: the cost its trials without a per-model breakdown recorded, how

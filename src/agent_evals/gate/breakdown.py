@@ -18,8 +18,8 @@ from agent_evals.gate.paired import (
     rate_summary_of_counts,
 )
 from agent_evals.gate.policy import Knobs
-from agent_evals.gate.stats import benjamini_hochberg
-from agent_evals.gate.usage import construct
+from agent_evals.record.usage import construct
+from agent_evals.stats.exact import benjamini_hochberg
 
 Views = Mapping[str, CaseView]
 

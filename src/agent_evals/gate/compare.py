@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.errors import UsageError
 from agent_evals.gate import usage_gate
-from agent_evals.gate.legacy_ids import map_legacy_ids
 from agent_evals.gate.measured import ACCEPT, named, rename_message
 from agent_evals.gate.model import (
     BaselineInfo,
@@ -21,18 +20,19 @@ from agent_evals.gate.paired import EPS, informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import passing_critical, select_cases
 from agent_evals.gate.policy import Knobs, Policy
-from agent_evals.gate.reader import Document, gc_paused, record_to_document
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.reuse import split_reused
-from agent_evals.gate.stats import holm
 from agent_evals.gate.suite_compare import SuiteWork, finish, prepare
-from agent_evals.gate.summary import RunSummary, SuiteSummary, summarise
 from agent_evals.gate.trend import suite_trend
 from agent_evals.gate.unmatched import refuse_unmatched
 from agent_evals.gate.verdict import removed_critical_message, worst_outcome, worst_verdict
+from agent_evals.record.legacy_ids import map_legacy_ids
+from agent_evals.record.read import Document, gc_paused, record_to_document
+from agent_evals.record.summary import RunSummary, SuiteSummary, summarise
+from agent_evals.stats.exact import holm
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.record.model import RunRecord
 
 CaseDetail = Literal["all", "listed", "none"]
 """Which cases get a per-case diff: ``all`` of them, or only those a report lists one by one (every
@@ -67,7 +67,7 @@ def single_run(
     candidate: RunRecord | Document | RunSummary, policy: Policy, *, case_detail: CaseDetail = "all"
 ) -> Comparison:
     """A comparison without a baseline, for rendering one run alone (floors and error budget still apply).
-    The run may be a record model, its document, or its summary (``gate.reader.read_summary``);
+    The run may be a record model, its document, or its summary (``record.read.read_summary``);
     ``case_detail`` as for :func:`compare_documents`."""
     run = candidate if isinstance(candidate, (dict, RunSummary)) else record_to_document(candidate)
     info = BaselineInfo(source="none", reason_missing="single-run report: no baseline requested")
@@ -123,7 +123,7 @@ def compare_documents(
     case_detail: CaseDetail = "all",
     history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
-    """Compare two run-record documents (checked here) or their summaries (``gate.reader.read_summary``);
+    """Compare two run-record documents (checked here) or their summaries (``record.read.read_summary``);
     the engine behind ``compare_runs``.
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff

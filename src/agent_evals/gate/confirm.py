@@ -15,7 +15,7 @@ from agent_evals.gate.policy import Layer, Policy, PolicyBlock
 from agent_evals.gate.verdict import outcome_of, worst_outcome
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.record.model import RunRecord
 
 LOOKS = 2
 """Looks at the data alpha is spent over."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_evals.gate.align import CaseView, Facts, Key, snippet
 from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
-from agent_evals.gate.usage import UsageSums, construct, construct_from, usage_diff
+from agent_evals.record.usage import UsageSums, construct, construct_from, usage_diff
 
 _SIDES: dict[Key, CaseSide] = {}
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_evals.core.record import RunRecord
 from agent_evals.errors import UsageError
-from agent_evals.gate.summary import RunSummary
+from agent_evals.record.model import RunRecord
+from agent_evals.record.summary import RunSummary
 
 log = logging.getLogger(__name__)
 

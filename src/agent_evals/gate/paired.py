@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from agent_evals.core.percent import points as percent_points
-from agent_evals.gate import conditional, power, stats
 from agent_evals.gate.model import DeltaStat, ErrorRise, Interval, RateSummary, SettleHint, TestName
 from agent_evals.gate.policy import TestChoice
-from agent_evals.gate.usage import construct
+from agent_evals.record.usage import construct
+from agent_evals.stats import conditional, power
+from agent_evals.stats import exact as stats
 
 PAIRED_T_MIN_CASES = 30
 """Below this many paired cases (k >= 2) the sign-flip permutation test replaces the paired t-test."""

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_evals.gate.model import Reason, SuiteComparison
-from agent_evals.gate.summary import RunSummary
 from agent_evals.gate.verdict import outcome_of, worst_outcome, worst_verdict
+from agent_evals.record.summary import RunSummary
 
 
 def partial_run(run: Mapping[str, Any]) -> str | None:

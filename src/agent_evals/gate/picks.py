@@ -12,7 +12,7 @@ from operator import attrgetter, itemgetter, or_
 from agent_evals.gate.align import CaseView, Key, SuiteView, classify_keys
 from agent_evals.gate.model import CaseClass
 from agent_evals.gate.policy import Knobs, Policy
-from agent_evals.gate.summary import SuiteSummary
+from agent_evals.record.summary import SuiteSummary
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")

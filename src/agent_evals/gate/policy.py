@@ -411,8 +411,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 def _load_yaml(path: Path) -> tuple[Any, Locator]:
     """The document and a locator of its keys (the benchmark loader's safe YAML reader)."""
-    from agent_evals.benchmark.yaml_source import load_yaml_file
     from agent_evals.errors import BenchmarkFileError
+    from agent_evals.files.yaml_source import load_yaml_file
 
     try:
         data, smap = load_yaml_file(path, str(path))

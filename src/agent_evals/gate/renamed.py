@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from agent_evals.gate.align import CaseView
 from agent_evals.gate.model_stats import RenameCheck
-from agent_evals.gate.stats import normal_cdf
+from agent_evals.stats.exact import normal_cdf
 
 SCALE_MAX = 60
 """Pass fractions are put on a grid of 1/L, L the least common multiple of the trial counts (at most

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent_evals.gate.model import ReusedSuite
-from agent_evals.gate.summary import RunSummary, SuiteSummary
+from agent_evals.record.summary import RunSummary, SuiteSummary
 
 
 def split_reused(

@@ -1,39 +1,5 @@
-"""Write run records atomically (temporary file in the same folder, then rename)."""
+"""Where ``write_record`` was first documented; it lives in ``agent_evals.record.store`` now."""
 
-from __future__ import annotations
+from agent_evals.record.store import write_record
 
-import json
-import os
-import tempfile
-from pathlib import Path
-from typing import Any
-
-from agent_evals.core.record import RunRecord
-
-
-def write_record(path: str | os.PathLike[str], record: RunRecord | dict[str, Any]) -> Path:
-    """Write a run record atomically (temporary file in the same folder, then rename): a record model,
-    or a checked record document (plain JSON objects as read, e.g. ``ci`` editing its child's record),
-    both compact."""
-    data = _encode(record) if isinstance(record, dict) else record.to_json().encode("utf-8")
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.write(b"\n")
-        Path(tmp).replace(target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
-def _encode(document: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON of a document: msgspec when installed (the ``speed`` extra), else the standard library."""
-    try:
-        import msgspec
-    except ImportError:
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return msgspec.json.encode(document)
+__all__ = ["write_record"]

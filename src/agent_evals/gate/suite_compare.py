@@ -32,9 +32,9 @@ from agent_evals.gate.paired import (
 from agent_evals.gate.picks import Pick
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.renamed import rename_check
-from agent_evals.gate.summary import RunSummary, SuiteSummary
-from agent_evals.gate.usage import construct, usage_diff
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
+from agent_evals.record.summary import RunSummary, SuiteSummary
+from agent_evals.record.usage import construct, usage_diff
 
 if TYPE_CHECKING:
     pass

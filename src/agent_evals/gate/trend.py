@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from agent_evals.gate.model import TrendPoint
 from agent_evals.gate.paired import rate_summary_of_counts
-from agent_evals.gate.summary import RunSummary
+from agent_evals.record.summary import RunSummary
 
 
 def _point(

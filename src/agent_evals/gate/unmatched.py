@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from agent_evals.errors import UsageError
 from agent_evals.gate.picks import literal_brackets
 from agent_evals.gate.policy import Policy, matches_group, matches_suite
-from agent_evals.gate.summary import RunSummary
+from agent_evals.record.summary import RunSummary
 
 CLOSEST = 3
 """Closest case ids named beside a glob that matches none."""

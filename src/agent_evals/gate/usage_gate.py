@@ -19,7 +19,7 @@ from operator import attrgetter, itemgetter, lt, sub
 from typing import TYPE_CHECKING, cast
 
 from agent_evals.gate.model import CaseUsageChange, GroupUsage, Reason, UsageCheck, UsageMetric
-from agent_evals.gate.stats import binom_sf, holm
+from agent_evals.stats.exact import binom_sf, holm
 
 if TYPE_CHECKING:
     from agent_evals.cost.prices import PriceTable

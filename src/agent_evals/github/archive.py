@@ -10,8 +10,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError, UnsafeArchiveError
+from agent_evals.record.model import RunRecord
 
 MAX_ENTRIES = 1_000
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
@@ -73,7 +73,7 @@ def _check_name(name: str, source: str) -> None:
 
 def read_run_record(data: bytes, *, source: str, limits: ArchiveLimits = ArchiveLimits()) -> RunRecord:
     """Check a zip's safety, then parse its only root-level ``*.json`` file as a run record."""
-    from agent_evals.gate.reader import parse_record
+    from agent_evals.record.read import parse_record
 
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))

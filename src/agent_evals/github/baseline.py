@@ -10,9 +10,9 @@ from urllib.parse import quote
 from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, GitHubUnavailableError
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
     from agent_evals.gate.model import BaselineInfo
     from agent_evals.github.client import GitHubClient
+    from agent_evals.record.model import RunRecord
 
 log = logging.getLogger(__name__)
 

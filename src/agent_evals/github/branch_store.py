@@ -23,9 +23,9 @@ from agent_evals.errors import (
 )
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
     from agent_evals.github.baseline import BaselineResult
     from agent_evals.github.client import GitHubClient
+    from agent_evals.record.model import RunRecord
 
 log = logging.getLogger(__name__)
 
@@ -254,7 +254,7 @@ def _entry_path(entry: dict[str, Any], gate_id: str) -> str:
 
 def _read_record(client: GitHubClient, repo: str, branch: str, path: str) -> RunRecord:
     """One kept run record, read raw and checked (ValueError for bad JSON, AgentEvalsError otherwise)."""
-    from agent_evals.gate.reader import parse_record
+    from agent_evals.record.read import parse_record
 
     response = client.request(
         "GET", _contents(repo, path), params={"ref": branch}, permission="contents: read", accept=RAW

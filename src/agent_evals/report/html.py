@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
-from agent_evals.gate.reader import gc_paused
+from agent_evals.record.read import gc_paused
 from agent_evals.report.charts import Bar, case_strip, flip_matrix, pass_rate_bars, trend_chart
 from agent_evals.report.environment import build_environment
 from agent_evals.report.headline import headline, overall_rate, plain_id
@@ -94,7 +94,7 @@ def render_html(
     ``report.html.j2`` blocks like the Markdown template.
     """
     with gc_paused():  # a large comparison makes every cyclic GC pass slow; nothing here forms cycles
-        from agent_evals import __version__
+        from agent_evals.version import __version__
 
         redactor = Redactor.from_env(env)
         environment = build_environment(kind="html", template_dir=template_dir, env=env)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
-from agent_evals.gate.reader import gc_paused
+from agent_evals.record.read import gc_paused
 from agent_evals.report.escape import truncate
 
 if TYPE_CHECKING:

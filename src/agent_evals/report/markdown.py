@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_evals.errors import UsageError
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
-from agent_evals.gate.reader import gc_paused
+from agent_evals.record.read import gc_paused
 from agent_evals.report.environment import build_environment
 from agent_evals.report.escape import escape_untrusted
 from agent_evals.report.headline import ID_CHARS, headline
@@ -119,7 +119,7 @@ def render_markdown(
             raise UsageError(
                 f"full report URL {full_report_url!r} must be an http(s) URL without spaces, quotes or brackets"
             )
-        from agent_evals import __version__
+        from agent_evals.version import __version__
 
         environment = build_environment(kind="markdown", template_dir=template_dir, env=env)
         template = environment.get_template(TEMPLATE_NAME)

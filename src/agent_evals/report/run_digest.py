@@ -8,10 +8,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.evals.stats import CaseStats, case_stats
+from agent_evals.record.case_stats import CaseStats, case_stats
 
 if TYPE_CHECKING:
-    from agent_evals.core.record import RunRecord
+    from agent_evals.record.model import RunRecord
 
 Detail = tuple[str | None, str, str | None]
 """One line under a failure: ``(None, error, traceback)`` for an errored trial, ``(scorer, note, None)``

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_evals.core.percent import percent
-from agent_evals.core.record import RunRecord
-from agent_evals.evals.stats import CaseStats, GroupStats, group_stats
+from agent_evals.record.case_stats import CaseStats, GroupStats, group_stats
+from agent_evals.record.model import RunRecord
 from agent_evals.report.colour import paint
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap

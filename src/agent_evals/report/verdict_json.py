@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
-from agent_evals.gate.reader import gc_paused
+from agent_evals.record.read import gc_paused
 from agent_evals.report.escape import truncate
 from agent_evals.report.filters import display_path
 from agent_evals.report.headline import headline, overall_rate, plain_id, regressed_cases_in, suites_with

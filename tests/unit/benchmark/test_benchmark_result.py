@@ -14,8 +14,8 @@ from agent_evals.benchmark.result import (
     pass_at_k,
     pass_hat_k,
 )
-from agent_evals.core.record import Suite
 from agent_evals.core.types import Score
+from agent_evals.record.model import Suite
 
 
 def _trial(passed: bool | None, name: str = "StateMatch", **meta: object) -> TrialOutcome:

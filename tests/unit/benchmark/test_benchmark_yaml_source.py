@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.benchmark.yaml_source import format_path, load_yaml_text
 from agent_evals.errors import BenchmarkFileError
+from agent_evals.files.yaml_source import format_path, load_yaml_text
 
 
 def test_load__records_value_and_key_positions() -> None:

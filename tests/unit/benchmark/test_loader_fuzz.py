@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.schema import Benchmark
-from agent_evals.benchmark.yaml_source import load_yaml_text
 from agent_evals.errors import BenchmarkFileError
+from agent_evals.files.yaml_source import load_yaml_text
 
 TOKENS = [
     "benchmark: ", "capabilities:", "\n", "\n  - ", "\n    ", "- ", ": ", "name: ", "scenarios:", "id: ",

@@ -15,8 +15,8 @@ from agent_evals import Score, TaskResult, run_eval_async
 from agent_evals.adapters.platforms.local import LocalConfig
 from agent_evals.cli.main import cli
 from agent_evals.core.types import EvalResult, ExampleData
-from agent_evals.gate.reader import parse_record
-from agent_evals.gate.store import write_record
+from agent_evals.record.read import parse_record
+from agent_evals.record.store import write_record
 from agent_evals.schemas import load_run_schema
 
 

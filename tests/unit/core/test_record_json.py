@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_evals.core.record import RunRecord
-from agent_evals.gate.reader import read_record, read_summary
-from agent_evals.gate.store import write_record
+from agent_evals.record.model import RunRecord
+from agent_evals.record.read import read_record, read_summary
+from agent_evals.record.store import write_record
 
 RECORD = {
     "schema": "agent-evals/run@1",

@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_evals.core.record_stream import RecordWriter, partial_path
-from agent_evals.gate.reader import read_record, read_summary
+from agent_evals.record.read import read_record, read_summary
+from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.schemas import load_run_schema
 
 RUN = {"tool_version": "0", "started_at": "2026-01-01T00:00:00Z", "complete": False, "git": {}, "ci": {}}

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from agent_evals.cli.main import cli
-from agent_evals.core.record import RunRecord
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.record.model import RunRecord
+from agent_evals.run.session import RunBuilder, run_paths
 from servers.openai_server import OpenAIServer, TextAnswer
 
 pytest.importorskip("openai")

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.record import Trial
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.record.model import Trial
+from agent_evals.run.session import RunBuilder, run_paths
 from servers.ollama_server import OllamaAnswer, OllamaServer
 from servers.openai_server import OpenAIServer, TextAnswer
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_evals.errors import EvalFileError
 from agent_evals.evals.discovery import eval_functions
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.run.session import RunBuilder, run_paths
 
 EVAL = """
 from agent_evals import EvalContext, eval

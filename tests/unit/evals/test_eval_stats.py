@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_evals.core.record import Case, Trial
-from agent_evals.evals.stats import case_stats, group_stats, pass_at_k, pass_hat_k
+from agent_evals.record.case_stats import case_stats, group_stats, pass_at_k, pass_hat_k
+from agent_evals.record.model import Case, Trial
 
 
 @pytest.mark.parametrize(

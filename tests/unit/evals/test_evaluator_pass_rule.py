@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.record import Trial
 from agent_evals.evals.context import EvalContext
 from agent_evals.evals.regrade import regrade_record
 from agent_evals.evals.scores import InvalidScore
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.record.model import Trial
+from agent_evals.run.session import RunBuilder, run_paths
 
 SOURCE = """
 from agent_evals import eval, EvalContext

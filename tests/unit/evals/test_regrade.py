@@ -9,7 +9,7 @@ import pytest
 
 from agent_evals.errors import EvalFileError
 from agent_evals.evals.regrade import regrade_record
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.run.session import RunBuilder, run_paths
 
 SOURCE = """
 from pathlib import Path

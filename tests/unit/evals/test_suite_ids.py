@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.evals.suite_ids import project_root, suite_id
-from agent_evals.session import RunBuilder, run_paths
+from agent_evals.run.session import RunBuilder, run_paths
 
 EVAL = """
 from agent_evals import eval, EvalContext

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.record import RunRecord
 from agent_evals.gate.compare import compare_documents, compare_runs, single_run
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import Policy, resolve_policy
+from agent_evals.record.model import RunRecord
 from agent_evals.report.markdown import render_markdown
 from agent_evals.report.terminal import render_terminal
 from agent_evals.report.verdict_json import render_json

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from agent_evals.gate import conditional, stats
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.stats import conditional
+from agent_evals.stats import exact as stats
 
 PairKey = tuple[int, int, int, int]
 

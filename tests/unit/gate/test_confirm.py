@@ -11,10 +11,10 @@ from agent_evals.gate.policy import resolve_policy
 def test_confirm__flaky_cases_are_labelled_in_every_report(record) -> None:
     from collections.abc import Sequence
 
-    from agent_evals.core.record import RunRecord
     from agent_evals.gate.compare import compare_runs
     from agent_evals.gate.confirm import confirm
     from agent_evals.gate.policy import resolve_policy
+    from agent_evals.record.model import RunRecord
     from agent_evals.report.html import render_html
     from agent_evals.report.markdown import render_markdown
     from agent_evals.report.terminal import render_terminal

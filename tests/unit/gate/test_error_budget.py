@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from agent_evals.gate import stats
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.paired import error_rise, error_rise_floor, over_error_budget
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.stats import exact as stats
 
 
 def compare(base: dict[str, Any] | None, cand: dict[str, Any], **flags: Any) -> Comparison:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent_evals.gate.compare import compare_documents
-from agent_evals.gate.legacy_ids import same_file
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.record.legacy_ids import same_file
 
 
 def record(suites: dict[str, str], *, new_ids: bool) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from agent_evals.gate import power
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.paired import delta_stat, power_types, reachable, settle_hint
@@ -17,6 +16,7 @@ from agent_evals.report.html import render_html
 from agent_evals.report.markdown import render_markdown
 from agent_evals.report.terminal import render_terminal
 from agent_evals.report.verdict_json import render_json
+from agent_evals.stats import power
 
 
 def compare(base: dict[str, Any], cand: dict[str, Any], **flags: Any) -> Comparison:

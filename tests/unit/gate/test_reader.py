@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic_core import from_json
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.reader import check_document, decode_json, read_data, read_summary
+from agent_evals.record.read import check_document, decode_json, read_data, read_summary
 
 
 def minimal(**suite: Any) -> dict[str, Any]:

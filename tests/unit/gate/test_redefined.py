@@ -10,7 +10,7 @@ from agent_evals.errors import RunRecordError
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.policy import resolve_policy
-from agent_evals.gate.reader import check_document
+from agent_evals.record.read import check_document
 from agent_evals.report.verdict_json import verdict_document
 
 A, B, C = "a" * 16, "b" * 16, "c" * 16

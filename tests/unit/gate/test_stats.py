@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agent_evals.gate import stats
+from agent_evals.stats import exact as stats
 
 
 @pytest.mark.parametrize(

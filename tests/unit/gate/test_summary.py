@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_evals.core.record import RunRecord
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.reader import check_document, parse_record, read_record, read_summary
-from agent_evals.gate.summary import summarise
+from agent_evals.record.model import RunRecord
+from agent_evals.record.read import check_document, parse_record, read_record, read_summary
+from agent_evals.record.summary import summarise
 from agent_evals.schemas import load_run_schema
 from unit.gate.summaries import record, records, shape
 
@@ -255,7 +255,7 @@ def _kinds(prop: dict[str, Any]) -> frozenset[type] | None:
 
 
 def test_reader_tables__name_every_schema_field_with_the_schema_types() -> None:
-    import agent_evals.gate.record_rules as reader
+    import agent_evals.record.rules as reader
 
     defs = load_run_schema()["$defs"]
     assert set(defs) - set(_TABLES) == {"RunRecord"}, "a schema object the reader has no table for"

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from agent_evals.cli.main import cli
-from agent_evals.core.record import RunRecord
 from agent_evals.cost.prices import BUILTIN, PriceTable, use_table
 from agent_evals.gate.compare import compare_documents, compare_runs
 from agent_evals.gate.model import Comparison, UsageCheck
 from agent_evals.gate.policy import resolve_policy
-from agent_evals.gate.reader import read_summary
+from agent_evals.record.model import RunRecord
+from agent_evals.record.read import read_summary
 
 
 @pytest.fixture(autouse=True)
@@ -397,9 +397,9 @@ def test_case_means__per_valid_trial_that_measured_them(
     trials: list[dict[str, Any]], tokens: float | None, cost: float | None, seconds: float | None
 ) -> None:
     from agent_evals.cost.prices import active_table
-    from agent_evals.gate.reader import record_to_document
-    from agent_evals.gate.summary import summarise
     from agent_evals.gate.usage_gate import priced
+    from agent_evals.record.read import record_to_document
+    from agent_evals.record.summary import summarise
 
     view = summarise(record_to_document(_record([trials]))).suites[0].view.cases["c0"]
     valid, *means, _ = priced(view.use, active_table(), set())

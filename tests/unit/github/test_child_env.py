@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agent_evals.ci.child_env import child_env, is_held, parse_hold_env, redaction_names
 from agent_evals.errors import UsageError
-from agent_evals.github.child_env import child_env, is_held, parse_hold_env, redaction_names
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from agent_evals.ci.record import CIRecord
 from agent_evals.errors import RunRecordError
 from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.policy import resolve_policy
-from agent_evals.gate.reader import read_summary
-from agent_evals.github.ci_record import CIRecord
+from agent_evals.record.read import read_summary
 
 SETUP = "agent setup failed: ValueError: no key"
 

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.record import RunRecord
+from agent_evals.ci.flow import CIOptions, CIResult, run_ci
+from agent_evals.ci.plan import CIPlan
+from agent_evals.ci.record import CIRecord
+from agent_evals.ci.reuse import plan_reuse_for
 from agent_evals.gate.compare import compare_runs
 from agent_evals.gate.policy import resolve_policy
-from agent_evals.gate.reader import read_record
-from agent_evals.github.ci_flow import CIOptions, CIResult, run_ci
-from agent_evals.github.ci_record import CIRecord
-from agent_evals.github.ci_reuse import plan_reuse_for
-from agent_evals.github.plan import CIPlan
 from agent_evals.github.settings import ActionsSettings
+from agent_evals.record.model import RunRecord
+from agent_evals.record.read import read_record
 from agent_evals.report.html import render_html
 from agent_evals.report.junit import render_junit
 from agent_evals.report.markdown import render_markdown

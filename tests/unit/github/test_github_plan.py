@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agent_evals.ci.plan import check_gate_id, default_gate_id, make_plan
 from agent_evals.errors import UsageError
-from agent_evals.github.plan import check_gate_id, default_gate_id, make_plan
 from agent_evals.github.settings import ActionsSettings, EventInfo
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_evals.core.record import Case, RunInfo, RunRecord, Suite, Trial, TrialScore
+from agent_evals.record.model import Case, RunInfo, RunRecord, Suite, Trial, TrialScore
 from agent_evals.report.terminal_run import render_run_summary, run_pass_rate
 
 

@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent_evals.core import record as record_module
-from agent_evals.core.record import RunRecord
+from agent_evals.record.model import RunRecord
 from agent_evals.schemas import load_run_schema
 
 MODELS: dict[str, type[BaseModel]] = {

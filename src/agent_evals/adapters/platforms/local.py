@@ -12,9 +12,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from agent_evals import __version__
 from agent_evals.core.platform import RecordedRun
 from agent_evals.core.types import EvalExample, EvalResult
+from agent_evals.version import __version__
 
 DEFAULT_OUTPUT_DIR = Path("local_eval_results")
 LAYOUT_SCHEMA = "agent-evals/local-experiment@2"

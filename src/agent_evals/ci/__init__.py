@@ -1,0 +1,1 @@
+"""The `ci` and `publish` flows: run the pull request's suites, compare, decide, publish."""

@@ -1,0 +1,301 @@
+"""`ci` runs the suites as a child `agent-evals run --output FILE`: an agent that exits or crashes kills only it."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import IO, TYPE_CHECKING
+
+from agent_evals.errors import EXIT_INTERNAL, OutputWriteError, RunRecordError
+
+if TYPE_CHECKING:
+    from agent_evals.ci.record import CIRecord
+    from agent_evals.github.settings import ActionsSettings
+
+TAIL_LINES = 20
+"""Last lines of the child's output kept for the report of a run that died."""
+
+Emit = Callable[[str], None]
+
+
+@dataclass
+class ChildRun:
+    """How the child run ended and the record it left (None when it left none)."""
+
+    code: int
+    """The child's exit code; negative when a signal killed it (``-9``: SIGKILL, e.g. the OOM killer)."""
+    record: CIRecord | None
+    """The record it wrote, when one could be read (read, checked and summarised once)."""
+    problem: str | None = None
+    """Why the record is missing or unreadable."""
+    interrupted: int | None = None
+    """The signal (SIGINT/SIGTERM) that reached ``ci`` and was passed on to the child."""
+    tail: list[str] = field(default_factory=list)
+    """Its last output lines (stdout and stderr)."""
+    streamed: bool = False
+    """The record is the one it streamed while running (``<output>.partial``): it never wrote its final
+    record, so it holds the cases finished before the child died, ``complete: false``."""
+
+    @property
+    def died(self) -> bool:
+        """The child ended some other way than a finished run: 0, 1 (a failed budget) or 3 with its record
+        written (an agent whose setup failed: its cases are recorded as errored). A child that left only
+        its streamed record died, whatever its exit code."""
+        finished = self.code in (0, 1) or (self.code == EXIT_INTERNAL and self.record is not None)
+        return self.interrupted is None and (self.streamed or not finished)
+
+    def how(self) -> str:
+        """The child's end in words."""
+        if self.code < 0:
+            try:
+                name = signal.Signals(-self.code).name
+            except ValueError:
+                name = f"signal {-self.code}"
+            hint = " (the OOM killer sends SIGKILL)" if -self.code == signal.SIGKILL else ""
+            return f"was killed by {name}{hint}"
+        return f"exited with code {self.code}"
+
+
+def run_command(
+    paths: Sequence[str],
+    output: Path,
+    *,
+    agent: str | None,
+    trials: int | None,
+    concurrency: int | None,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The child's command line: this Python, ``-m agent_evals run``, the same options (``extra``:
+    further ``run`` flags, e.g. ``--retry-errors 2``)."""
+    args = [sys.executable, "-m", "agent_evals", "run", *paths, "--output", str(output), "--quiet"]
+    if agent:
+        args += ["--agent", agent]
+    if trials is not None:
+        args += ["--trials", str(trials)]
+    if concurrency is not None:
+        args += ["--concurrency", str(concurrency)]
+    return [*args, *extra]
+
+
+def run_child(
+    args: Sequence[str],
+    output: Path,
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    emit: Emit,
+    emit_err: Emit,
+    in_actions: bool,
+    scrub: Callable[[str], str],
+) -> ChildRun:
+    """Run ``args``, relaying its output, then read the record it wrote at ``output``.
+
+    In GitHub Actions its output is relayed inside a stop-commands block whose token the child never
+    sees, so nothing it prints (``::add-mask::``, ``::error::``, ``::stop-commands::``) acts as a
+    workflow command. SIGINT and SIGTERM received meanwhile are passed on to the child, which then
+    writes its partial record (``complete: false``).
+    """
+    from agent_evals.record.stream import partial_path
+
+    streamed = partial_path(output)
+    for stale in (output, streamed):  # a stale record must never stand in for this run's
+        stale.unlink(missing_ok=True)
+    pause = f"agent-evals-{uuid.uuid4().hex}"
+    if in_actions:
+        emit(f"::stop-commands::{pause}")
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+    received: list[int] = []
+    proc = subprocess.Popen(
+        list(args),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # a signal to our group reaches the child once: through us
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    relays = [
+        threading.Thread(target=_relay, args=(proc.stdout, emit, tail, scrub), daemon=True),
+        threading.Thread(target=_relay, args=(proc.stderr, emit_err, tail, scrub), daemon=True),
+    ]
+    for relay in relays:
+        relay.start()
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        received.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+
+    previous = _install({signal.SIGINT: forward, signal.SIGTERM: forward})
+    try:
+        code = proc.wait()
+        for relay in relays:
+            relay.join(timeout=5)
+    finally:
+        _install(previous)
+        if in_actions:
+            emit(f"::{pause}::")
+    result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
+    for written in (output, streamed):  # a secret it read from elsewhere (a parent's environment)
+        redact_file(written, scrub)
+    try:
+        from agent_evals.ci.record import CIRecord
+
+        if output.is_file():
+            result.record = CIRecord.read(output)
+        elif streamed.is_file():  # it died mid-run: the cases it finished are in its streamed record
+            result.record = CIRecord.read(streamed)
+            result.streamed = True
+        else:
+            result.problem = "it wrote no run record"
+    except RunRecordError as exc:
+        result.problem = f"its run record is unreadable: {exc}"
+    return result
+
+
+def redact_file(path: Path, scrub: Callable[[str], str]) -> None:
+    """Mask the secrets ``scrub`` knows in the record file at ``path`` (its raw text, as ``run`` masks
+    the secrets of its own environment); an unreadable file is left to the reader to report."""
+    if not getattr(scrub, "active", True):
+        return
+    try:
+        text = path.read_text("utf-8", "surrogateescape")
+    except (OSError, UnicodeDecodeError):
+        return
+    clean = scrub(text)
+    if clean != text:
+        writing("the run record", path, lambda: path.write_text(clean, "utf-8", "surrogateescape"))
+
+
+def died_markdown(child: ChildRun) -> str:
+    """What a report adds about a child that died after recording some cases: how it ended, how many
+    cases it finished, and its last output lines."""
+    from agent_evals.report.escape import escape_code_block
+
+    cases = child.record.case_count() if child.record is not None else 0
+    lines = [
+        f"The suites did not finish: `agent-evals run` {child.how()} after recording {cases:,} "
+        f"case{'' if cases == 1 else 's'}. Those are reported; the rest did not run. This is an "
+        "infrastructure error (exit 3), not a pass: rerun the job, or run `agent-evals run` locally "
+        "to find the case."
+    ]
+    if child.tail:
+        lines += ["", "<details><summary>Its last output lines</summary>", "", "<pre>"]
+        lines += [escape_code_block("\n".join(child.tail)), "</pre>", "", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def with_died(comment: str, died: str) -> str:
+    """The comment with the died-mid-run note (its first line alone when the rest does not fit)."""
+    from agent_evals.report.markdown import fits
+
+    for extra in (died, died.splitlines()[0] + "\n"):
+        longer = comment.rstrip("\n") + "\n\n" + extra
+        if fits(longer, "comment"):
+            return longer
+    return comment
+
+
+def _relay(stream: IO[bytes], emit: Emit, tail: deque[str], scrub: Callable[[str], str]) -> None:
+    for raw in iter(stream.readline, b""):
+        line = scrub(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        tail.append(line)
+        emit(line)
+    stream.close()
+
+
+Handler = Callable[[int, FrameType | None], object] | int | None
+
+
+def _install(handlers: Mapping[int, Handler]) -> dict[int, Handler]:
+    """Set signal handlers (main thread only; elsewhere nothing changes) and return the old ones."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old: dict[int, Handler] = {}
+    for signum, handler in handlers.items():
+        old[signum] = signal.getsignal(signum)
+        signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+    return old
+
+
+def writing(what: str, path: str | Path, write: Callable[[], object]) -> None:
+    """Run ``write``; an OSError (full disk, no permission) becomes an OutputWriteError naming the file."""
+    try:
+        write()
+    except OSError as exc:
+        raise OutputWriteError(f"cannot write {what} to {path}: {exc.strerror or exc}") from exc
+
+
+def make_dirs(folder: Path, what: str) -> None:
+    """Create ``folder`` (and parents); a failure is an OutputWriteError naming ``what`` and the path."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputWriteError(f"cannot create {what} {folder}: {exc.strerror or exc}") from exc
+
+
+def lost_run_markdown(child: ChildRun, gate_id: str) -> str:
+    """The report of a run that left no usable record: what happened, and its last output lines."""
+    from agent_evals.report.escape import escape_code_block
+
+    if child.interrupted is not None:
+        head = f"the run was cancelled ({signal.Signals(child.interrupted).name}) before it wrote a record"
+    else:
+        head = f"the suites did not finish: `agent-evals run` {child.how()}, and {child.problem}"
+    lines = [
+        f"<!-- agent-evals:gate:{gate_id} -->",
+        f"### ⛔ agent-evals: no verdict: {head}",
+        "",
+        "This is an infrastructure error (exit 3), not a pass. An agent or eval that ends the process "
+        "(`os._exit`, a native crash, the OOM killer) takes the run down with it; rerun the job, or run "
+        "`agent-evals run` locally to find the case.",
+    ]
+    if child.tail:
+        lines += ["", "<details><summary>Its last output lines</summary>", "", "<pre>"]
+        lines += [escape_code_block("\n".join(child.tail)), "</pre>", "", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def report_lost_run(
+    child: ChildRun, settings: ActionsSettings, out_dir: Path, gate_id: str, emit: Emit
+) -> tuple[int, dict[str, str], str]:
+    """Report a run that left no usable record in the report file and the log (``ci`` publishes the
+    rest: step outputs, job summary, comment).
+
+    Returns the exit code (3; 130/143 when cancelled), the step outputs (status ``error``) and the Markdown.
+    """
+    from agent_evals.github.actions_io import Annotation
+
+    markdown = lost_run_markdown(child, gate_id)
+    report_path = out_dir / "report.md"
+    make_dirs(out_dir, "the report folder")
+    writing("the report", report_path, lambda: report_path.write_text(markdown, "utf-8", "replace"))
+    title = markdown.splitlines()[1].removeprefix("### ⛔ ")
+    emit(Annotation("error", title).render() if settings.in_actions else f"error: {title}")
+    outputs = {
+        "status": "error",
+        "pass-rate": "",
+        "baseline-pass-rate": "",
+        "regressions": "",
+        "run-record": "",
+        "report": str(report_path),
+        "report-dir": str(out_dir),
+        "comment-url": "",
+        "gate-id": gate_id,
+        "upload-baseline": "false",
+        "accepted-regression": "false",
+        "baseline-run-id": "",
+        "baseline-sha": "",
+        "baseline-url": "",
+    }
+    code = 128 + child.interrupted if child.interrupted is not None else EXIT_INTERNAL
+    return code, outputs, markdown

@@ -1,0 +1,236 @@
+"""The policy `ci` gates a pull request under: the base side's is the floor, the pull request may only tighten."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_evals.errors import GitHubError
+
+if TYPE_CHECKING:
+    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.plan import CIPlan
+    from agent_evals.ci.record import CIRecord
+    from agent_evals.gate.floor import Loosening
+    from agent_evals.gate.policy import Policy
+    from agent_evals.github.baseline import BaselineResult
+    from agent_evals.github.client import GitHubClient
+    from agent_evals.github.labels import Acceptance
+    from agent_evals.github.settings import ActionsSettings
+    from agent_evals.record.model import RunRecord
+    from agent_evals.record.summary import RunSummary
+
+BASE_SOURCE = "baseline record"
+"""How the policy recorded in the baseline record is named in reports."""
+
+
+@dataclass
+class GatePolicy:
+    """The policy in force, the pull request's own, and what the pull request loosened."""
+
+    policy: Policy
+    """What the gate applies: the floored policy, or the pull request's own when the label accepts."""
+    own: Policy
+    """The pull request's own policy (its files and the command line)."""
+    floored: Policy
+    """Each knob the stricter of the base side's and the pull request's."""
+    loosened: list[Loosening] = field(default_factory=list)
+    """Knobs the pull request set looser than the base side."""
+    acceptance: Acceptance | None = None
+    """The accept label, read when something was loosened (None: not read)."""
+    unavailable: str | None = None
+    """Why the base side's policy could not be read (GitHub gave no usable answer): no verdict."""
+
+    @property
+    def label_applies(self) -> bool:
+        """The accept label is on and lets the pull request's looser policy apply."""
+        return bool(self.loosened and self.acceptance is not None and self.acceptance.accepted)
+
+    def lines(self, label: str) -> list[str]:
+        """One line per loosened knob, for the comment, the job summary and the log."""
+        return [each.line(label, accepted=self.label_applies) for each in self.loosened]
+
+
+def suite_groups(suites: Iterable[tuple[str, Iterable[str]]]) -> dict[str, list[str]]:
+    """Suite id -> its groups."""
+    return {sid: sorted(set(groups)) for sid, groups in suites}
+
+
+def run_groups(summary: RunSummary) -> dict[str, list[str]]:
+    """Suite id -> its groups, of a summarised record."""
+    return suite_groups((s.header["id"], s.view.groups) for s in summary.suites)
+
+
+def stamp(record: CIRecord, policy: Policy) -> None:
+    """Record in each suite the policy that applies to it (its own sources: what the baseline run uploads)."""
+    from agent_evals.gate.floor import recorded_form
+
+    for index, suite in enumerate(record.summary.suites):
+        sid = suite.header["id"]
+        record.set_suite_field(index, "policy", recorded_form(policy, sid, suite.view.groups))
+
+
+def baseline_suites(
+    found: RunRecord | None, file_summary: RunSummary | None
+) -> list[tuple[str, Any, Mapping[str, Any] | None]]:
+    """``(suite id, recorded policy, gate block)`` of each suite of the baseline record."""
+    if found is not None:
+        return [(s.id, s.policy, s.gate) for s in found.suites]
+    if file_summary is not None:
+        return [(s.header["id"], s.header.get("policy"), s.header.get("gate")) for s in file_summary.suites]
+    return []
+
+
+def floored_policy(
+    own: Policy,
+    candidate_suites: Iterable[str],
+    baseline: list[tuple[str, Any, Mapping[str, Any] | None]],
+    base_files: Callable[[], Path | None],
+    overrides: Mapping[str, Any],
+) -> Policy:
+    """``own`` floored by the base side: the policy each baseline suite recorded, and for a suite without
+    one (an older record, a new suite, no baseline) the base commit's files: its repo config
+    (``base_files()``, read only when needed) and the baseline's suite ``gate:`` blocks, under the same
+    command-line flags (the workflow is trusted)."""
+    from agent_evals.gate.floor import recorded_policies
+    from agent_evals.gate.policy import resolve_policy
+
+    recorded = recorded_policies(((sid, data) for sid, data, _ in baseline), source=BASE_SOURCE)
+    files: Policy | None = None
+    if any(sid not in recorded for sid in candidate_suites):
+        files = resolve_policy(
+            repo_config=base_files(),
+            suite_blocks={sid: block for sid, _, block in baseline},
+            overrides=dict(overrides),
+        )
+        files = files.model_copy(
+            update={
+                "layers": [
+                    layer.model_copy(update={"source": f"base: {layer.source}"}) for layer in files.layers
+                ]
+            }
+        )
+    return own.model_copy(update={"floor": files, "floor_by_suite": recorded})
+
+
+def fetch_base_config(
+    client: GitHubClient | None,
+    repo: str | None,
+    base_sha: str | None,
+    *,
+    cwd: Path,
+    workspace: str | None,
+    config: Path | None,
+    into: Path,
+) -> Path | None:
+    """The repo config file as it is at the base commit (the contents API), copied into ``into``; None
+    when the base commit has none. ``config``: the ``--config`` file (else the discovered names)."""
+    from agent_evals.gate.policy import REPO_CONFIG_NAMES, discover_repo_config
+
+    explicit = (config if config.is_absolute() else cwd / config) if config is not None else None
+    wanted = [explicit] if explicit is not None else [cwd / n for n in (*REPO_CONFIG_NAMES, "pyproject.toml")]
+    root = Path(workspace) if workspace else cwd
+    if explicit is not None and not _inside(explicit, root):
+        return explicit  # not a file of the repository: the pull request cannot change it
+    if client is None or not repo or not base_sha:
+        return None  # nothing to read it with: the defaults (and the baseline's blocks) are the floor
+    into.mkdir(parents=True, exist_ok=True)
+    for path in wanted:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+        data = _read_at(client, repo, rel, base_sha)
+        if data is None:
+            continue
+        (into / path.name).write_bytes(data)
+        if explicit is not None:
+            return into / path.name
+        if path.name in REPO_CONFIG_NAMES:
+            break
+    return None if explicit is not None else discover_repo_config(into)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _read_at(client: GitHubClient, repo: str, path: str, ref: str) -> bytes | None:
+    """A file's bytes at ``ref`` (``GET /repos/{repo}/contents/{path}?ref=``); None when it does not exist."""
+    from urllib.parse import quote
+
+    from agent_evals.github.branch_store import RAW
+
+    try:
+        response = client.request(
+            "GET", f"/repos/{repo}/contents/{quote(path)}", params={"ref": ref}, permission="contents: read",
+            accept=RAW,
+        )  # fmt: skip
+    except GitHubError as exc:
+        if exc.status == 404:
+            return None
+        raise GitHubError(
+            f"cannot read {path} at the base commit {ref[:12]} to know the base policy: {exc}",
+            status=exc.status,
+        ) from exc
+    return response.content
+
+
+def gate_policy(
+    own: Policy,
+    record: CIRecord,
+    record_path: Path,
+    options: CIOptions,
+    plan: CIPlan,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    found: BaselineResult | None,
+    baseline_record: CIRecord | None,
+    cwd: Path,
+    env: Mapping[str, str],
+    out_dir: Path,
+    unavailable: str | None,
+) -> GatePolicy:
+    """Stamp the run's own policy in its record; on a pull request, floor it by the base side's (the
+    baseline's recorded policy, else the base commit's files) and read the accept label when it loosened."""
+    from agent_evals.ci.child_run import writing
+    from agent_evals.gate.floor import loosenings
+    from agent_evals.github.labels import read_acceptance
+
+    stamp(record, own)
+    writing("the run record", record_path, lambda: record.write(record_path))
+    if plan.kind != "pull_request" or unavailable:
+        return GatePolicy(policy=own, own=own, floored=own)
+    baseline = baseline_suites(
+        found.record if found is not None and options.baseline is None else None,
+        baseline_record.summary if baseline_record is not None else None,
+    )
+    try:
+        floored = floored_policy(
+            own,
+            [s.header["id"] for s in record.summary.suites],
+            baseline,
+            lambda: fetch_base_config(
+                client if settings.token else None,  # no token: the defaults are the floor
+                settings.repository,
+                settings.event.base_sha,
+                cwd=cwd,
+                workspace=env.get("GITHUB_WORKSPACE"),
+                config=options.config,
+                into=out_dir / "base-policy",
+            ),
+            options.overrides,
+        )
+    except GitHubError as exc:  # the base policy is unknown: no verdict (exit 3), never the PR's own
+        return GatePolicy(policy=own, own=own, floored=own, unavailable=str(exc))
+    gate = GatePolicy(policy=floored, own=own, floored=floored)
+    gate.loosened = loosenings(floored, run_groups(record.summary))
+    if gate.loosened and not unavailable:  # the label lets the pull request's policy apply
+        gate.acceptance = read_acceptance(
+            client, settings.repository, settings.pr_number, options.accept_label
+        )
+        gate.policy = own if gate.acceptance.accepted else floored
+    return gate

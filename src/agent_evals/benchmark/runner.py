@@ -20,12 +20,12 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.calls.scope import TrialScope
 from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer
-from agent_evals.core.trial_scope import TrialScope
 from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering

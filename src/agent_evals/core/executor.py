@@ -17,6 +17,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from agent_evals.calls.scope import TrialScope, close_scope, open_scope
 from agent_evals.core.faults import (
     OVERRUN_GRACE_S,
     TrialFault,
@@ -27,7 +28,6 @@ from agent_evals.core.faults import (
     user_traceback,
 )
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
-from agent_evals.core.trial_scope import TrialScope, close_scope, open_scope
 
 T = TypeVar("T")
 

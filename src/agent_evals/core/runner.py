@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
 
+from agent_evals.calls.scope import TrialScope, active_cache
 from agent_evals.core.aggregate import aggregate
 from agent_evals.core.arguments import (
     check_config,
@@ -25,7 +26,6 @@ from agent_evals.core.executor import Attempted, Outcome, await_user, call_now, 
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
-from agent_evals.core.trial_scope import TrialScope, active_cache
 from agent_evals.core.types import (
     EvalConfig,
     EvalExample,

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agent_evals.core.http_hooks import Send, SendAsync, add_hook
+from agent_evals.calls.hooks import Send, SendAsync, add_hook
 from agent_evals.cost.meter import UsageMeter, bound_meter, current_meter
 from agent_evals.cost.wire import from_text
 

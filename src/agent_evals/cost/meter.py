@@ -179,7 +179,7 @@ def trial_usage(
     table = active_table()
     priced = table.priced(usage)
     if scope is _CURRENT_SCOPE:
-        from agent_evals.core.trial_scope import current_scope
+        from agent_evals.calls.scope import current_scope
 
         scope = current_scope()
     part = replayed_part(priced, meter, own=_own(explicit), scope=scope)

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evals.errors import UsageError
-from agent_evals.record.model import Case, RunRecord, ShardSuite, Suite
-from agent_evals.run.shard import ids_digest
+from agent_evals.record.model import Case, RunRecord, ShardSuite, Suite, ids_digest
 
 
 class MergeError(UsageError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -247,7 +247,7 @@ class ShardSuite(_Model):
     cases: int
     """How many cases the whole suite has (every shard's together)."""
     case_ids: str
-    """A digest of the whole suite's case ids in suite order (``shard.ids_digest``)."""
+    """A digest of the whole suite's case ids in suite order (``ids_digest``)."""
     files: str | None = None
     """A digest of the contents of the files that declare the suite's cases (the eval file; the
     benchmark YAML and the files it includes or reads cases from)."""
@@ -358,3 +358,12 @@ def fingerprint_of(
     }
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     return digest[:16]
+
+
+def ids_digest(case_ids: Iterable[str]) -> str:
+    """A digest of a suite's case ids in suite order: what every shard of a run records of the whole
+    suite, so ``merge`` can tell that the shards together hold every case (the last one included)."""
+    digest = hashlib.sha256()
+    for case_id in case_ids:
+        digest.update(case_id.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()[:32]

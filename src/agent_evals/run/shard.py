@@ -45,15 +45,6 @@ def shard_key(suite_id: str, case_id: str) -> str:
     return hashlib.sha256(f"{suite_id}\0{case_id}".encode()).hexdigest()
 
 
-def ids_digest(case_ids: Iterable[str]) -> str:
-    """A digest of a suite's case ids in suite order: what every shard of a run records of the whole
-    suite, so ``merge`` can tell that the shards together hold every case (the last one included)."""
-    digest = hashlib.sha256()
-    for case_id in case_ids:
-        digest.update(case_id.encode("utf-8", "surrogateescape") + b"\0")
-    return digest.hexdigest()[:32]
-
-
 def files_digest(paths: Iterable[str | Path]) -> str:
     """A digest of the contents of a suite's declaring files (names left out: shards may run from
     other folders), so ``merge`` refuses shards that ran different versions of a suite."""
@@ -116,7 +107,7 @@ class Slicer:
 
     def suites(self) -> dict[str, ShardSuite]:
         """Every suite dealt so far as a whole (``run.shard.suites``): its size, ids and files."""
-        from agent_evals.record.model import ShardSuite
+        from agent_evals.record.model import ShardSuite, ids_digest
 
         return {
             sid: ShardSuite(cases=len(p.ids), case_ids=ids_digest(p.ids), files=p.files)

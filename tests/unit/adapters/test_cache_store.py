@@ -8,7 +8,7 @@ import pytest
 
 from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.adapters.cache.store import ResponseCache
-from agent_evals.core.trial_scope import active_cache, cache_active, close_scope, current_scope, open_scope
+from agent_evals.calls.scope import active_cache, cache_active, close_scope, current_scope, open_scope
 from agent_evals.errors import CacheMiss
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agent_evals.core import http_hooks
+from agent_evals.calls import hooks as http_hooks
 
 
 class _Recorder:

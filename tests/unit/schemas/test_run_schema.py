@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from pydantic import BaseModel
 
-from agent_evals.core import record as record_module
+from agent_evals.record import model as record_module
 from agent_evals.record.model import RunRecord
 from agent_evals.schemas import load_run_schema
 

@@ -1,4 +1,4 @@
-"""The response cache on httpx: a hook in the transport chain (``core.http_hooks``) that replays or records.
+"""The response cache on httpx: a hook in the transport chain (``calls.hooks``) that replays or records.
 
 Every client built on httpx or httpx2 (the OpenAI and Anthropic SDKs, LangChain's OpenAI and Ollama
 models) is covered without a code change while a ``--cache`` run is active. The hook sits inside
@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.adapters.cache.keys import request_digest
-from agent_evals.core.http_hooks import Send, SendAsync
-from agent_evals.core.trial_scope import TrialScope, active_cache, in_framework_recording
+from agent_evals.calls.hooks import Send, SendAsync
+from agent_evals.calls.scope import TrialScope, active_cache, in_framework_recording
 from agent_evals.cost.http_usage import REPLAYED_HEADER
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.adapters.cache.keys import request_digest
-from agent_evals.core.trial_scope import TrialScope, current_scope, framework_recording
+from agent_evals.calls.scope import TrialScope, current_scope, framework_recording
 
 if TYPE_CHECKING:
     from langchain_core.outputs import Generation

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_evals.adapters.cache.keys import request_digest
-from agent_evals.core.trial_scope import TrialScope, cache_active, current_scope
+from agent_evals.calls.scope import TrialScope, cache_active, current_scope
 from agent_evals.errors import CacheMiss, UsageError
 
 ENTRY_SCHEMA = "agent-evals/cache@1"
@@ -31,7 +31,7 @@ Mode = Literal["record", "replay"]
 
 
 class ResponseCache:
-    """A cache folder in ``record`` or ``replay`` mode; the hooks find it with :func:`core.trial_scope.active_cache`."""
+    """A cache folder in ``record`` or ``replay`` mode; the hooks find it with :func:`calls.scope.active_cache`."""
 
     def __init__(self, mode: Mode, folder: str | os.PathLike[str] = DEFAULT_DIR) -> None:
         """``mode`` is ``record`` (call live, store every answer) or ``replay`` (answer only from the folder)."""
@@ -63,7 +63,7 @@ class ResponseCache:
         """Make this the run's cache for the ``with`` block: the httpx hook and LangChain's global LLM cache."""
         from agent_evals.adapters.cache.http_hook import HOOK
         from agent_evals.adapters.cache.langchain import langchain_hooked
-        from agent_evals.core.http_hooks import add_hook, remove_hook
+        from agent_evals.calls.hooks import add_hook, remove_hook
 
         add_hook(HOOK)  # inside the usage hook (installed outermost), so replays are metered too
         try:

@@ -7,7 +7,7 @@ import contextvars
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 CacheMode = Literal["record", "replay", "off"]
 
@@ -71,6 +71,25 @@ class TrialScope:
         }
 
 
+class ResponseStore(Protocol):
+    """What the model-call hooks need of the run's response cache (``adapters.cache.store.ResponseCache``)."""
+
+    @property
+    def mode(self) -> CacheMode:
+        """``record`` or ``replay``."""
+        ...
+
+    def lookup(self, kind: str, digest: str, what: str) -> tuple[TrialScope | None, dict[str, Any] | None]:
+        """The entry for a request in the current trial, or None to call live (see ``ResponseCache``)."""
+        ...
+
+    def store(
+        self, kind: str, digest: str, scope: TrialScope, occurrence: int, entry: dict[str, Any]
+    ) -> None:
+        """Keep the entry of a live answer."""
+        ...
+
+
 _scope: contextvars.ContextVar[TrialScope | None] = contextvars.ContextVar("agent_evals_trial", default=None)
 _active: list[Any] = []  # the run's response cache (a stack: the innermost run wins)
 _active_lock = threading.Lock()
@@ -98,7 +117,7 @@ def current_scope() -> TrialScope | None:
     return _scope.get()
 
 
-def active_cache() -> Any:
+def active_cache() -> ResponseStore | None:
     """The response cache of the run in progress (an ``adapters.cache.store.ResponseCache``), or None."""
     return _active[-1] if _active else None
 

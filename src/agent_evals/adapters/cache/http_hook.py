@@ -10,15 +10,12 @@ from __future__ import annotations
 import base64
 import sys
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_evals.adapters.cache.keys import request_digest
 from agent_evals.calls.hooks import Send, SendAsync
-from agent_evals.calls.scope import TrialScope, active_cache, in_framework_recording
+from agent_evals.calls.scope import ResponseStore, TrialScope, active_cache, in_framework_recording
 from agent_evals.cost.http_usage import REPLAYED_HEADER
-
-if TYPE_CHECKING:
-    from agent_evals.adapters.cache.store import ResponseCache
 
 KIND = "http"
 _KEPT_HEADERS = ("content-type",)
@@ -76,7 +73,7 @@ def _buffered(request: Any, response: Any, is_async: bool) -> Any:
 
 
 def _store(
-    cache: ResponseCache, scope: TrialScope, digest: str, occurrence: int, request: Any, response: Any
+    cache: ResponseStore, scope: TrialScope, digest: str, occurrence: int, request: Any, response: Any
 ) -> None:
     """Keep a live answer (record mode); a 429 or 5xx is never kept, so replay never repeats an outage."""
     if response.status_code == 429 or response.status_code >= 500:
@@ -98,7 +95,7 @@ class CacheHook:
 
     def handle(self, request: Any, send: Send) -> Any:
         """A sync request."""
-        cache: ResponseCache | None = active_cache()
+        cache: ResponseStore | None = active_cache()
         if cache is None or (cache.mode == "record" and in_framework_recording()):
             return send(request)
         digest = _digest(request, request.read())
@@ -114,7 +111,7 @@ class CacheHook:
 
     async def handle_async(self, request: Any, send: SendAsync) -> Any:
         """An async request."""
-        cache: ResponseCache | None = active_cache()
+        cache: ResponseStore | None = active_cache()
         if cache is None or (cache.mode == "record" and in_framework_recording()):
             return await send(request)
         digest = _digest(request, await request.aread())

@@ -9,18 +9,17 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.adapters.cache.keys import request_digest
-from agent_evals.calls.scope import TrialScope, current_scope, framework_recording
+from agent_evals.calls.scope import ResponseStore, TrialScope, current_scope, framework_recording
 
 if TYPE_CHECKING:
     from langchain_core.outputs import Generation
 
-    from agent_evals.adapters.cache.store import ResponseCache
 
 KIND = "langchain"
 
 
 @contextlib.contextmanager
-def langchain_hooked(cache: ResponseCache) -> Iterator[None]:
+def langchain_hooked(cache: ResponseStore) -> Iterator[None]:
     """Set LangChain's global LLM cache to ``cache`` for the ``with`` block (when LangChain is installed).
 
     A chat model built with ``cache=False`` opts out; one given its own cache keeps it.
@@ -45,7 +44,7 @@ def _hook_class() -> type[Any]:
     class RunCache(BaseCache):
         """LangChain's view of the run's response cache: keyed by prompt, model settings and trial."""
 
-        def __init__(self, cache: ResponseCache) -> None:
+        def __init__(self, cache: ResponseStore) -> None:
             self.cache = cache
             # a lookup's occurrence, waiting for the update of the same call (record mode)
             self._pending: dict[tuple[int, str], deque[tuple[TrialScope, int]]] = {}

@@ -1,4 +1,4 @@
-"""The shipped run record JSON Schema: valid draft 2020-12, and in step with core/record.py."""
+"""The shipped run record JSON Schema: valid draft 2020-12, and in step with record/model.py."""
 
 from __future__ import annotations
 

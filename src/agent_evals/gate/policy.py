@@ -299,6 +299,32 @@ class Policy(BaseModel):
         return False
 
 
+class SuiteKnobs:
+    """One suite's knobs, resolved from the policy once: the suite's own, and each group's (with
+    whether an override gates it) on first ask."""
+
+    def __init__(self, policy: Policy, suite_id: str) -> None:
+        self.policy = policy
+        self.suite_id = suite_id
+        self.knobs = policy.knobs_for(suite_id)
+        self._groups: dict[str, Knobs] = {}
+        self._gated: dict[str, bool] = {}
+
+    def group(self, key: str) -> Knobs:
+        """The knobs of the suite's group ``key``."""
+        knobs = self._groups.get(key)
+        if knobs is None:
+            knobs = self._groups[key] = self.policy.knobs_for(self.suite_id, key)
+        return knobs
+
+    def gated(self, key: str) -> bool:
+        """Whether an override targets the group ``key`` (it can then fail the gate on its own)."""
+        gated = self._gated.get(key)
+        if gated is None:
+            gated = self._gated[key] = self.policy.group_is_gated(self.suite_id, key)
+        return gated
+
+
 def matches_suite(pattern: str, suite_id: str) -> bool:
     """Whether an override glob targets the suite ``suite_id`` as a whole."""
     return fnmatch.fnmatchcase(suite_id, pattern)

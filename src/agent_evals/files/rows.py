@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +73,8 @@ def read_rows(path: Path, shown: str, *, dotted_under: DottedUnder = ()) -> list
             f"cases files are {' or '.join(ROW_SUFFIXES)}, not {path.suffix or 'a file without suffix'}",
             file=shown,
         )
-    raw = read_bounded(
-        path,
-        MAX_ROW_BYTES,
-        called="the cases file",
-        kind="cases files",
-        fail=lambda reason: RowError(reason, file=shown),
-    )
+    fail = partial(RowError, file=shown)
+    raw = read_bounded(path, MAX_ROW_BYTES, called="the cases file", kind="cases files", fail=fail)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

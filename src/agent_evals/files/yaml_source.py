@@ -6,6 +6,7 @@ import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +132,8 @@ def format_path(path: KeyPath) -> str:
 
 def load_yaml_file(path: Path, shown_as: str) -> tuple[Any, SourceMap]:
     """Read and build one YAML file into plain Python values plus its source map."""
-    raw = read_bounded(
-        path,
-        MAX_BYTES,
-        called="the file",
-        kind="benchmark files",
-        fail=lambda reason: BenchmarkFileError(reason, file=shown_as),
-    )
+    fail = partial(BenchmarkFileError, file=shown_as)
+    raw = read_bounded(path, MAX_BYTES, called="the file", kind="benchmark files", fail=fail)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -81,9 +81,19 @@ _CLASSIFIER_DEFAULTS: dict[str, Any] = {
 """``LLMClassifier``'s settings when not given: it reasons first and answers deterministically."""
 
 
-def _judge_options(use_cot: bool | None, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
-    options = {"use_cot": use_cot, "temperature": temperature, "max_tokens": max_tokens}
-    return {key: value for key, value in options.items() if value is not None}
+def _scorer_keywords(settings: JudgeSettings, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``LLMJudgeScorer``'s keywords from a judge's settings: how the judge is reached, and ``options``
+    for autoevals with the settings it decides itself when they are None (``use_cot`` and so on)."""
+    asked = {key: settings[key] for key in ("use_cot", "temperature", "max_tokens")}
+    return {
+        "threshold": settings["threshold"],
+        "model": settings["model"],
+        "base_url": settings["base_url"],
+        "api_key": settings["api_key"],
+        "client": settings["client"],
+        "timeout_s": settings["timeout_s"],
+        "options": {**options, **{key: value for key, value in asked.items() if value is not None}},
+    }
 
 
 class _SpecJudge(LLMJudgeScorer):
@@ -91,15 +101,7 @@ class _SpecJudge(LLMJudgeScorer):
 
     @takes_judge_settings(_SPEC_DEFAULTS)
     def __init__(self, **settings: Unpack[JudgeSettings]) -> None:
-        super().__init__(
-            threshold=settings["threshold"],
-            model=settings["model"],
-            base_url=settings["base_url"],
-            api_key=settings["api_key"],
-            client=settings["client"],
-            timeout_s=settings["timeout_s"],
-            options=_judge_options(settings["use_cot"], settings["temperature"], settings["max_tokens"]),
-        )
+        super().__init__(**_scorer_keywords(settings, {}))
 
 
 class Factuality(_SpecJudge):
@@ -303,21 +305,8 @@ class LLMClassifier(LLMJudgeScorer):
             self.categories = {str(label): str(text) for label, text in chosen.items()}
             prompt_template = _categories_prompt(self.categories)
             self.choice_scores = dict.fromkeys(self.categories, 1.0)
-        options: dict[str, Any] = {
-            "name": self.name,
-            "prompt_template": prompt_template,
-            "choice_scores": self.choice_scores,
-            **_judge_options(settings["use_cot"], settings["temperature"], settings["max_tokens"]),
-        }
-        super().__init__(
-            threshold=settings["threshold"],
-            model=settings["model"],
-            base_url=settings["base_url"],
-            api_key=settings["api_key"],
-            client=settings["client"],
-            timeout_s=settings["timeout_s"],
-            options=options,
-        )
+        options = {"name": self.name, "prompt_template": prompt_template, "choice_scores": self.choice_scores}
+        super().__init__(**_scorer_keywords(settings, options))
 
     def _make(self, autoevals: Any, options: dict[str, Any]) -> Any:
         return autoevals.LLMClassifier(**options)

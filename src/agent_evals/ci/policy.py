@@ -127,7 +127,8 @@ def fetch_base_config(
 ) -> Path | None:
     """The repo config file as it is at the base commit (the contents API), copied into ``into``; None
     when the base commit has none. ``config``: the ``--config`` file (else the discovered names)."""
-    from agent_evals.gate.policy import REPO_CONFIG_NAMES, discover_repo_config
+    from agent_evals.files.repo_config import REPO_CONFIG_NAMES
+    from agent_evals.gate.policy import discover_repo_config
 
     explicit = (config if config.is_absolute() else cwd / config) if config is not None else None
     wanted = [explicit] if explicit is not None else [cwd / n for n in (*REPO_CONFIG_NAMES, "pyproject.toml")]

@@ -11,7 +11,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -220,8 +220,8 @@ def run(
     PATH is an eval file, a benchmark YAML or a directory (searched for eval_*.py, *_eval.py,
     evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
     """
-    from agent_evals.report.terminal_run import render_digest
-    from agent_evals.run.session import RunBuilder, execute
+    from agent_evals.report.colour import use_colour
+    from agent_evals.run.session import RunBuilder
     from agent_evals.run.shard import Shard, Slicer
 
     try:
@@ -233,7 +233,6 @@ def run(
     # A run allocates many small long-lived objects; frequent full collections find nothing to free.
     gc.freeze()
     gc.set_threshold(50_000, 50, 50)
-    from agent_evals.report.colour import use_colour
 
     # Each case reaches the record file (output + ".partial" until the end) when it finishes.
     builder = RunBuilder(output=output)
@@ -245,27 +244,56 @@ def run(
     progress = None
     if not quiet and sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, tally=builder.tally, color=use_colour(sys.stderr))
-    interrupted = 0  # the exit code of an interrupted run
+    interrupted = _execute(
+        paths,
+        builder,
+        cache,
+        progress,
+        output,
+        agent=agent,
+        trials=trials,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        case_filter=case_filter,
+        datasets=datasets,
+        labels=labels,
+        shard=slicer,
+        retry_errors=retry_errors,
+        skip_files={f.resolve() for f in skip_files},
+        budget_usd=budget_usd,
+    )
+    if progress:
+        progress.clear()
+    _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose)
+    if interrupted:
+        click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
+        sys.exit(interrupted)
+    if cache is not None and cache.mode == "replay":
+        _warn_unreplayed(cache, builder.digest.replayed_nothing)
+    code = _finished_exit_code(builder, fail_under)
+    if code:
+        sys.exit(code)
+
+
+def _execute(
+    paths: tuple[str, ...],
+    builder: RunBuilder,
+    cache: ResponseCache | None,
+    progress: ProgressLine | None,
+    output: str | None,
+    **options: Any,
+) -> int:
+    """Run everything into ``builder`` and write its record; returns the exit code of an interrupted
+    run (130 Ctrl-C, 143 SIGTERM), else 0. A failure exits here, its partial record handled by
+    :func:`_failed`. ``options``: the keyword arguments of ``run.session.execute``."""
+    from agent_evals.run.session import execute
+
+    interrupted = 0
     signal.signal(signal.SIGTERM, _terminate)  # Actions cancels with SIGINT, then SIGTERM
     try:
         try:
             with cache.activate() if cache is not None else contextlib.nullcontext():
-                execute(
-                    paths,
-                    builder,
-                    agent=agent,
-                    trials=trials,
-                    concurrency=concurrency,
-                    timeout_s=timeout,
-                    case_filter=case_filter,
-                    datasets=datasets,
-                    labels=labels,
-                    progress=progress,
-                    shard=slicer,
-                    retry_errors=retry_errors,
-                    skip_files={f.resolve() for f in skip_files},
-                    budget_usd=budget_usd,
-                )
+                execute(paths, builder, progress=progress, **options)
         except KeyboardInterrupt as exc:
             interrupted = 143 if isinstance(exc, Terminated) else 130
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
@@ -278,49 +306,60 @@ def run(
     except (Exception, SystemExit, GeneratorExit):  # a bug, or a fault that escaped its trial: never exit 0
         message = f"internal error (please report it):\n{traceback.format_exc()}"
         _failed(builder, progress, message, EXIT_INTERNAL)
-    if progress:
-        progress.clear()
+    return interrupted
+
+
+def _print_digest(
+    builder: RunBuilder, output: str | None, *, complete: bool, quiet: bool, verbose: bool
+) -> None:
+    """The run's summary on stdout (its closing totals line alone with ``quiet``), and where the record went."""
+    from agent_evals.report.colour import use_colour
+    from agent_evals.report.terminal_run import render_digest
+
     colour = use_colour(sys.stdout)
     summary = render_digest(
-        builder.digest, builder.record_suites, complete=not interrupted, verbose=verbose, color=colour
+        builder.digest, builder.record_suites, complete=complete, verbose=verbose, color=colour
     )
     click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"), color=colour)
     if output and not quiet:
         click.echo(f"Run record written to {output}")
-    if interrupted:
-        click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
-        sys.exit(interrupted)
-    if cache is not None and cache.mode == "replay":
-        silent = builder.digest.replayed_nothing
-        if cache.outside:
-            click.echo(
-                f"warning: --cache replay: {len(cache.outside)} model call(s) made outside any trial (a "
-                f"scorer's judge, an agent's setup) went out live, uncached; the first: {cache.outside[0]}",
-                err=True,
-            )
-        if silent:
-            click.echo(
-                f"warning: --cache replay: {silent} trial(s) replayed no model call; calls made without the "
-                "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
-                err=True,
-            )
+
+
+def _warn_unreplayed(cache: ResponseCache, silent: int) -> None:
+    """After ``--cache replay``: the model calls that went out live, and the trials that replayed none."""
+    if cache.outside:
+        click.echo(
+            f"warning: --cache replay: {len(cache.outside)} model call(s) made outside any trial (a "
+            f"scorer's judge, an agent's setup) went out live, uncached; the first: {cache.outside[0]}",
+            err=True,
+        )
+    if silent:
+        click.echo(
+            f"warning: --cache replay: {silent} trial(s) replayed no model call; calls made without the "
+            "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
+            err=True,
+        )
+
+
+def _finished_exit_code(builder: RunBuilder, fail_under: float | None) -> int:
+    """A finished run's exit code, each problem said on stderr: 3 for a spent budget or a failed agent
+    setup, 1 for the gate's failures (error budget, ``--fail-under``), else 0."""
     if builder.budget is not None and builder.budget.exhausted:
         click.echo(
             f"{builder.budget.describe()}. The record is incomplete (exit 3): the gate never passes it.",
             err=True,
         )
-        sys.exit(EXIT_INTERNAL)
+        return EXIT_INTERNAL
     for failure in builder.setup_failures:
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:
-        sys.exit(EXIT_INTERNAL)
+        return EXIT_INTERNAL
     from agent_evals.report.width import wrap
 
     failures = gate_failures(builder.summary(), fail_under)
     for message in failures:
         click.echo("\n".join(wrap(message, hanging="  ")), err=True)
-    if failures:
-        sys.exit(1)
+    return 1 if failures else 0
 
 
 def _failed(builder: RunBuilder, progress: ProgressLine | None, message: str, code: int) -> NoReturn:

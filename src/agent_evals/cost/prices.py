@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import PolicyError
+from agent_evals.files.repo_config import load_config_yaml, repo_yaml
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,32 +137,12 @@ def parse_prices(data: Any, *, source: str) -> dict[str, Price]:
 def load_table(directory: Path | None = None) -> PriceTable:
     """The built-in table overridden by ``prices:`` of the repo's ``agent-evals.yaml`` in ``directory``
     (default: the working directory)."""
-    from agent_evals.gate.policy import REPO_CONFIG_NAMES
-
-    base = directory or Path.cwd()
-    for name in REPO_CONFIG_NAMES:
-        path = base / name
-        if path.is_file():
-            data = _yaml_document(path)
-            if isinstance(data, Mapping) and data.get("prices") is not None:
-                return PriceTable(
-                    {**BUILTIN, **parse_prices(data["prices"], source=str(path))}, source=str(path)
-                )
-            break
+    path = repo_yaml(directory or Path.cwd())
+    if path is not None:
+        data, _ = load_config_yaml(path, what="prices")
+        if isinstance(data, Mapping) and data.get("prices") is not None:
+            return PriceTable({**BUILTIN, **parse_prices(data["prices"], source=str(path))}, source=str(path))
     return PriceTable(BUILTIN)
-
-
-def _yaml_document(path: Path) -> Any:
-    from agent_evals.errors import BenchmarkFileError
-    from agent_evals.files.yaml_source import load_yaml_file
-
-    try:
-        data, _ = load_yaml_file(path, str(path))
-    except BenchmarkFileError as exc:
-        if exc.reason.startswith("the file is empty"):
-            return None
-        raise PolicyError(f"cannot read prices from {exc}") from exc
-    return data
 
 
 _active: list[PriceTable] = []

@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from agent_evals.files.bounded import read_bounded
 
 ROW_SUFFIXES = (".csv", ".jsonl")
 """File kinds ``cases:`` may name."""
@@ -70,14 +73,8 @@ def read_rows(path: Path, shown: str, *, dotted_under: DottedUnder = ()) -> list
             f"cases files are {' or '.join(ROW_SUFFIXES)}, not {path.suffix or 'a file without suffix'}",
             file=shown,
         )
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RowError(f"cannot read the cases file: {exc.strerror or exc}", file=shown) from exc
-    if len(raw) > MAX_ROW_BYTES:
-        raise RowError(
-            f"the file is {len(raw)} bytes; cases files are limited to {MAX_ROW_BYTES}", file=shown
-        )
+    fail = partial(RowError, file=shown)
+    raw = read_bounded(path, MAX_ROW_BYTES, called="the cases file", kind="cases files", fail=fail)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -6,6 +6,7 @@ import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from agent_evals.errors import BenchmarkFileError
+from agent_evals.files.bounded import read_bounded
 
 try:  # libyaml's parser, when PyYAML was built with it; the pure-Python one yields the same events
     from yaml._yaml import CParser as _Parser
@@ -130,14 +132,8 @@ def format_path(path: KeyPath) -> str:
 
 def load_yaml_file(path: Path, shown_as: str) -> tuple[Any, SourceMap]:
     """Read and build one YAML file into plain Python values plus its source map."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise BenchmarkFileError(f"cannot read the file: {exc.strerror or exc}", file=shown_as) from exc
-    if len(raw) > MAX_BYTES:
-        raise BenchmarkFileError(
-            f"the file is {len(raw)} bytes; benchmark files are limited to {MAX_BYTES} bytes", file=shown_as
-        )
+    fail = partial(BenchmarkFileError, file=shown_as)
+    raw = read_bounded(path, MAX_BYTES, called="the file", kind="benchmark files", fail=fail)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,9 +12,12 @@ from agent_evals.gate.model import (
     BaselineInfo,
     Comparison,
     Mode,
+    Outcome,
     Reason,
     RenameCheck,
     RunInfoView,
+    SuiteComparison,
+    Verdict,
 )
 from agent_evals.gate.paired import EPS, informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
@@ -156,53 +159,24 @@ def _compare(
     case_detail: CaseDetail,
     history: Sequence[Document | RunSummary] = (),
 ) -> Comparison:
-    base = summarise(baseline, "baseline") if isinstance(baseline, dict) else baseline
-    earlier = [summarise(h, "history") if isinstance(h, dict) else h for h in history]
-    cand = summarise(candidate, "candidate") if isinstance(candidate, dict) else candidate
-    if base is not None:
-        base = map_legacy_ids(base, cand)  # a baseline written before eval ids were project-relative
-    earlier = [map_legacy_ids(h, cand) for h in earlier]
-    if base is not None:
-        _ran_or_refuse(base, cand)
+    base, cand, earlier = _summaries(baseline, candidate, history)
     base, cand, reused, reuse_notes = split_reused(base, cand)  # copies of the baseline: no evidence
     base_suites = {s.header["id"]: s for s in base.suites} if base is not None else {}
     replaced = base is not None and _shares_nothing(base_suites, cand)
     if mode == "compare":
         refuse_unmatched(policy, cand, base)
     info = baseline_info or _info_from(base)
-    picks = [
-        select_cases(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
-        for suite in cand.suites
-    ]
-    side_details = case_detail == "all"
-    versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
-    works = [prepare(pick, base_suites.get(pick.sid), policy, versions, earlier) for pick in picks]
-    for work in works if earlier else ():  # the pass-rate trend over the earlier baselines
-        if base is not None and work.result.baseline is not None:
-            work.result.trend = suite_trend(
-                work.pick.sid, earlier, base, work.result.baseline.rate, cand, work.result.candidate.rate
-            )
-
-    # a partial baseline lacks cases that are not new, and a partial candidate lacks cases it did not remove
-    whole = partial_run(base.run) is None and partial_run(cand.run) is None if base is not None else False
-    for work in works if not whole else ():
-        work.result.renamed = None
-    across = _suites_renamed(base_suites, cand) if whole else None
-    renames = [(w.result.renamed, w.pick.knobs) for w in works if w.result.renamed is not None]
-    renames += [(across, policy.effective)] if across is not None else []
-    renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
-
-    _holm_family(works, renames)
-
+    effective = policy.effective
+    works = _prepare_suites(base, cand, base_suites, policy, case_detail, earlier)
+    across = _test_together(works, base, cand, base_suites, effective)
     usage_gate.settle([w.result for w in works])
     # a shard record holds one slice of a run: like an interrupted run, it can never pass
     incomplete = not cand.run.get("complete", True) or bool(cand.run.get("shard"))
     suites = [
         finish(
             w,
-            policy,
             report_missing=mode == "compare" and not (replaced and w.pick.sid not in base_suites),
-            side_details=side_details,
+            side_details=case_detail == "all",
             cases=case_detail != "none",
             complete=not incomplete,
         )
@@ -219,14 +193,10 @@ def _compare(
         not_run_suites, removed = removed, []
         for suite in suites:
             mark_not_run(suite)
+    removed_knobs = {sid: policy.knobs_for(sid) for sid in removed}
     reasons = [r for s in suites for r in s.reasons]
-    reasons += _run_reasons(base_suites, cand, policy, removed, replaced and not incomplete, across)
-    guarded = [
-        (sid, case_id, knobs.critical == "fail")
-        for sid in removed
-        if (knobs := policy.knobs_for(sid)).critical != "ignore"
-        for case_id in passing_critical(base_suites[sid], knobs)
-    ]
+    reasons += _run_reasons(base_suites, cand, removed_knobs, effective, replaced and not incomplete, across)
+    guarded = _removed_critical(base_suites, removed_knobs)
     reasons += [
         Reason(
             kind="critical-case",
@@ -246,25 +216,21 @@ def _compare(
         Reason(kind="incomplete-run", message=n, blocking=incomplete and i == 0) for i, n in enumerate(notes)
     ]
     if info.unreadable and base is None and mode == "compare":
-        reasons.append(Reason(kind="baseline-unreadable", message=_unreadable_message(info, policy)))
+        reasons.append(Reason(kind="baseline-unreadable", message=_unreadable_message(info, effective)))
     reasons.sort(key=lambda r: not r.blocking)
-    outcomes = [s.outcome for s in suites] + (["warn"] if removed or notes or info.unreadable else [])
-    outcomes += ["fail" if blocking else "warn" for _, _, blocking in guarded]
-    run_blocking = any(r.blocking for r in reasons if r.kind in ("removed-suite", "replaced", "renamed"))
-    outcomes += ["fail"] if run_blocking else []
-    # a removed suite's passing critical case fails the gate like a critical flip: so says the verdict
-    verdicts = [s.verdict for s in suites] + ["failed" for _, _, blocking in guarded if blocking]
-    verdicts += ["failed"] if run_blocking else []
+    verdict, outcome = _run_verdict(
+        suites, reasons, guarded, warned=bool(removed or notes or info.unreadable), reused=bool(reused)
+    )
     return Comparison(
         mode=mode,
-        verdict=worst_verdict(verdicts) if verdicts else ("reused" if reused else "no-baseline"),
-        outcome="incomplete" if incomplete else worst_outcome(outcomes),
+        verdict=verdict,
+        outcome="incomplete" if incomplete else outcome,
         reasons=reasons,
         suites=suites,
         removed_suite_ids=removed,
         not_run_suite_ids=not_run_suites,
         policy=policy,
-        effective_policy=policy.effective,
+        effective_policy=effective,
         baseline=info,
         candidate=_run_info(cand.run),
         notes=notes,
@@ -272,6 +238,105 @@ def _compare(
         replaced=replaced,
         renamed_suites=across,
     )
+
+
+def _summaries(
+    baseline: Document | RunSummary | None,
+    candidate: Document | RunSummary,
+    history: Sequence[Document | RunSummary],
+) -> tuple[RunSummary | None, RunSummary, list[RunSummary]]:
+    """Both sides and the earlier baselines as summaries, the baseline's case ids as the candidate's
+    (a record written before eval ids were project-relative); a candidate that ran nothing is refused."""
+    base = summarise(baseline, "baseline") if isinstance(baseline, dict) else baseline
+    earlier = [summarise(h, "history") if isinstance(h, dict) else h for h in history]
+    cand = summarise(candidate, "candidate") if isinstance(candidate, dict) else candidate
+    if base is not None:
+        base = map_legacy_ids(base, cand)
+    earlier = [map_legacy_ids(h, cand) for h in earlier]
+    if base is not None:
+        _ran_or_refuse(base, cand)
+    return base, cand, earlier
+
+
+def _prepare_suites(
+    base: RunSummary | None,
+    cand: RunSummary,
+    base_suites: Mapping[str, SuiteSummary],
+    policy: Policy,
+    case_detail: CaseDetail,
+    earlier: Sequence[RunSummary],
+) -> list[SuiteWork]:
+    """Each candidate suite's cases picked (its knobs resolved once here) and its statistics prepared,
+    with the pass-rate trend over the earlier baselines."""
+    picks = [
+        select_cases(suite, base_suites.get(suite.header["id"]), policy, listed_only=case_detail == "listed")
+        for suite in cand.suites
+    ]
+    versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
+    works = [prepare(pick, base_suites.get(pick.sid), versions, earlier) for pick in picks]
+    for work in works if earlier else ():
+        if base is not None and work.result.baseline is not None:
+            work.result.trend = suite_trend(
+                work.pick.sid, earlier, base, work.result.baseline.rate, cand, work.result.candidate.rate
+            )
+    return works
+
+
+def _test_together(
+    works: Sequence[SuiteWork],
+    base: RunSummary | None,
+    cand: RunSummary,
+    base_suites: Mapping[str, SuiteSummary],
+    effective: Knobs,
+) -> RenameCheck | None:
+    """Gather the renamed-cases tests (within suites, and across the suites renamed as a whole) and
+    adjust them with the suites' tests in one Holm family; returns the across-suites check."""
+    # a partial baseline lacks cases that are not new, and a partial candidate lacks cases it did not remove
+    whole = partial_run(base.run) is None and partial_run(cand.run) is None if base is not None else False
+    for work in works if not whole else ():
+        work.result.renamed = None
+    across = _suites_renamed(base_suites, cand) if whole else None
+    renames = [(w.result.renamed, w.pick.knobs) for w in works if w.result.renamed is not None]
+    renames += [(across, effective)] if across is not None else []
+    renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
+    _holm_family(works, renames)
+    return across
+
+
+def _removed_critical(
+    base_suites: Mapping[str, SuiteSummary], removed_knobs: Mapping[str, Knobs]
+) -> list[tuple[str, str, bool]]:
+    """(suite id, case id, blocking) of each critical case that passed every baseline trial in a
+    suite this run no longer has."""
+    return [
+        (sid, case_id, knobs.critical == "fail")
+        for sid, knobs in removed_knobs.items()
+        if knobs.critical != "ignore"
+        for case_id in passing_critical(base_suites[sid], knobs)
+    ]
+
+
+def _run_verdict(
+    suites: Sequence[SuiteComparison],
+    reasons: Sequence[Reason],
+    guarded: Sequence[tuple[str, str, bool]],
+    *,
+    warned: bool,
+    reused: bool,
+) -> tuple[Verdict, Outcome]:
+    """The run's verdict and outcome: the worst of its suites', of its own blocking reasons, and of
+    the removed suites' critical cases (``warned``: a removed suite, a note or an unreadable baseline)."""
+    outcomes: list[Outcome] = [s.outcome for s in suites] + (["warn"] if warned else [])
+    outcomes += ["fail" if blocking else "warn" for _, _, blocking in guarded]
+    run_blocking = any(r.blocking for r in reasons if r.kind in ("removed-suite", "replaced", "renamed"))
+    outcomes += ["fail"] if run_blocking else []
+    # a removed suite's passing critical case fails the gate like a critical flip: so says the verdict
+    verdicts: list[Verdict] = [s.verdict for s in suites] + [
+        "failed" for _, _, blocking in guarded if blocking
+    ]
+    verdicts += ["failed"] if run_blocking else []
+    verdict: Verdict = worst_verdict(verdicts) if verdicts else ("reused" if reused else "no-baseline")
+    return verdict, worst_outcome(outcomes)
 
 
 def _holm_family(works: Sequence[SuiteWork], renames: Sequence[tuple[RenameCheck, Knobs]]) -> None:
@@ -330,16 +395,16 @@ def _suites_renamed(base_suites: Mapping[str, SuiteSummary], cand: RunSummary) -
 def _run_reasons(
     base_suites: Mapping[str, SuiteSummary],
     cand: RunSummary,
-    policy: Policy,
-    removed: Sequence[str],
+    removed_knobs: Mapping[str, Knobs],
+    effective: Knobs,
     replaced: bool,
     across: RenameCheck | None,
 ) -> list[Reason]:
     """The run's own reasons: suites removed (``on_removed_cases`` of each), every case renamed or
     replaced, a drop over the suites that replaced the removed ones."""
     reasons = []
-    for sid in removed:
-        action = policy.knobs_for(sid).on_removed_cases
+    for sid, knobs in removed_knobs.items():
+        action = knobs.on_removed_cases
         cases = len(base_suites[sid].view.cases)
         reasons.append(
             Reason(
@@ -356,7 +421,7 @@ def _run_reasons(
     if across is not None and across.failed:
         label = f"Suites {named(across.suite_ids)}"
         reasons.append(
-            Reason(kind="renamed", message=rename_message(label, across, policy.effective), blocking=True)
+            Reason(kind="renamed", message=rename_message(label, across, effective), blocking=True)
         )
     return reasons
 
@@ -383,11 +448,11 @@ def _info_from(baseline: RunSummary | None) -> BaselineInfo:
     return BaselineInfo(source="file", run_id=view.run_id, sha=view.sha, ref=view.ref, date=view.date)
 
 
-def _unreadable_message(info: BaselineInfo, policy: Policy) -> str:
+def _unreadable_message(info: BaselineInfo, effective: Knobs) -> str:
     """The warning of a baseline that was found but could not be used: it is not a first run."""
     where = f" (CI run {info.run_id})" if info.run_id else ""
     return (
         f"The baseline{where} could not be read: {info.unreadable}. Nothing was compared with it, and "
-        f"on_missing_baseline ({policy.effective.on_missing_baseline}) decides the exit code. Replace it: "
+        f"on_missing_baseline ({effective.on_missing_baseline}) decides the exit code. Replace it: "
         "re-run the baseline workflow on the base branch."
     )

@@ -11,7 +11,7 @@ from operator import attrgetter, itemgetter, or_
 
 from agent_evals.gate.align import CaseView, Key, SuiteView, classify_keys
 from agent_evals.gate.model import CaseClass
-from agent_evals.gate.policy import Knobs, Policy
+from agent_evals.gate.policy import Knobs, Policy, SuiteKnobs
 from agent_evals.record.summary import SuiteSummary
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
@@ -27,7 +27,8 @@ class Pick:
 
     suite: SuiteSummary
     sid: str
-    knobs: Knobs
+    resolved: SuiteKnobs
+    """The suite's knobs and its groups', resolved once for the whole comparison."""
     cand_view: SuiteView
     base_view: SuiteView | None
     """None when the suite has no baseline, or no case in common with it."""
@@ -44,6 +45,11 @@ class Pick:
     replaced: SuiteView | None = None
     """The baseline side of a suite that shares no case with it (every case renamed or replaced);
     ``base_view`` is None then."""
+
+    @property
+    def knobs(self) -> Knobs:
+        """The knobs of the suite as a whole."""
+        return self.resolved.knobs
 
 
 def literal_brackets(glob: str) -> str:
@@ -98,7 +104,8 @@ def select_cases(
     or with ``listed_only`` every class but stable pass and stable fail, plus critical cases and
     cases with an errored trial)."""
     sid = suite.header["id"]
-    knobs = policy.knobs_for(sid)
+    resolved = SuiteKnobs(policy, sid)
+    knobs = resolved.knobs
     cand_view = _mark_critical(suite.view, knobs.critical_cases)
     base_view = (
         _mark_critical(base_suite.view, _baseline_globs(base_suite, knobs))
@@ -124,7 +131,7 @@ def select_cases(
         picked, counts = _pick_each(base or {}, cand, quiet)
         gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
     counts["removed"] += len(gone)
-    return Pick(suite, sid, knobs, cand_view, base_view, picked, gone, counts, same_ids, pairs, replaced)
+    return Pick(suite, sid, resolved, cand_view, base_view, picked, gone, counts, same_ids, pairs, replaced)
 
 
 Picked = list[tuple[CaseView | None, CaseView, CaseClass]]

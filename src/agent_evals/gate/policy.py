@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, computed_field
 
 from agent_evals.errors import PolicyError
+from agent_evals.files.repo_config import (
+    REPO_CONFIG_NAMES,
+    Locator,
+    find_repo_config,
+    load_config_yaml,
+    load_toml,
+)
 from agent_evals.gate.strictness import stricter_values
 
 Action = Literal["pass", "warn", "fail"]
@@ -38,9 +44,6 @@ ChangeAction = Literal["warn", "fail"]
 
 CriticalAction = Literal["fail", "warn", "ignore"]
 """What a critical case that flips from passing every trial to failing every trial does."""
-
-REPO_CONFIG_NAMES = ("agent-evals.yaml", "agent-evals.yml")
-"""Repo config files looked for (top-level ``gate:`` key), before ``pyproject.toml``."""
 
 KNOB_NAMES = (
     "min_pass_rate",
@@ -296,6 +299,32 @@ class Policy(BaseModel):
         return False
 
 
+class SuiteKnobs:
+    """One suite's knobs, resolved from the policy once: the suite's own, and each group's (with
+    whether an override gates it) on first ask."""
+
+    def __init__(self, policy: Policy, suite_id: str) -> None:
+        self.policy = policy
+        self.suite_id = suite_id
+        self.knobs = policy.knobs_for(suite_id)
+        self._groups: dict[str, Knobs] = {}
+        self._gated: dict[str, bool] = {}
+
+    def group(self, key: str) -> Knobs:
+        """The knobs of the suite's group ``key``."""
+        knobs = self._groups.get(key)
+        if knobs is None:
+            knobs = self._groups[key] = self.policy.knobs_for(self.suite_id, key)
+        return knobs
+
+    def gated(self, key: str) -> bool:
+        """Whether an override targets the group ``key`` (it can then fail the gate on its own)."""
+        gated = self._gated.get(key)
+        if gated is None:
+            gated = self._gated[key] = self.policy.group_is_gated(self.suite_id, key)
+        return gated
+
+
 def matches_suite(pattern: str, suite_id: str) -> bool:
     """Whether an override glob targets the suite ``suite_id`` as a whole."""
     return fnmatch.fnmatchcase(suite_id, pattern)
@@ -313,9 +342,6 @@ def matches_group(pattern: str, suite_id: str, group: str, *, scoped: bool) -> b
 
 FRACTION_KEYS = ("min_pass_rate", "max_drop", "max_error_rate", *USAGE_KNOBS)
 """Knobs that are fractions of 1 (0.05 is 5 points), where a percentage is a likely slip."""
-
-Locator = Callable[[tuple[str | int, ...]], str]
-"""Key path inside the block -> ``file:line:col`` where it was written."""
 
 
 def _hint(first: Mapping[str, Any], loc: tuple[Any, ...]) -> str:
@@ -391,43 +417,6 @@ def _refuse_nulls(block: PolicyBlock, source: str, prefix: str, locate: Locator 
                 )
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        try:
-            import tomli as tomllib
-        except ImportError as exc:
-            raise PolicyError(
-                f"reading {path} on Python 3.10 needs the 'tomli' package: pip install tomli "
-                "(or pip install 'agent-evals[all]'), or put the gate: block in agent-evals.yaml"
-            ) from exc
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise PolicyError(f"cannot read policy from {path}: {exc}") from exc
-
-
-def _load_yaml(path: Path) -> tuple[Any, Locator]:
-    """The document and a locator of its keys (the benchmark loader's safe YAML reader)."""
-    from agent_evals.errors import BenchmarkFileError
-    from agent_evals.files.yaml_source import load_yaml_file
-
-    try:
-        data, smap = load_yaml_file(path, str(path))
-    except BenchmarkFileError as exc:
-        if exc.reason.startswith("the file is empty"):
-            return None, lambda loc: str(path)
-        raise PolicyError(f"cannot read policy from {exc}") from exc
-
-    def locate(loc: tuple[str | int, ...]) -> str:
-        pos = smap.position(loc, key=True)
-        return f"{path}:{pos[0]}:{pos[1]}" if pos else str(path)
-
-    return data, locate
-
-
 def read_config_block(path: Path) -> PolicyBlock:
     """Read the gate block of a repo config or policy file.
 
@@ -436,14 +425,14 @@ def read_config_block(path: Path) -> PolicyBlock:
     else the whole document is the block.
     """
     if path.suffix == ".toml":
-        tool = _load_toml(path).get("tool", {})
+        tool = load_toml(path).get("tool", {})
         ours = tool.get("agent-evals") if isinstance(tool, Mapping) else None
         if isinstance(ours, Mapping) and "gate" in ours:
             return parse_block(ours["gate"], source=str(path), prefix="tool.agent-evals.gate")
         raise PolicyError(
             f"{path}: {_toml_miss(tool, ours)}; the gate policy belongs in [tool.agent-evals.gate]"
         )
-    data, locate = _load_yaml(path)
+    data, locate = load_config_yaml(path, what="policy")
     if data is None:
         return PolicyBlock()
     if not isinstance(data, Mapping):
@@ -478,23 +467,7 @@ def _toml_miss(tool: Any, ours: Any) -> str:
 
 def discover_repo_config(directory: Path) -> Path | None:
     """The repo config file in ``directory``: ``agent-evals.yaml``, else a pyproject.toml with a gate table."""
-    for name in REPO_CONFIG_NAMES:
-        if (directory / name).is_file():
-            return directory / name
-    pyproject = directory / "pyproject.toml"
-    # parse only a pyproject.toml that mentions us: a project without the table needs no TOML reader
-    text = pyproject.read_text(encoding="utf-8", errors="replace") if pyproject.is_file() else ""
-    if "agent-evals" in text or "agent_evals" in text:
-        tool = _load_toml(pyproject).get("tool", {})
-        # a misspelt [tool.agent_evals] table, or knobs in [tool.agent-evals] itself, is read to be refused
-        if isinstance(tool, Mapping) and any(
-            k.replace("_", "-").lower() == "agent-evals"
-            and isinstance(v, Mapping)
-            and (k != "agent-evals" or {"gate", "overrides", *KNOB_NAMES} & v.keys())
-            for k, v in tool.items()
-        ):
-            return pyproject
-    return None
+    return find_repo_config(directory, table_keys=("gate", "overrides", *KNOB_NAMES))
 
 
 def resolve_policy(

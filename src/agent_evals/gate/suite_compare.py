@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import TYPE_CHECKING
 
 from agent_evals.cost.prices import active_table
 from agent_evals.gate import breakdown, redefined, usage_gate
@@ -30,14 +29,11 @@ from agent_evals.gate.paired import (
     rate_summary_of_counts,
 )
 from agent_evals.gate.picks import Pick
-from agent_evals.gate.policy import Knobs, Policy
+from agent_evals.gate.policy import Knobs
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 from agent_evals.record.summary import RunSummary, SuiteSummary
 from agent_evals.record.usage import construct, usage_diff
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass
@@ -66,7 +62,6 @@ class SuiteWork:
 def prepare(
     pick: Pick,
     base_suite: SuiteSummary | None,
-    policy: Policy,
     versions: tuple[str | None, str | None],
     earlier: Sequence[RunSummary] = (),
 ) -> SuiteWork:
@@ -110,7 +105,7 @@ def prepare(
         trend=[],
         usage_checks=[],
         usage_groups=[],
-        groups=breakdown.rows_by_group(base_view, cand_view, lambda g: policy.knobs_for(sid, g), counts),
+        groups=breakdown.rows_by_group(base_view, cand_view, pick.resolved.group, counts),
         scorers=breakdown.scorer_rows(base_view, cand_view, knobs),
         dimensions=breakdown.rows_by_cases("dimension", base_view, cand_view, lambda _: knobs, pick.pairs),
         cases=[],
@@ -147,10 +142,10 @@ def prepare(
             rise_floor = error_rise_floor(charged)
     work = SuiteWork(pick, result, unit, lost_trials=lost_trials, rise_floor=rise_floor)
     for row in result.groups:
-        if base is not None and row.delta is not None and policy.group_is_gated(sid, row.key):
+        if base is not None and row.delta is not None and pick.resolved.gated(row.key):
             row.gated = True
             work.group_units[row.key] = Unit(
-                row.delta, pairs_of_counts(counts.group_sides(row.key)), policy.knobs_for(sid, row.key)
+                row.delta, pairs_of_counts(counts.group_sides(row.key)), pick.resolved.group(row.key)
             )
     return work
 
@@ -193,7 +188,6 @@ def _with_history(stat: DeltaStat, pick: Pick, earlier: Sequence[RunSummary], kn
 
 def finish(
     work: SuiteWork,
-    policy: Policy,
     *,
     report_missing: bool,
     side_details: bool,
@@ -248,7 +242,7 @@ def finish(
         reasons.append(reason)
     for row in result.groups:
         if row.gated:
-            group_decision = _decide_group(row, sid, policy.knobs_for(sid, row.key))
+            group_decision = _decide_group(row, sid, pick.resolved.group(row.key))
             verdicts.append(group_decision.verdict)
             outcomes.append(group_decision.outcome)
             reasons += group_decision.reasons
@@ -257,7 +251,7 @@ def finish(
         verdicts.append(verdict)
         outcomes.append(outcome)
         reasons.append(reason)
-    breakdown.flag_rows(result.groups, lambda r: policy.knobs_for(sid, r.key))
+    breakdown.flag_rows(result.groups, lambda r: pick.resolved.group(r.key))
     breakdown.flag_rows(result.scorers, lambda _: pick.knobs)
     breakdown.flag_rows(result.dimensions, lambda _: pick.knobs)
     result.verdict = worst_verdict(verdicts)

@@ -69,6 +69,39 @@ def removed_critical_message(label: str, case_id: str) -> str:
     )
 
 
+@dataclass
+class _Reasons:
+    """The reasons of one decision as they are found, and whether one of them fails the gate."""
+
+    suite_id: str
+    group: str | None
+    items: list[Reason] = field(default_factory=list)
+    failed: bool = False
+
+    def add(
+        self,
+        kind: ReasonKind,
+        message: str,
+        *,
+        blocking: bool,
+        case_id: str | None = None,
+        fails: bool = True,
+    ) -> None:
+        """Record a reason; a blocking one fails the verdict unless ``fails`` is False (the policy's
+        outcome alone blocks: a missing baseline, an inconclusive drop)."""
+        self.items.append(
+            Reason(
+                kind=kind,
+                message=message,
+                suite_id=self.suite_id,
+                group=self.group,
+                case_id=case_id,
+                blocking=blocking,
+            )
+        )
+        self.failed = self.failed or (blocking and fails)
+
+
 def decide(
     *,
     label: str,
@@ -94,153 +127,36 @@ def decide(
     ``lost_trials``: the trials of those without a pass/fail verdict, charged as errored to the error
     budget; ``critical_lost``: critical cases among them that passed every baseline trial;
     ``critical_removed``: critical cases that passed every baseline trial and are not in this run."""
-    reasons: list[Reason] = []
-    failed = False
-    inconclusive = False
-
-    def add(kind: ReasonKind, message: str, *, blocking: bool, case_id: str | None = None) -> None:
-        reasons.append(
-            Reason(
-                kind=kind, message=message, suite_id=suite_id, group=group, case_id=case_id, blocking=blocking
-            )
-        )
-
-    rate = candidate.rate if candidate is not None else None
-    if knobs.min_pass_rate is not None and rate is not None and rate < knobs.min_pass_rate - EPS:
-        failed = True
-        add(
-            "floor",
-            f"{label}: pass rate {pct(rate)} is below the floor of {pct(knobs.min_pass_rate)}.",
-            blocking=True,
-        )
-    errored = (candidate.errored_trials if candidate is not None else 0) + lost_trials
-    trials = (candidate.trials if candidate is not None else 0) + lost_trials
-    if candidate is not None and trials and over_error_budget(errored, trials, knobs.max_error_rate):
-        failed = True
-        unverdicted = (
-            f" ({lost_trials} of them have no pass/fail verdict, in cases the baseline graded)"
-            if lost_trials
-            else ""
-        )
-        add(
-            "error-budget",
-            f"{label}: {errored} of {trials} trials errored{unverdicted} ({pct(errored / trials)}), "
-            f"significantly over the error budget of {pct(knobs.max_error_rate)} (its lower 95% bound is above it).",
-            blocking=True,
-        )
-    elif errors is not None and errors.significant and errors.delta >= knobs.max_drop - EPS:
-        failed = True
-        p_adj = errors.p_adjusted if errors.p_adjusted is not None else errors.p_value
-        add(
-            "error-budget",
-            f"{label}: the error rate rose {points(errors.delta)} over the baseline's ({pvalue(p_adj)} "
-            f"adjusted, paired; tolerated rise {points(knobs.max_drop)}).",
-            blocking=True,
-        )
-    if knobs.critical != "ignore":
-        for case_id in critical_flips:
-            blocking = knobs.critical == "fail"
-            failed = failed or blocking
-            add(
-                "critical-case",
-                f"{label}: critical case {case_id} passed every trial in the baseline and failed every trial now.",
-                blocking=blocking,
-                case_id=case_id,
-            )
-        for case_id in critical_lost:
-            blocking = knobs.critical == "fail"
-            failed = failed or blocking
-            add(
-                "critical-case",
-                f"{label}: critical case {case_id} passed every trial in the baseline and has no graded "
-                "trial now (every trial errored or has no pass/fail verdict).",
-                blocking=blocking,
-                case_id=case_id,
-            )
-        for case_id in critical_removed:
-            blocking = knobs.critical == "fail"
-            failed = failed or blocking
-            add("critical-case", removed_critical_message(label, case_id), blocking=blocking, case_id=case_id)
-    if lost_cases:
-        n_errored = sum(1 for _, was_errored in lost_cases if was_errored)
-        shown = ", ".join(cid for cid, _ in lost_cases[:LOST_LISTED])
-        more = f" and {len(lost_cases) - LOST_LISTED} more" if len(lost_cases) > LOST_LISTED else ""
-        one = len(lost_cases) == 1
-        add(
-            "lost-grade",
-            f"{label}: {len(lost_cases):,} {'case' if one else 'cases'} graded in the baseline "
-            f"{'has' if one else 'have'} no graded trial now ({n_errored:,} errored, "
-            f"{len(lost_cases) - n_errored:,} without a pass/fail verdict); "
-            f"{'it is' if one else 'they are'} left out of the paired comparison and "
-            f"{'its' if one else 'their'} trials count against the error budget: {shown}{more}.",
-            blocking=False,
-        )
-    if candidate is not None and candidate.cases > 0 and candidate.cases_scored == 0:
-        # Nothing graded: the suite cannot show it did not regress. Losing every verdict the baseline
-        # had fails; with nothing graded on either side (or no baseline) it is a warning.
-        blocking = baseline is not None and baseline.cases_scored > 0
-        failed = failed or blocking
-        add(
-            "ungraded",
-            f"{label}: none of its {candidate.cases:,} cases has a graded trial (every trial errored or "
-            "has no pass/fail verdict), so nothing shows it did not regress"
-            + ("; the baseline had graded trials." if blocking else "."),
-            blocking=blocking,
-        )
-    elif baseline is not None and candidate is not None and baseline.cases_scored == 0 and baseline.cases:
-        add(
-            "ungraded",
-            f"{label}: the baseline has no graded trial, so the candidate was compared with nothing.",
-            blocking=False,
-        )
+    found = _Reasons(suite_id=suite_id, group=group)
+    _check_floor(found, label, knobs, candidate)
+    _check_errors(found, label, knobs, candidate, errors, lost_trials)
+    _check_critical(found, label, knobs, critical_flips, critical_lost, critical_removed)
+    _note_lost_cases(found, label, lost_cases)
+    _check_graded(found, label, candidate, baseline)
     if fingerprint is not None and fingerprint.notes:
-        blocking = knobs.on_mismatch == "fail"
-        failed = failed or blocking
-        add(
+        found.add(
             "fingerprint",
             f"{label}: the runs are not alike (on_mismatch: {knobs.on_mismatch}): "
             + " ".join(fingerprint.notes),
-            blocking=blocking,
+            blocking=knobs.on_mismatch == "fail",
         )
+    inconclusive = False
     if not has_baseline:
         action = knobs.on_missing_baseline
         if report_missing:
-            add(
+            found.add(
                 "missing-baseline",
                 f"{label}: no baseline to compare with (policy: {action}).",
                 blocking=action == "fail",
+                fails=False,
             )
-    elif (
-        delta is not None
-        and delta.delta is not None
-        and delta.delta < 0
-        and delta.delta <= -knobs.max_drop + EPS
-    ):
-        p_adj = delta.p_adjusted if delta.p_adjusted is not None else 1.0
-        if delta.significant:
-            failed = True
-            add(
-                "regression",
-                f"{label}: pass rate dropped {points(delta.delta)} over {delta.n_paired:,} paired cases "
-                f"({pvalue(p_adj)} adjusted, {delta.test}; tolerated drop {points(knobs.max_drop)}).",
-                blocking=True,
-            )
-        else:
-            inconclusive = True
-            hint = f" {delta.settle.message}" if delta.settle is not None else ""
-            if not delta.can_fail and delta.capacity:
-                hint = f" {delta.capacity}"
-            add(
-                "inconclusive",
-                f"{label}: pass rate dropped {points(delta.delta)}, beyond the tolerated "
-                f"{points(knobs.max_drop)}, but the drop is not significant ({pvalue(p_adj)} adjusted, "
-                f"alpha {knobs.alpha:g}).{hint}",
-                blocking=knobs.on_inconclusive == "fail",
-            )
+    else:
+        inconclusive = _check_drop(found, label, knobs, delta)
+    reasons = found.items
     note = methods_note(delta, knobs)
     if note and reasons and reasons[-1].kind in ("regression", "inconclusive"):
         reasons[-1].message += " " + note
-    if failed:
+    if found.failed:
         verdict: Verdict = "failed"
     elif inconclusive:
         verdict = "inconclusive"
@@ -249,6 +165,152 @@ def decide(
     else:
         verdict = "passed"
     return Decision(verdict=verdict, outcome=outcome_of(reasons, knobs), reasons=reasons)
+
+
+def _check_floor(found: _Reasons, label: str, knobs: Knobs, candidate: RateSummary | None) -> None:
+    """The candidate's pass rate against the absolute floor (``min_pass_rate``)."""
+    rate = candidate.rate if candidate is not None else None
+    if knobs.min_pass_rate is not None and rate is not None and rate < knobs.min_pass_rate - EPS:
+        found.add(
+            "floor",
+            f"{label}: pass rate {pct(rate)} is below the floor of {pct(knobs.min_pass_rate)}.",
+            blocking=True,
+        )
+
+
+def _check_errors(
+    found: _Reasons,
+    label: str,
+    knobs: Knobs,
+    candidate: RateSummary | None,
+    errors: ErrorRise | None,
+    lost_trials: int,
+) -> None:
+    """The error budget: the candidate's errored trials (lost ones included), else a significant rise."""
+    errored = (candidate.errored_trials if candidate is not None else 0) + lost_trials
+    trials = (candidate.trials if candidate is not None else 0) + lost_trials
+    if candidate is not None and trials and over_error_budget(errored, trials, knobs.max_error_rate):
+        unverdicted = (
+            f" ({lost_trials} of them have no pass/fail verdict, in cases the baseline graded)"
+            if lost_trials
+            else ""
+        )
+        found.add(
+            "error-budget",
+            f"{label}: {errored} of {trials} trials errored{unverdicted} ({pct(errored / trials)}), "
+            f"significantly over the error budget of {pct(knobs.max_error_rate)} (its lower 95% bound is above it).",
+            blocking=True,
+        )
+    elif errors is not None and errors.significant and errors.delta >= knobs.max_drop - EPS:
+        p_adj = errors.p_adjusted if errors.p_adjusted is not None else errors.p_value
+        found.add(
+            "error-budget",
+            f"{label}: the error rate rose {points(errors.delta)} over the baseline's ({pvalue(p_adj)} "
+            f"adjusted, paired; tolerated rise {points(knobs.max_drop)}).",
+            blocking=True,
+        )
+
+
+def _check_critical(
+    found: _Reasons,
+    label: str,
+    knobs: Knobs,
+    flips: Sequence[str],
+    lost: Sequence[str],
+    removed: Sequence[str],
+) -> None:
+    """Critical cases that passed every baseline trial and now fail, lost every grade, or are gone."""
+    if knobs.critical == "ignore":
+        return
+    blocking = knobs.critical == "fail"
+    for case_id in flips:
+        found.add(
+            "critical-case",
+            f"{label}: critical case {case_id} passed every trial in the baseline and failed every trial now.",
+            blocking=blocking,
+            case_id=case_id,
+        )
+    for case_id in lost:
+        found.add(
+            "critical-case",
+            f"{label}: critical case {case_id} passed every trial in the baseline and has no graded "
+            "trial now (every trial errored or has no pass/fail verdict).",
+            blocking=blocking,
+            case_id=case_id,
+        )
+    for case_id in removed:
+        found.add(
+            "critical-case", removed_critical_message(label, case_id), blocking=blocking, case_id=case_id
+        )
+
+
+def _note_lost_cases(found: _Reasons, label: str, lost_cases: Sequence[tuple[str, bool]]) -> None:
+    """Name the cases graded in the baseline that have no graded trial now (a note, never blocking)."""
+    if not lost_cases:
+        return
+    n_errored = sum(1 for _, was_errored in lost_cases if was_errored)
+    shown = ", ".join(cid for cid, _ in lost_cases[:LOST_LISTED])
+    more = f" and {len(lost_cases) - LOST_LISTED} more" if len(lost_cases) > LOST_LISTED else ""
+    one = len(lost_cases) == 1
+    found.add(
+        "lost-grade",
+        f"{label}: {len(lost_cases):,} {'case' if one else 'cases'} graded in the baseline "
+        f"{'has' if one else 'have'} no graded trial now ({n_errored:,} errored, "
+        f"{len(lost_cases) - n_errored:,} without a pass/fail verdict); "
+        f"{'it is' if one else 'they are'} left out of the paired comparison and "
+        f"{'its' if one else 'their'} trials count against the error budget: {shown}{more}.",
+        blocking=False,
+    )
+
+
+def _check_graded(
+    found: _Reasons, label: str, candidate: RateSummary | None, baseline: RateSummary | None
+) -> None:
+    """A side with no graded trial at all: nothing shows the suite did not regress."""
+    if candidate is not None and candidate.cases > 0 and candidate.cases_scored == 0:
+        # Losing every verdict the baseline had fails; with nothing graded on either side (or no
+        # baseline) it is a warning.
+        blocking = baseline is not None and baseline.cases_scored > 0
+        found.add(
+            "ungraded",
+            f"{label}: none of its {candidate.cases:,} cases has a graded trial (every trial errored or "
+            "has no pass/fail verdict), so nothing shows it did not regress"
+            + ("; the baseline had graded trials." if blocking else "."),
+            blocking=blocking,
+        )
+    elif baseline is not None and candidate is not None and baseline.cases_scored == 0 and baseline.cases:
+        found.add(
+            "ungraded",
+            f"{label}: the baseline has no graded trial, so the candidate was compared with nothing.",
+            blocking=False,
+        )
+
+
+def _check_drop(found: _Reasons, label: str, knobs: Knobs, delta: DeltaStat | None) -> bool:
+    """A drop beyond ``max_drop``: a regression when significant, else inconclusive (returns True)."""
+    if delta is None or delta.delta is None or not (delta.delta < 0 and delta.delta <= -knobs.max_drop + EPS):
+        return False
+    p_adj = delta.p_adjusted if delta.p_adjusted is not None else 1.0
+    if delta.significant:
+        found.add(
+            "regression",
+            f"{label}: pass rate dropped {points(delta.delta)} over {delta.n_paired:,} paired cases "
+            f"({pvalue(p_adj)} adjusted, {delta.test}; tolerated drop {points(knobs.max_drop)}).",
+            blocking=True,
+        )
+        return False
+    hint = f" {delta.settle.message}" if delta.settle is not None else ""
+    if not delta.can_fail and delta.capacity:
+        hint = f" {delta.capacity}"
+    found.add(
+        "inconclusive",
+        f"{label}: pass rate dropped {points(delta.delta)}, beyond the tolerated "
+        f"{points(knobs.max_drop)}, but the drop is not significant ({pvalue(p_adj)} adjusted, "
+        f"alpha {knobs.alpha:g}).{hint}",
+        blocking=knobs.on_inconclusive == "fail",
+        fails=False,
+    )
+    return True
 
 
 def methods_note(delta: DeltaStat | None, knobs: Knobs) -> str | None:

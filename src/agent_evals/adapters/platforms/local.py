@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent_evals.clock import iso_utc
 from agent_evals.core.platform import RecordedRun
 from agent_evals.core.types import EvalExample, EvalResult
 from agent_evals.version import __version__
@@ -72,7 +73,7 @@ class LocalConfig(BaseModel):
                 "experiment_id": run_id,
                 "experiment_name": experiment,
                 "created_at": now.timestamp(),
-                "created_at_iso": now.astimezone(timezone.utc).isoformat(),
+                "created_at_iso": iso_utc(now, zulu=False, timespec="auto"),
                 "config": self.model_dump(mode="json"),
                 "platform": self.platform_name,
                 "schema": LAYOUT_SCHEMA,

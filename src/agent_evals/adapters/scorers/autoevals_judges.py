@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.adapters.scorers.autoevals_base import (
     LLMJudgeScorer,
@@ -11,8 +11,12 @@ from agent_evals.adapters.scorers.autoevals_base import (
     context_value,
     prompt_text,
 )
+from agent_evals.adapters.scorers.judge_settings import JudgeSettings, takes_judge_settings
 from agent_evals.adapters.scorers.wrapped_score import check_threshold, expected_text, threshold_score
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
@@ -55,37 +59,49 @@ class EmbeddingSimilarity(LLMJudgeScorer):
 
 # --- LLM-as-judge -----------------------------------------------------------------------------
 
+_SPEC_DEFAULTS: dict[str, Any] = {
+    "threshold": None,
+    "model": DEFAULT_JUDGE_MODEL,
+    "base_url": None,
+    "api_key": None,
+    "client": None,
+    "use_cot": None,
+    "temperature": None,
+    "max_tokens": None,
+    "timeout_s": _DEFAULT_TIMEOUT_S,
+}
+"""The judges' settings when not given (autoevals decides ``use_cot``, ``temperature``, ``max_tokens``)."""
 
-def _judge_options(use_cot: bool | None, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
-    options = {"use_cot": use_cot, "temperature": temperature, "max_tokens": max_tokens}
-    return {key: value for key, value in options.items() if value is not None}
+_CLASSIFIER_DEFAULTS: dict[str, Any] = {
+    **_SPEC_DEFAULTS,
+    "use_cot": True,
+    "temperature": 0.0,
+    "max_tokens": 512,
+}
+"""``LLMClassifier``'s settings when not given: it reasons first and answers deterministically."""
+
+
+def _scorer_keywords(settings: JudgeSettings, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``LLMJudgeScorer``'s keywords from a judge's settings: how the judge is reached, and ``options``
+    for autoevals with the settings it decides itself when they are None (``use_cot`` and so on)."""
+    asked = {key: settings[key] for key in ("use_cot", "temperature", "max_tokens")}
+    return {
+        "threshold": settings["threshold"],
+        "model": settings["model"],
+        "base_url": settings["base_url"],
+        "api_key": settings["api_key"],
+        "client": settings["client"],
+        "timeout_s": settings["timeout_s"],
+        "options": {**options, **{key: value for key, value in asked.items() if value is not None}},
+    }
 
 
 class _SpecJudge(LLMJudgeScorer):
     """An autoevals model-graded classifier from its shipped prompt template."""
 
-    def __init__(
-        self,
-        *,
-        threshold: float | None = None,
-        model: str = DEFAULT_JUDGE_MODEL,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any | None = None,
-        use_cot: bool | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        timeout_s: float = _DEFAULT_TIMEOUT_S,
-    ) -> None:
-        super().__init__(
-            threshold=threshold,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            timeout_s=timeout_s,
-            options=_judge_options(use_cot, temperature, max_tokens),
-        )
+    @takes_judge_settings(_SPEC_DEFAULTS)
+    def __init__(self, **settings: Unpack[JudgeSettings]) -> None:
+        super().__init__(**_scorer_keywords(settings, {}))
 
 
 class Factuality(_SpecJudge):
@@ -107,32 +123,10 @@ class ClosedQA(_SpecJudge):
     needs_expected = False
     takes_input = True
 
-    def __init__(
-        self,
-        *,
-        criteria: str = "",
-        threshold: float | None = None,
-        model: str = DEFAULT_JUDGE_MODEL,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any | None = None,
-        use_cot: bool | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        timeout_s: float = _DEFAULT_TIMEOUT_S,
-    ) -> None:
+    @takes_judge_settings(_SPEC_DEFAULTS)
+    def __init__(self, *, criteria: str = "", **settings: Unpack[JudgeSettings]) -> None:
         self.criteria = criteria
-        super().__init__(
-            threshold=threshold,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            use_cot=use_cot,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout_s=timeout_s,
-        )
+        super().__init__(**settings)
 
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
@@ -176,34 +170,12 @@ class Translation(_SpecJudge):
     default_threshold = 0.8
     takes_input = True
 
-    def __init__(
-        self,
-        *,
-        language: str | None = None,
-        threshold: float | None = None,
-        model: str = DEFAULT_JUDGE_MODEL,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any | None = None,
-        use_cot: bool | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        timeout_s: float = _DEFAULT_TIMEOUT_S,
-    ) -> None:
+    @takes_judge_settings(_SPEC_DEFAULTS)
+    def __init__(self, *, language: str | None = None, **settings: Unpack[JudgeSettings]) -> None:
         if language is not None and (not isinstance(language, str) or not language.strip()):
             raise ValueError("Translation: language must name the source language, e.g. language='Spanish'")
         self.language = language
-        super().__init__(
-            threshold=threshold,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            use_cot=use_cot,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout_s=timeout_s,
-        )
+        super().__init__(**settings)
 
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
@@ -244,32 +216,10 @@ class Battle(_SpecJudge):
     name = "Battle"
     default_threshold = 0.7
 
-    def __init__(
-        self,
-        *,
-        instructions: str | None = None,
-        threshold: float | None = None,
-        model: str = DEFAULT_JUDGE_MODEL,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any | None = None,
-        use_cot: bool | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        timeout_s: float = _DEFAULT_TIMEOUT_S,
-    ) -> None:
+    @takes_judge_settings(_SPEC_DEFAULTS)
+    def __init__(self, *, instructions: str | None = None, **settings: Unpack[JudgeSettings]) -> None:
         self.instructions = instructions
-        super().__init__(
-            threshold=threshold,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            use_cot=use_cot,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout_s=timeout_s,
-        )
+        super().__init__(**settings)
 
     def _arguments(
         self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]
@@ -319,6 +269,7 @@ class LLMClassifier(LLMJudgeScorer):
 
     default_threshold = 0.8
 
+    @takes_judge_settings(_CLASSIFIER_DEFAULTS)
     def __init__(
         self,
         name: str | None = None,
@@ -326,15 +277,7 @@ class LLMClassifier(LLMJudgeScorer):
         choice_scores: Mapping[str, float] | None = None,
         *,
         categories: Mapping[str, str] | None = None,
-        threshold: float | None = None,
-        model: str = DEFAULT_JUDGE_MODEL,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any | None = None,
-        use_cot: bool = True,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = 512,
-        timeout_s: float = _DEFAULT_TIMEOUT_S,
+        **settings: Unpack[JudgeSettings],
     ) -> None:
         if name is not None and (not isinstance(name, str) or not name):
             raise ValueError("LLMClassifier: name must be a non-empty string (it names the Score)")
@@ -362,21 +305,8 @@ class LLMClassifier(LLMJudgeScorer):
             self.categories = {str(label): str(text) for label, text in chosen.items()}
             prompt_template = _categories_prompt(self.categories)
             self.choice_scores = dict.fromkeys(self.categories, 1.0)
-        options: dict[str, Any] = {
-            "name": self.name,
-            "prompt_template": prompt_template,
-            "choice_scores": self.choice_scores,
-            **_judge_options(use_cot, temperature, max_tokens),
-        }
-        super().__init__(
-            threshold=threshold,
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            timeout_s=timeout_s,
-            options=options,
-        )
+        options = {"name": self.name, "prompt_template": prompt_template, "choice_scores": self.choice_scores}
+        super().__init__(**_scorer_keywords(settings, options))
 
     def _make(self, autoevals: Any, options: dict[str, Any]) -> Any:
         return autoevals.LLMClassifier(**options)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict, TypeVar, cast
 from urllib.parse import urlsplit
 
 from agent_evals.adapters.endpoint import is_loopback_host, validate_endpoint
@@ -77,3 +80,66 @@ def check_client_endpoint(client: object, *, parameter: str) -> None:
     url = client_base_url(client)
     if url is not None:
         validate_endpoint(url, parameter=parameter)
+
+
+class JudgeSettings(TypedDict, total=False):
+    """The keywords every autoevals LLM-as-judge scorer takes (Factuality ... LLMClassifier), defined once."""
+
+    threshold: float | None
+    """The pass mark of the judge's score (None: the scorer's own default)."""
+    model: str
+    """The chat model the judge asks."""
+    base_url: str | None
+    """Where the judge is reached (default: ``OPENAI_BASE_URL``, else OpenAI's https endpoint)."""
+    api_key: str | None
+    """The judge's API key (default: ``OPENAI_API_KEY``, read on the first call)."""
+    client: Any | None
+    """A ready OpenAI-style client, instead of ``base_url`` and ``api_key``."""
+    use_cot: bool | None
+    """Ask the judge to reason before it answers (None: autoevals' default)."""
+    temperature: float | None
+    """The judge's sampling temperature (None: autoevals' default)."""
+    max_tokens: int | None
+    """The most tokens the judge may answer with (None: autoevals' default)."""
+    timeout_s: float
+    """How long one judge call may take, in seconds."""
+
+
+Init = TypeVar("Init", bound=Callable[..., None])
+
+
+def takes_judge_settings(defaults: Mapping[str, Any]) -> Callable[[Init], Init]:
+    """Decorate a judge's ``__init__(self, ..., **settings: Unpack[JudgeSettings])``.
+
+    Its ``**settings`` show as the keyword-only parameters of :class:`JudgeSettings` with ``defaults``
+    (as ``help()``, IDEs and ``inspect.signature`` read them), and every call is bound to that
+    signature: an unknown keyword is a TypeError, and each setting not given arrives as its default.
+    """
+
+    def wrap(init: Init) -> Init:
+        own = inspect.signature(init)
+        params = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        params += [
+            inspect.Parameter(
+                key,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=defaults[key],
+                annotation=getattr(hint, "__forward_arg__", hint),  # as the other parameters show theirs
+            )
+            for key, hint in JudgeSettings.__annotations__.items()
+        ]
+        shown = own.replace(parameters=params)
+
+        @functools.wraps(init)
+        def bound_init(*args: Any, **kwargs: Any) -> None:
+            try:
+                call = shown.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{init.__qualname__}() {exc}") from None
+            call.apply_defaults()
+            init(*call.args, **call.kwargs)
+
+        bound_init.__signature__ = shown  # type: ignore[attr-defined]
+        return cast(Init, bound_init)
+
+    return wrap

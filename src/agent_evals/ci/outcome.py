@@ -19,7 +19,7 @@ from agent_evals.errors import EXIT_INTERNAL, OutputWriteError
 from agent_evals.github.actions_io import Annotation, append_summary, write_outputs
 
 if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.options import CIOptions
     from agent_evals.gate.model import Comparison
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult

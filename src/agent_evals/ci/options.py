@@ -52,7 +52,7 @@ class CIOptions:
     """Further flags for the child ``agent-evals run`` (``--retry-errors N``, ``--cache MODE``, ...)."""
     hold_env: tuple[str, ...] = ()
     """Variables (or ``PREFIX*``) held back from the child run besides the job's credentials
-    (``github/child_env.py``)."""
+    (``ci/child_env.py``)."""
     update_baseline: bool = False
     """Upload the run record as the baseline even off the default branch."""
     accept_label: str = "agent-evals:accept-regression"

@@ -9,7 +9,7 @@ from agent_evals.errors import RunRecordError
 from agent_evals.github.baseline import BaselineResult, missing
 
 if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.options import CIOptions
     from agent_evals.ci.plan import CIPlan
     from agent_evals.ci.record import CIRecord
     from agent_evals.gate.model import Comparison

@@ -267,11 +267,11 @@ def lost_run_markdown(child: ChildRun, gate_id: str) -> str:
 
 def report_lost_run(
     child: ChildRun, settings: ActionsSettings, out_dir: Path, gate_id: str, emit: Emit
-) -> tuple[int, dict[str, str], str]:
-    """Report a run that left no usable record in the report file and the log (``ci`` publishes the
-    rest: step outputs, job summary, comment).
+) -> tuple[dict[str, str], str]:
+    """Report a run that left no usable record in the report file and the log (``ci`` decides the exit
+    code and publishes the rest: step outputs, job summary, comment).
 
-    Returns the exit code (3; 130/143 when cancelled), the step outputs (status ``error``) and the Markdown.
+    Returns the step outputs (status ``error``) and the Markdown.
     """
     from agent_evals.github.actions_io import Annotation
 
@@ -297,5 +297,4 @@ def report_lost_run(
         "baseline-sha": "",
         "baseline-url": "",
     }
-    code = 128 + child.interrupted if child.interrupted is not None else EXIT_INTERNAL
-    return code, outputs, markdown
+    return outputs, markdown

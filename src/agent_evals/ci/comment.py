@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_evals.errors import EXIT_INTERNAL, GitHubError
 
 if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.options import CIOptions
     from agent_evals.github.client import GitHubClient
     from agent_evals.github.comments import CommentResult
     from agent_evals.github.settings import ActionsSettings

@@ -1,198 +1,184 @@
-"""One outcome, published once: `ci` writes the step outputs, then the job summary, then the comment."""
+"""`ci`'s outcome as data: the facts known before publishing decide the exit code, status and messages."""
 
-# The outcome (exit code, ``status``, headline) is decided before anything is written. A write that
-# fails makes every later one say there is no verdict (exit 3), so the sticky comment never says "gate
-# passed" beside a red job; a comment that cannot be written is added to the job summary and the log.
+# One ordered list, PRECEDENCE, says which fact wins. Each rule may set the exit code, the ``status``
+# output, or both; for each, the first rule that holds and has a say decides. Publishing comes after
+# and can only turn the exit code to 3 (ci/publishing.py).
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
-from agent_evals.ci.child_run import make_dirs, writing
-from agent_evals.ci.comment import no_verdict, write_comment
-from agent_evals.errors import EXIT_INTERNAL, OutputWriteError
-from agent_evals.github.actions_io import Annotation, append_summary, write_outputs
-
-if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
-    from agent_evals.gate.model import Comparison
-    from agent_evals.github.client import GitHubClient
-    from agent_evals.github.comments import CommentResult
-    from agent_evals.github.settings import ActionsSettings
-
-Emit = Callable[[str], None]
+from agent_evals.ci.child_run import with_died
+from agent_evals.ci.comment import no_verdict
+from agent_evals.errors import EXIT_INTERNAL, EXIT_OK
 
 
-@dataclass
+@dataclass(frozen=True)
+class Facts:
+    """What `ci` knows once the suites ran and were compared, each read once, before anything is published."""
+
+    recorded: bool = True
+    """The child run left a usable record (False: it left none, and nothing was compared)."""
+    interrupted: int | None = None
+    """The signal (SIGINT, SIGTERM) that cancelled the job."""
+    died: str | None = None
+    """The child died after recording some cases: the report's paragraph on how it ended."""
+    setup_failures: tuple[str, ...] = ()
+    """Agents that could not start (their cases are recorded as errored)."""
+    unavailable: str | None = None
+    """Why GitHub gave no usable answer for the baseline or the base policy: no verdict."""
+    accepted: bool = False
+    """The accept label acknowledges the failed verdict."""
+    accept_label: str = "agent-evals:accept-regression"
+    """The label's name."""
+    gate_exit: int = EXIT_INTERNAL
+    """The comparison's exit code (0 pass, 1 fail, 3 incomplete)."""
+    verdict: str = "error"
+    """The comparison's verdict (``pass``, ``fail``, ``no-baseline``, ...)."""
+    incomplete: bool = False
+    """The comparison's outcome is ``incomplete``."""
+    baseline_unreadable: str | None = None
+    """Why the baseline found could not be used (when the plan compares)."""
+    baseline_missing: str | None = None
+    """Why there is no baseline (when the plan compares)."""
+    label_notices: tuple[str, ...] = ()
+    """What reading the accept label said."""
+    comment: bool = False
+    """The plan and ``--comment`` want the sticky comment."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the precedence: when it holds, and what it says of the exit code and the status."""
+
+    name: str
+    """What the rule is about, in words."""
+    holds: Callable[[Facts], bool]
+    """Whether it applies."""
+    exit_code: Callable[[Facts], int] | None = None
+    """The exit code it gives (None: it leaves the exit code to a later rule)."""
+    status: Callable[[Facts], str] | None = None
+    """The ``status`` output it gives (None: it leaves the status to a later rule)."""
+
+
+def _signal_code(facts: Facts) -> int:
+    return 128 + (facts.interrupted or 0)  # 130 (SIGINT) or 143 (SIGTERM), never "gate failed"
+
+
+def _infra(_facts: Facts) -> int:
+    return EXIT_INTERNAL
+
+
+def _error(_facts: Facts) -> str:
+    return "error"
+
+
+PRECEDENCE: tuple[Rule, ...] = (
+    # unknown, not missing: on_missing_baseline does not apply and there is never a verdict
+    Rule("github-unavailable", lambda f: bool(f.unavailable), _infra, _error),
+    # killed mid-run: never a pass, never "gate failed", whatever was compared
+    Rule("died", lambda f: bool(f.died), _infra),
+    # an agent that could not start: infrastructure, never a verdict
+    Rule("setup-failed", lambda f: bool(f.setup_failures), _infra),
+    Rule("interrupted", lambda f: f.interrupted is not None, _signal_code),
+    Rule("no-record", lambda f: not f.recorded, _infra, _error),
+    Rule("incomplete", lambda f: f.incomplete, status=lambda _f: "incomplete"),
+    # the label accepts a failed verdict (exit 1), never an incomplete run
+    Rule("accepted", lambda f: f.accepted, lambda _f: EXIT_OK, lambda _f: "accepted"),
+    Rule("verdict", lambda _f: True, lambda f: f.gate_exit, lambda f: f.verdict),
+)
+"""Highest first; the last rule always holds."""
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What `ci` decided, before any of it is published."""
 
     exit_code: int
     """The job's exit code."""
-    outputs: dict[str, str]
-    """The step outputs (``comment-url`` is added once the comment is written)."""
-    comment_md: str
-    """The sticky comment."""
-    summary_md: str
-    """The job summary, its warnings and notes included."""
+    status: str
+    """The ``status`` step output (and ``verdict.json``'s)."""
+    decided_by: str
+    """The name of the rule that gave the exit code."""
+    accepted: bool
+    """The accept label acknowledges the failed verdict (the ``accepted-regression`` output)."""
     gate_exit: int
     """The exit code the comment's creation follows (``comment: on-failure`` creates it when not 0)."""
     comment: bool
-    """Whether to write the comment at all."""
-    verdict: bool = True
-    """Whether the Markdown gives a verdict (a run that left no record already says "no verdict", and
-    why: a failed write then leaves it as it is)."""
+    """Whether to write the sticky comment at all (a cancelled run leaves it alone: no network)."""
+    verdict: bool
+    """Whether the Markdown gives a verdict (a run that left no record already says "no verdict")."""
+    comment_md: str
+    """The sticky comment."""
+    summary_md: str
+    """The report for the job summary (printed as it is outside Actions)."""
+    died: str | None = None
+    """The first line on how the child died: said as an error."""
+    no_verdict: str | None = None
+    """Why GitHub gave no usable answer: said as an error."""
+    warnings: tuple[str, ...] = ()
+    """Said as ``::warning::`` and ``> [!WARNING]``: what no user should miss."""
+    notices: tuple[str, ...] = ()
+    """Said as ``::notice::`` and ``> [!NOTE]``."""
+
+    @property
+    def job_summary(self) -> str:
+        """The job summary: the report, then its warnings and notes."""
+        extra = "".join(f"\n> [!WARNING]\n> {_quote(w)}\n" for w in self.warnings)
+        extra += "".join(f"\n> [!NOTE]\n> {n}\n" for n in self.notices)
+        return self.summary_md + extra
 
 
-def write_step_outputs(settings: ActionsSettings, outputs: Mapping[str, str]) -> None:
-    """Append ``outputs`` to ``GITHUB_OUTPUT`` (nothing outside Actions); an OutputWriteError names it."""
-    step_output = settings.output
-    if step_output:
-        writing("the step outputs (GITHUB_OUTPUT)", step_output, lambda: write_outputs(step_output, outputs))
+def decide(facts: Facts, *, comment_md: str, summary_md: str) -> Outcome:
+    """The outcome of ``facts``: exit code and status by PRECEDENCE, the messages, and the comment and
+    job summary (``comment_md``, ``summary_md``: the rendered report) saying what overrides the verdict."""
+    exit_rule = next(rule for rule in PRECEDENCE if rule.exit_code is not None and rule.holds(facts))
+    status_rule = next(rule for rule in PRECEDENCE if rule.status is not None and rule.holds(facts))
+    assert exit_rule.exit_code is not None and status_rule.status is not None
+    if facts.unavailable:
+        comment_md = no_verdict(comment_md, facts.unavailable, "comment")
+        summary_md = no_verdict(summary_md, facts.unavailable, "summary")
+    if facts.died:  # how it ended and its last lines, beside the cases it recorded
+        comment_md, summary_md = with_died(comment_md, facts.died), summary_md + "\n" + facts.died
+    warnings, notices = _messages(facts)
+    return Outcome(
+        exit_code=exit_rule.exit_code(facts),
+        status=status_rule.status(facts),
+        decided_by=exit_rule.name,
+        accepted=facts.accepted,
+        gate_exit=EXIT_INTERNAL if facts.unavailable else facts.gate_exit,
+        comment=facts.comment and facts.interrupted is None,
+        verdict=facts.recorded,
+        comment_md=comment_md,
+        summary_md=summary_md,
+        died=facts.died.splitlines()[0] if facts.died else None,
+        no_verdict=facts.unavailable or None,
+        warnings=warnings,
+        notices=notices,
+    )
 
 
-def publish(
-    outcome: Outcome,
-    options: CIOptions,
-    settings: ActionsSettings,
-    client: GitHubClient | None,
-    gate_id: str,
-    emit: Emit,
-    *,
-    failed: list[OutputWriteError] | None = None,
-    verdict: Path | None = None,
-) -> tuple[int, CommentResult | None]:
-    """Write the step outputs, the job summary and the comment, in that order; returns the exit code and
-    what happened to the comment. ``failed``: writes that already failed (the reports). After a failed
-    write the summary and the comment say "no verdict"; the first failure is raised at the end (exit 3),
-    once everything else was written. ``verdict`` (verdict.json) is told when publishing made it exit 3."""
-    failures = list(failed or [])
-    exit_code = outcome.exit_code
-    try:
-        write_step_outputs(settings, outcome.outputs)
-        outputs_written = True
-    except OutputWriteError as exc:
-        failures.append(exc)
-        outputs_written = False
-    summary = settings.step_summary
-    summary_ok = bool(summary)
-    if summary:
-        body = _no_verdict(outcome, outcome.summary_md, failures, "summary")
-        try:
-            writing("the job summary", summary, lambda: append_summary(summary, body))
-        except OutputWriteError as exc:
-            failures.append(exc)
-            summary_ok = False
-
-    def later(level: Literal["error", "notice"], text: str) -> None:
-        # said after the summary was written: appended to it (best effort) and to the log
-        emit(
-            Annotation(level, text).render()
-            if settings.in_actions
-            else f"{'error' if level == 'error' else 'note'}: {text}"
+def _messages(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The warnings and the notices, in the order they are said."""
+    notices = list(facts.label_notices)
+    warnings: list[str] = []
+    if facts.accepted:
+        notices.append(
+            f"Regression accepted with the {facts.accept_label!r} label: the gate failed, and the pull "
+            "request may merge because the label acknowledges it (exit code 0)."
         )
-        if summary and summary_ok:
-            kind = "CAUTION" if level == "error" else "NOTE"
-            try:
-                append_summary(summary, f"\n> [!{kind}]\n> {' '.join(text.splitlines())}\n")
-            except OSError as exc:
-                emit(f"warning: cannot add to the job summary {summary}: {exc.strerror or exc}")
-
-    comment: CommentResult | None = None
-    if outcome.comment:
-        body = _no_verdict(outcome, outcome.comment_md, failures, "comment")
-        gate_exit = EXIT_INTERNAL if failures else outcome.gate_exit
-        comment, code = write_comment(options, settings, client, gate_id, body, gate_exit)
-        if comment is not None and comment.notice:
-            later("error" if code else "notice", comment.notice)
-        if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
-            exit_code = EXIT_INTERNAL
-            _tell_verdict(verdict, "the pull request comment could not be written", emit)
-        if comment is not None and comment.url and outputs_written:
-            outcome.outputs["comment-url"] = comment.url
-            try:  # a later line of the same output replaces the earlier one
-                write_step_outputs(settings, {"comment-url": comment.url})
-            except OutputWriteError as exc:
-                emit(f"warning: {exc}")
-    if failures:
-        _tell_verdict(verdict, str(failures[0]), emit)
-        for extra in failures[1:]:
-            emit(f"error: {extra}")
-        raise failures[0]
-    return exit_code, comment
+    if facts.baseline_unreadable is not None:
+        warnings.append(facts.baseline_unreadable)
+    elif facts.baseline_missing and not facts.unavailable:
+        notices.append(f"No baseline: {facts.baseline_missing}")
+    for failure in facts.setup_failures:
+        notices.append(f"Agent setup failed ({failure}); its cases are recorded as errored (exit code 3).")
+    return tuple(warnings), tuple(notices)
 
 
-def _no_verdict(
-    outcome: Outcome, markdown: str, failures: list[OutputWriteError], budget: Literal["comment", "summary"]
-) -> str:
-    """``markdown``, or after a failed write the same report saying there is no verdict, and why."""
-    if not failures or not outcome.verdict:
-        return markdown
-    return no_verdict(markdown, str(failures[0]), budget, what=_what(failures[0]))
+def _quote(text: str) -> str:
+    """Untrusted text (it may quote an artifact's member names) escaped for one Markdown quote line."""
+    from agent_evals.report.escape import escape_untrusted
 
-
-def _what(failure: OutputWriteError) -> str:
-    """The no-verdict headline's reason for a failed write."""
-    return "this job " + re.split(r" to |: ", str(failure), maxsplit=1)[0].replace("cannot", "could not", 1)
-
-
-def _tell_verdict(path: Path | None, why: str, emit: Emit) -> None:
-    """verdict.json says exit 3 and why, once publishing failed (best effort: the log says it anyway)."""
-    if path is None or not path.is_file():
-        return
-    from agent_evals.report.verdict_json import indented_json
-
-    try:
-        document = json.loads(path.read_text("utf-8"))
-        document["exit_code"] = EXIT_INTERNAL
-        document["publish_error"] = why
-        path.write_text(indented_json(document) + "\n", "utf-8")
-    except (OSError, ValueError) as exc:
-        emit(f"warning: verdict.json does not say exit 3: {exc}")
-
-
-def write_reports(
-    out_dir: Path,
-    comparison: Comparison,
-    comment_md: str,
-    env: Mapping[str, str],
-    *,
-    exit_code: int,
-    status: str,
-) -> tuple[dict[str, str], OutputWriteError | None]:
-    """report.md (the comment), report.html, verdict.json (with the job's ``exit_code`` and ``status``)
-    and junit.xml side by side; their outputs, and the write that failed (the rest are still tried)."""
-    from agent_evals.report.html import render_html
-    from agent_evals.report.junit import render_junit
-    from agent_evals.report.verdict_json import indented_json, render_json
-
-    verdict = json.loads(render_json(comparison, env=env))
-    verdict.update(exit_code=exit_code, status=status)
-    files: dict[str, tuple[str, Callable[[], str]]] = {
-        "report": ("report.md", lambda: comment_md),
-        "report-html": ("report.html", lambda: render_html(comparison, env=env)),
-        "verdict-json": ("verdict.json", lambda: indented_json(verdict) + "\n"),
-        "junit-xml": ("junit.xml", lambda: render_junit(comparison, env=env)),
-    }
-    written: dict[str, str] = {}
-    try:
-        make_dirs(out_dir, "the report folder")
-    except OutputWriteError as exc:
-        return written, exc
-    failure: OutputWriteError | None = None
-    for output, (name, render) in files.items():
-        path = out_dir / name
-        text = render()
-        try:
-            writing(f"the report {name}", path, lambda: path.write_text(text, "utf-8", "replace"))  # noqa: B023
-        except OutputWriteError as exc:
-            failure = failure or exc
-            continue
-        written[output] = str(path)
-    written["report-dir"] = str(out_dir)
-    return written, failure
+    return escape_untrusted(text, 1_000, line_break=" ")

@@ -61,17 +61,17 @@ def step_outputs(
     comment: CommentResult | None,
     gate_id: str,
     plan: CIPlan,
+    *,
+    status: str,
     accepted: bool,
 ) -> dict[str, str]:
-    """The step outputs the action declares, from the comparison and where things were written."""
+    """The step outputs the action declares, from the comparison, the decided ``status`` (ci/outcome.py)
+    and where things were written."""
     from agent_evals.report.headline import overall_rate, regressed_cases_in
 
     def rate(value: float | None) -> str:
         return "" if value is None else f"{value:.4f}"
 
-    status: str = "accepted" if accepted else comparison.verdict
-    if comparison.outcome == "incomplete":
-        status = "incomplete"
     baseline = comparison.baseline
     return {
         "status": status,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_evals.errors import GitHubError
 
 if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.options import CIOptions
     from agent_evals.ci.plan import CIPlan
     from agent_evals.ci.record import CIRecord
     from agent_evals.gate.floor import Loosening

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_evals.ci.flow import CIOptions
+    from agent_evals.ci.options import CIOptions
     from agent_evals.ci.plan import CIPlan
     from agent_evals.ci.record import CIRecord
     from agent_evals.github.baseline import BaselineResult

@@ -220,7 +220,8 @@ def ci(
     as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
     """
     from agent_evals.ci.child_env import parse_hold_env
-    from agent_evals.ci.flow import CIOptions, run_ci
+    from agent_evals.ci.flow import run_ci
+    from agent_evals.ci.options import CIOptions
     from agent_evals.gate.policy import parse_block, resolve_policy
 
     options = CIOptions(

@@ -1,0 +1,258 @@
+"""One outcome, published once: `ci` writes the reports, the step outputs, the job summary, the comment."""
+
+# The outcome (exit code, ``status``, headline) is decided before anything is written (ci/outcome.py);
+# publishing can only turn its exit code to 3. A write that
+# fails makes every later one say there is no verdict (exit 3), so the sticky comment never says "gate
+# passed" beside a red job; a comment that cannot be written is added to the job summary and the log.
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from agent_evals.ci.child_run import make_dirs, writing
+from agent_evals.ci.comment import no_verdict, write_comment
+from agent_evals.ci.outputs import regression_annotations
+from agent_evals.errors import EXIT_INTERNAL, GitHubError, OutputWriteError
+from agent_evals.github.actions_io import Annotation, append_summary, render_annotations, write_outputs
+
+if TYPE_CHECKING:
+    from agent_evals.ci.options import CIOptions
+    from agent_evals.ci.outcome import Outcome
+    from agent_evals.gate.model import Comparison
+    from agent_evals.github.client import GitHubClient
+    from agent_evals.github.comments import CommentResult
+    from agent_evals.github.settings import ActionsSettings
+
+Emit = Callable[[str], None]
+
+
+def write_step_outputs(settings: ActionsSettings, outputs: Mapping[str, str]) -> None:
+    """Append ``outputs`` to ``GITHUB_OUTPUT`` (nothing outside Actions); an OutputWriteError names it."""
+    step_output = settings.output
+    if step_output:
+        writing("the step outputs (GITHUB_OUTPUT)", step_output, lambda: write_outputs(step_output, outputs))
+
+
+def publish(
+    outcome: Outcome,
+    outputs: dict[str, str],
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    gate_id: str,
+    emit: Emit,
+    *,
+    failed: list[OutputWriteError] | None = None,
+    verdict: Path | None = None,
+) -> tuple[int, CommentResult | None]:
+    """Write the step ``outputs``, the job summary and the comment, in that order; returns the exit code
+    and what happened to the comment (``comment-url`` is added to ``outputs``). ``failed``: writes that already failed (the reports). After a failed
+    write the summary and the comment say "no verdict"; the first failure is raised at the end (exit 3),
+    once everything else was written. ``verdict`` (verdict.json) is told when publishing made it exit 3."""
+    failures = list(failed or [])
+    exit_code = outcome.exit_code
+    try:
+        write_step_outputs(settings, outputs)
+        outputs_written = True
+    except OutputWriteError as exc:
+        failures.append(exc)
+        outputs_written = False
+    summary = settings.step_summary
+    summary_ok = bool(summary)
+    if summary:
+        body = _no_verdict(outcome, outcome.job_summary, failures, "summary")
+        try:
+            writing("the job summary", summary, lambda: append_summary(summary, body))
+        except OutputWriteError as exc:
+            failures.append(exc)
+            summary_ok = False
+
+    def later(level: Literal["error", "notice"], text: str) -> None:
+        # said after the summary was written: appended to it (best effort) and to the log
+        emit(
+            Annotation(level, text).render()
+            if settings.in_actions
+            else f"{'error' if level == 'error' else 'note'}: {text}"
+        )
+        if summary and summary_ok:
+            kind = "CAUTION" if level == "error" else "NOTE"
+            try:
+                append_summary(summary, f"\n> [!{kind}]\n> {' '.join(text.splitlines())}\n")
+            except OSError as exc:
+                emit(f"warning: cannot add to the job summary {summary}: {exc.strerror or exc}")
+
+    comment: CommentResult | None = None
+    if outcome.comment:
+        body = _no_verdict(outcome, outcome.comment_md, failures, "comment")
+        gate_exit = EXIT_INTERNAL if failures else outcome.gate_exit
+        comment, code = write_comment(options, settings, client, gate_id, body, gate_exit)
+        if comment is not None and comment.notice:
+            later("error" if code else "notice", comment.notice)
+        if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
+            exit_code = EXIT_INTERNAL
+            _tell_verdict(verdict, "the pull request comment could not be written", emit)
+        if comment is not None and comment.url and outputs_written:
+            outputs["comment-url"] = comment.url
+            try:  # a later line of the same output replaces the earlier one
+                write_step_outputs(settings, {"comment-url": comment.url})
+            except OutputWriteError as exc:
+                emit(f"warning: {exc}")
+    if failures:
+        _tell_verdict(verdict, str(failures[0]), emit)
+        for extra in failures[1:]:
+            emit(f"error: {extra}")
+        raise failures[0]
+    return exit_code, comment
+
+
+def _no_verdict(
+    outcome: Outcome, markdown: str, failures: list[OutputWriteError], budget: Literal["comment", "summary"]
+) -> str:
+    """``markdown``, or after a failed write the same report saying there is no verdict, and why."""
+    if not failures or not outcome.verdict:
+        return markdown
+    return no_verdict(markdown, str(failures[0]), budget, what=_what(failures[0]))
+
+
+def _what(failure: OutputWriteError) -> str:
+    """The no-verdict headline's reason for a failed write."""
+    return "this job " + re.split(r" to |: ", str(failure), maxsplit=1)[0].replace("cannot", "could not", 1)
+
+
+def _tell_verdict(path: Path | None, why: str, emit: Emit) -> None:
+    """verdict.json says exit 3 and why, once publishing failed (best effort: the log says it anyway)."""
+    if path is None or not path.is_file():
+        return
+    from agent_evals.report.verdict_json import indented_json
+
+    try:
+        document = json.loads(path.read_text("utf-8"))
+        document["exit_code"] = EXIT_INTERNAL
+        document["publish_error"] = why
+        path.write_text(indented_json(document) + "\n", "utf-8")
+    except (OSError, ValueError) as exc:
+        emit(f"warning: verdict.json does not say exit 3: {exc}")
+
+
+def write_reports(
+    out_dir: Path,
+    comparison: Comparison,
+    comment_md: str,
+    env: Mapping[str, str],
+    *,
+    exit_code: int,
+    status: str,
+) -> tuple[dict[str, str], OutputWriteError | None]:
+    """report.md (the comment), report.html, verdict.json (with the job's ``exit_code`` and ``status``)
+    and junit.xml side by side; their outputs, and the write that failed (the rest are still tried)."""
+    from agent_evals.report.html import render_html
+    from agent_evals.report.junit import render_junit
+    from agent_evals.report.verdict_json import indented_json, render_json
+
+    verdict = json.loads(render_json(comparison, env=env))
+    verdict.update(exit_code=exit_code, status=status)
+    files: dict[str, tuple[str, Callable[[], str]]] = {
+        "report": ("report.md", lambda: comment_md),
+        "report-html": ("report.html", lambda: render_html(comparison, env=env)),
+        "verdict-json": ("verdict.json", lambda: indented_json(verdict) + "\n"),
+        "junit-xml": ("junit.xml", lambda: render_junit(comparison, env=env)),
+    }
+    written: dict[str, str] = {}
+    try:
+        make_dirs(out_dir, "the report folder")
+    except OutputWriteError as exc:
+        return written, exc
+    failure: OutputWriteError | None = None
+    for output, (name, text_of) in files.items():
+        path = out_dir / name
+        text = text_of()
+        try:
+            writing(f"the report {name}", path, lambda: path.write_text(text, "utf-8", "replace"))  # noqa: B023
+        except OutputWriteError as exc:
+            failure = failure or exc
+            continue
+        written[output] = str(path)
+    written["report-dir"] = str(out_dir)
+    return written, failure
+
+
+def say_in_log(
+    outcome: Outcome,
+    comparison: Comparison,
+    settings: ActionsSettings,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    secret_env: Mapping[str, str],
+    emit: Emit,
+) -> None:
+    """The report and the outcome's messages on stdout: in Actions the terminal report and annotations,
+    elsewhere the Markdown report and ``error:``/``warning:``/``note:`` lines."""
+    if not settings.in_actions:
+        emit(outcome.summary_md.rstrip("\n"))
+        said: list[tuple[str, str | None]] = [("error", outcome.died), ("error", outcome.no_verdict)]
+        said += [("warning", w) for w in outcome.warnings] + [("note", n) for n in outcome.notices]
+        for level, text in said:
+            if text is not None:
+                emit(f"{level}: {text}")
+        return
+    from agent_evals.report.terminal import render_terminal
+
+    # The log shows untrusted text (case names, outputs): pause workflow commands around it so a
+    # line starting with `::` cannot act as one. https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#stopping-and-starting-workflow-commands
+    pause = f"agent-evals-{uuid.uuid4().hex}"
+    emit(f"::stop-commands::{pause}")
+    emit(render_terminal(comparison, env=secret_env).rstrip("\n"))
+    emit(f"::{pause}::")
+    if outcome.died:
+        emit(Annotation("error", outcome.died).render())
+    for line in render_annotations(regression_annotations(comparison, cwd, env)):
+        emit(line)
+    if outcome.no_verdict:
+        emit(Annotation("error", outcome.no_verdict).render())
+    for warning in outcome.warnings:
+        emit(Annotation("warning", warning).render())
+    for notice in outcome.notices:
+        emit(Annotation("notice", notice).render())
+
+
+def store_on_branch(
+    options: CIOptions,
+    settings: ActionsSettings,
+    client: GitHubClient | None,
+    gate_id: str,
+    record_path: Path,
+    emit: Emit,
+) -> int:
+    """Write the baseline to the data branch; 3 (with the reason on stdout) when that fails."""
+    from datetime import datetime, timezone
+
+    from agent_evals.github.branch_store import store_baseline
+
+    if client is None or not settings.repository or not settings.sha:
+        emit(
+            "error: --baseline-store branch needs GitHub Actions (GITHUB_REPOSITORY, GITHUB_SHA) and a token"
+        )
+        return EXIT_INTERNAL
+    try:
+        stored = store_baseline(
+            client,
+            settings.repository,
+            branch=options.baseline_branch,
+            gate_id=gate_id,
+            record=record_path.read_bytes(),
+            sha=settings.sha,
+            date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            run_id=settings.run_id,
+            keep=options.keep_baselines,
+        )
+    except GitHubError as exc:
+        emit(f"error: the baseline was not stored: {exc}")
+        return EXIT_INTERNAL
+    emit(f"baseline stored on branch {options.baseline_branch!r} as {stored.path}")
+    return 0

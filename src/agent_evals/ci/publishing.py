@@ -230,8 +230,7 @@ def store_on_branch(
     emit: Emit,
 ) -> int:
     """Write the baseline to the data branch; 3 (with the reason on stdout) when that fails."""
-    from datetime import datetime, timezone
-
+    from agent_evals.clock import iso_utc
     from agent_evals.github.branch_store import store_baseline
 
     if client is None or not settings.repository or not settings.sha:
@@ -247,7 +246,7 @@ def store_on_branch(
             gate_id=gate_id,
             record=record_path.read_bytes(),
             sha=settings.sha,
-            date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            date=iso_utc(),
             run_id=settings.run_id,
             keep=options.keep_baselines,
         )

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
+from agent_evals.benchmark.outcome import BenchmarkRun
 from agent_evals.core.aggregate import aggregate
 from agent_evals.core.types import EvalExample, EvalResult
-
-if TYPE_CHECKING:
-    from agent_evals.benchmark.result import BenchmarkResult
-
 
 NO_SCORES = "__no_scores__"
 """The pass-rate key of a run in which nothing was scored (every trial errored): 0.0, never an empty dict."""
@@ -21,7 +17,7 @@ def _seed_id(text: str) -> int | str:
     return int(text) if text.isdecimal() and str(int(text)) == text else text
 
 
-def to_eval_result(result: BenchmarkResult, capability: str | None = None) -> EvalResult:
+def to_eval_result(result: BenchmarkRun, capability: str | None = None) -> EvalResult:
     """One EvalExample per trial (metadata: case id, trial, capability, dimensions, and the seed's keys).
 
     With ``capability``, only that capability's cases. An errored trial counts as failed, value 0,

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from agent_evals.benchmark.outcome import BenchmarkRun, CaseOutcome
 from agent_evals.core.percent import percent
-
-if TYPE_CHECKING:
-    from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome
 
 MAX_FAILING_LISTED = 25
 """Failing cases listed before the rest are summarised as a count."""
@@ -30,7 +26,7 @@ def _count(passed: int, total: int) -> str:
     return f"{passed}/{total} ({percent(passed / total)})" if total else "0/0"
 
 
-def _run_info(result: BenchmarkResult) -> list[str]:
+def _run_info(result: BenchmarkRun) -> list[str]:
     rows = [("benchmark", result.benchmark_id)]
     if result.agent_name:
         rows.append(("agent", " ".join(x for x in (result.agent_name, result.agent_version) if x)))
@@ -81,7 +77,7 @@ def _tasks(by_capability: dict[str, list[CaseOutcome]]) -> list[str]:
     return lines
 
 
-def render_result(result: BenchmarkResult) -> str:
+def render_result(result: BenchmarkRun) -> str:
     """Run info, the score (passed/total trials, micro/macro rates), breakdowns, tasks and the failures."""
     passed, total = _trial_counts(result.cases)
     lines = [f"# Benchmark `{_cell(result.benchmark_id)}`", "", *_run_info(result), "", "## Score", ""]

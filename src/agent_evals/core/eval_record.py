@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_evals.core.definition import definition_digest
 from agent_evals.core.redact import Redactor
@@ -18,17 +18,76 @@ from agent_evals.record.model import (
     RunRecord,
     Suite,
     Trial,
-    TrialScore,
-    Usage,
     distinct_key,
     fingerprint,
 )
+from agent_evals.record.trial import ScoreData, trial_data
+from agent_evals.version import __version__
 
-if TYPE_CHECKING:
-    from agent_evals.core.types import EvalResult, ExampleResult, Score
+INPUT_LIMIT = 500
+"""Longest input text a case keeps (a trial's output keeps ``record.trial.TEXT_LIMIT``)."""
 
-TEXT_LIMIT = 500
-"""Longest input, output or expected text kept in the record."""
+
+class LibraryScore(Protocol):
+    """What the record reads of a ``core.types.Score``."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def reasoning(self) -> str | None: ...
+
+
+class LibraryExample(Protocol):
+    """What the record reads of a ``core.types.ExampleResult``."""
+
+    @property
+    def input(self) -> Any: ...
+    @property
+    def output(self) -> str: ...
+    @property
+    def expected(self) -> str | None: ...
+    @property
+    def expected_context(self) -> dict[str, Any] | None: ...
+    @property
+    def context(self) -> dict[str, Any] | None: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    @property
+    def scores(self) -> Mapping[str, LibraryScore]: ...
+    @property
+    def replaced_scores(self) -> Sequence[LibraryScore]: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def usage(self) -> dict[str, Any] | None: ...
+    @property
+    def attempts(self) -> list[dict[str, Any]]: ...
+    @property
+    def cache(self) -> dict[str, Any] | None: ...
+
+
+class LibraryResult(Protocol):
+    """What the record reads of a ``core.types.EvalResult`` (read through this, so this module need
+    not import the types that import it)."""
+
+    @property
+    def examples(self) -> Sequence[LibraryExample]: ...
+    @property
+    def pass_rates(self) -> Mapping[str, float]: ...
+    @property
+    def started_at(self) -> datetime | None: ...
+    @property
+    def duration(self) -> float: ...
 
 
 def _text(value: Any) -> tuple[str | None, Any]:
@@ -36,11 +95,11 @@ def _text(value: Any) -> tuple[str | None, Any]:
     if value is None:
         return None, None
     if isinstance(value, str):
-        return value[:TEXT_LIMIT], None
+        return value[:INPUT_LIMIT], None
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)[:TEXT_LIMIT], value
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)[:INPUT_LIMIT], value
     except (TypeError, ValueError):
-        return repr(value)[:TEXT_LIMIT], None
+        return repr(value)[:INPUT_LIMIT], None
 
 
 def input_key(value: Any) -> str:
@@ -52,7 +111,7 @@ def input_key(value: Any) -> str:
     return "input-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def case_ids(examples: list[ExampleResult]) -> list[str]:
+def case_ids(examples: Sequence[LibraryExample]) -> list[str]:
     """Each example's case id: ``metadata['id']``, else a hash of its input; repeats get ``#2``, ``#3``."""
     seen: dict[str, int] = {}
     out = []
@@ -65,9 +124,9 @@ def case_ids(examples: list[ExampleResult]) -> list[str]:
     return out
 
 
-def _all_scores(example: ExampleResult) -> dict[str, Score]:
+def _all_scores(example: LibraryExample) -> dict[str, LibraryScore]:
     """Every score, a replaced one too: ``Name`` for the first of a name, ``Name#2`` for the next."""
-    out: dict[str, Score] = {}
+    out: dict[str, LibraryScore] = {}
     replaced = list(example.replaced_scores)
     for key, kept in example.scores.items():
         earlier = [s for s in replaced if s.name == key]
@@ -79,33 +138,29 @@ def _all_scores(example: ExampleResult) -> dict[str, Score]:
     return out
 
 
-def _trial(example: ExampleResult) -> Trial:
+def _trial(example: LibraryExample) -> Trial:
+    """The run-record trial of one example (``record.trial``); secrets are masked in the whole suite."""
     every = _all_scores(example)
-    scores = {
-        key: TrialScore(
-            value=score.value,
-            passed=score.passed if score.error is None else False,
-            error=score.error,
-            notes=score.reasoning,
-        )
-        for key, score in every.items()
-    }
     error = example.error
     errored = [key for key, score in every.items() if score.error is not None]
     if error is None and errored:
         error = f"scorer {errored[0]!r} errored: {every[errored[0]].error}"
-    parsed_usage = _usage(example)
-    return Trial(
+    scores = {
+        key: ScoreData(value=s.value, passed=s.passed, error=s.error, notes=s.reasoning)
+        for key, s in every.items()
+    }
+    data = trial_data(
         # the library's own rule (ExampleResult.passed): no error, at least one score, all passed
-        passed=error is None and example.passed,
+        passed=example.passed,
         error=error,
         scores=scores,
-        duration_s=round(example.duration, 4),
-        usage=parsed_usage,
-        output=None if example.output is None else example.output[:TEXT_LIMIT],
-        attempts=example.attempts or None,
+        duration_s=example.duration,
+        output=example.output,
+        usage=_usage(example),
+        attempts=example.attempts,
         cache=example.cache,
     )
+    return Trial.model_validate(data)
 
 
 def _iso(moment: datetime) -> str:
@@ -115,7 +170,7 @@ def _iso(moment: datetime) -> str:
 
 
 def eval_result_to_run_record(
-    result: EvalResult,
+    result: LibraryResult,
     *,
     suite_id: str = "library",
     group: str | None = None,
@@ -167,7 +222,7 @@ def eval_result_to_run_record(
             case.definition = digest  # a short secret value inside a hex digest must not mask it
     started = result.started_at or datetime.now(timezone.utc)
     run = RunInfo(
-        tool_version=_version(),
+        tool_version=__version__,
         started_at=_iso(started),
         finished_at=_iso(started + timedelta(seconds=max(result.duration, 0.0))),
         complete=True,
@@ -175,20 +230,14 @@ def eval_result_to_run_record(
     return RunRecord(run=run, suites=[suite])
 
 
-def _version() -> str:
-    from agent_evals.version import __version__
-
-    return __version__
-
-
-def _usage(example: ExampleResult) -> Usage | None:
+def _usage(example: LibraryExample) -> dict[str, Any] | None:
     """What the run measured (``EvalExample.usage``: the task's metered model calls under its
     ``context["usage"]``), else, for a result built by hand, the ``context["usage"]`` (malformed
     values ignored) over the tokens its returned messages report, priced with the price table."""
     from agent_evals.cost.meter import combine, explicit_usage, record_usage, usage_of_messages
     from agent_evals.cost.prices import active_table
 
-    measured = getattr(example, "usage", None)
+    measured = example.usage
     if measured is None:
         context = example.context or {}
         combined = combine(explicit_usage(context), usage_of_messages(context.get("outputs")))
@@ -196,6 +245,6 @@ def _usage(example: ExampleResult) -> Usage | None:
     if measured is None:
         return None
     try:
-        return Usage.model_validate(record_usage(measured))
-    except (ValueError, TypeError):
+        return record_usage(measured)
+    except (ValueError, TypeError, AttributeError):
         return None

@@ -23,7 +23,7 @@ from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.record.model import Case, RunRecord, Suite, Trial, fingerprint
-from agent_evals.record.trial import TrialWriter
+from agent_evals.record.trial import Redact, text_data
 
 
 @dataclass
@@ -80,17 +80,17 @@ def _specs_by_name(source: Path) -> dict[str, EvalCaseSpec]:
         raise EvalFileError(f"{source}: {exc}") from exc
 
 
-def _regraded_definition(case: Case, spec: EvalCaseSpec, writer: TrialWriter) -> str | None:
+def _regraded_definition(case: Case, spec: EvalCaseSpec, redact: Redact) -> str | None:
     """A regraded case is judged by the file's current body and evaluators: its definition digest is
     the current one when the stored input and reference are those the file declares now, else
     unknown (None: a mix of the two definitions, compared with neither)."""
     stored = ((case.input, case.input_json), (case.expected, case.reference_json))
-    if (writer.text(spec.input), writer.text(spec.reference)) != stored:
+    if (text_data(spec.input, redact), text_data(spec.reference, redact)) != stored:
         return None
     return spec_definition(spec)
 
 
-async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: RegradeSummary) -> Suite:
+async def _regrade_suite(suite: Suite, cwd: Path, redact: Redact, summary: RegradeSummary) -> Suite:
     source = Path(suite.source)
     path = source if source.is_absolute() else cwd / source
     if not path.is_file():
@@ -106,7 +106,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: 
             cases.append(case)
             continue
         evaluators.update(evaluator_name(e) for e in spec.evaluators)
-        definition = _regraded_definition(case, spec, writer)
+        definition = _regraded_definition(case, spec, redact)
         spec = dataclasses.replace(
             spec,
             input=_stored(case.input, getattr(case, "input_json", None)),
@@ -120,7 +120,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, writer: TrialWriter, summary: 
                 trials.append(trial)
                 continue
             summary.trials += 1
-            trials.append(Trial.model_validate(writer.trial(result)))
+            trials.append(Trial.model_validate(result.trial_data(redact)))
         cases.append(case.model_copy(update={"trials": trials, "definition": definition}))
     regraded = suite.model_copy(update={"cases": cases})
     regraded.fingerprint = fingerprint(regraded, {"evaluators": sorted(evaluators)})
@@ -136,10 +136,10 @@ async def regrade_record_async(
     when a file is gone or fails to import.
     """
     base = cwd or Path.cwd()
-    writer = TrialWriter(Redactor.from_env(env))
+    redact = Redactor.from_env(env)
     summary = RegradeSummary()
     suites = [
-        await _regrade_suite(suite, base, writer, summary) if suite.kind == "evals" else suite
+        await _regrade_suite(suite, base, redact, summary) if suite.kind == "evals" else suite
         for suite in record.suites
     ]
     return record.model_copy(update={"suites": suites}), summary

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_evals.cost.meter import record_usage
 from agent_evals.evals.scores import EvalScore
 from agent_evals.record.model import distinct_key
+from agent_evals.record.trial import UNCHANGED, Redact, ScoreData, trial_data
 
 
 def passes(scores: list[EvalScore], error: str | None) -> bool:
@@ -85,6 +87,27 @@ class EvalCaseResult:
     def graded(self) -> bool:
         """False for a numeric-only result, which neither passes nor fails a pass rate."""
         return graded(self.scores, self.error)
+
+    def trial_data(self, redact: Redact = UNCHANGED) -> dict[str, Any]:
+        """This result as run-record trial data (``record.trial``), secrets masked with ``redact``."""
+        keys = record_keys(self.scores)
+        scores = {
+            key: ScoreData(value=s.value, passed=s.passed, notes=s.notes, source=self.score_sources.get(key))
+            for key, s in zip(keys, self.scores, strict=True)
+        }
+        return trial_data(
+            passed=self.passed,
+            error=self.error,
+            scores=scores,
+            duration_s=self.duration,
+            output=self.output,
+            usage=record_usage(self.usage),
+            graded=self.graded,
+            traceback=self.traceback,
+            attempts=self.attempts,
+            cache=self.cache,
+            redact=redact,
+        )
 
     def score(self, key: str) -> EvalScore | None:
         """The score stored under ``key``, or None."""

@@ -1,72 +1,134 @@
-"""Turn eval results into run-record data: text and JSON renderings, scores, usage, redaction."""
+"""The one trial writer: a trial's plain values (output, scores, error, usage) as run-record trial data."""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
-
-from agent_evals.core.redact import Redactor
-from agent_evals.cost.meter import record_usage
-from agent_evals.evals.result import EvalCaseResult, record_keys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 TEXT_LIMIT = 100_000
-"""Longest input/output/reference text kept in the record (characters)."""
+"""Longest text a trial's ``output`` (and an eval case's ``input``/``expected``) keeps in the record,
+in characters; the first ``TEXT_LIMIT`` are kept, nothing is appended. The same for evals,
+benchmarks and ``EvalResult.to_run_record()``, and long enough for ``regrade`` to re-score what it reads."""
 
 
-class TrialWriter:
-    """Converts eval results to record data, masking secret values on the way."""
+class Redact(Protocol):
+    """Masks secret values in a text (``core.redact.Redactor`` is one)."""
 
-    def __init__(self, redact: Redactor) -> None:
-        """Use ``redact`` on every string that reaches the record."""
-        self.redact = redact
+    @property
+    def active(self) -> bool:
+        """Whether there is anything to mask (when not, JSON values need not be redacted)."""
+        ...
 
-    def text(self, value: Any) -> tuple[str | None, Any]:
-        """Text for reports plus the JSON value when it is not text, both redacted."""
-        if value is None:
-            return None, None
-        if isinstance(value, str):
-            return self.redact(value[:TEXT_LIMIT]), None
-        if isinstance(value, bool):
-            return ("true" if value else "false"), value
-        if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
-            return self.redact(repr(value)), value  # what json.dumps would write, without its overhead
-        try:
-            dumped = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return self.redact(repr(value)[:TEXT_LIMIT]), None
-        if not self.redact.active:
-            return dumped[:TEXT_LIMIT], value
-        return self.redact(dumped[:TEXT_LIMIT]), json.loads(self.redact(dumped))
+    def __call__(self, text: str) -> str:
+        """``text`` with every secret value masked."""
+        ...
 
-    def _opt(self, text: str | None) -> str | None:
-        return None if text is None else self.redact(text)
 
-    def trial(self, result: EvalCaseResult) -> dict[str, Any]:
-        """The run-record trial (as plain data) of one eval result."""
-        # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
-        # the time of a large run.
-        scores = {
-            key: {
-                "value": s.value,
-                "passed": s.passed,
-                "notes": self._opt(s.notes),
-                "source": result.score_sources.get(key),
-            }
-            for key, s in zip(record_keys(result.scores), result.scores, strict=True)
-        }
-        usage = record_usage(result.usage)
-        output, output_json = self.text(result.output)
-        return {
-            "passed": result.passed,
-            "error": self._opt(result.error),
-            "scores": scores,
-            "duration_s": round(result.duration, 6),
-            "usage": usage,
-            "output": output,
-            "output_json": output_json,
-            "graded": result.graded,
-            "traceback": self._opt(result.traceback),
-            "attempts": [{**a, "error": self._opt(a["error"])} for a in result.attempts] or None,
-            "cache": result.cache,
-        }
+class _Unchanged:
+    """A redaction that masks nothing: for callers that redact the whole record afterwards."""
+
+    active = False
+
+    def __call__(self, text: str) -> str:
+        return text
+
+
+UNCHANGED: Redact = _Unchanged()
+"""No redaction (the caller masks secrets in what it writes, as a whole)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreData:
+    """One score of a trial, as plain values (each layer maps its own score type into this)."""
+
+    value: float | None = None
+    """The numeric value, None for a pass/fail-only score."""
+    passed: bool | None = None
+    """The verdict, None for a numeric-only score (recorded as False when ``error`` is set)."""
+    error: str | None = None
+    """Why the scorer itself failed, when it did."""
+    notes: str | None = None
+    """Why: a judge's reasoning, an assertion message."""
+    expected: str | None = None
+    """What the scorer expected, as short text."""
+    actual: str | None = None
+    """What it found, as short text."""
+    source: str | None = None
+    """Which step of a code-first eval produced it (``body``, ``evaluator``, ``auto``)."""
+
+
+def text_data(value: Any, redact: Redact = UNCHANGED) -> tuple[str | None, Any]:
+    """A value as the record keeps it: text cut to :data:`TEXT_LIMIT`, plus the JSON value when the
+    value is not text (``output_json``, ``input_json``), both redacted."""
+    if value is None:
+        return None, None
+    if isinstance(value, str):
+        return redact(value[:TEXT_LIMIT]), None
+    if isinstance(value, bool):
+        return ("true" if value else "false"), value
+    if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+        return redact(repr(value)), value  # what json.dumps would write, without its overhead
+    try:
+        dumped = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return redact(repr(value)[:TEXT_LIMIT]), None
+    if not redact.active:
+        return dumped[:TEXT_LIMIT], value
+    return redact(dumped[:TEXT_LIMIT]), json.loads(redact(dumped))
+
+
+def _masked(text: str | None, redact: Redact) -> str | None:
+    return None if text is None else redact(text)
+
+
+def _score(score: ScoreData, redact: Redact) -> dict[str, Any]:
+    return {
+        "value": score.value,
+        "passed": False if score.error is not None else score.passed,
+        "error": _masked(score.error, redact),
+        "notes": _masked(score.notes, redact),
+        "expected": _masked(score.expected, redact),
+        "actual": _masked(score.actual, redact),
+        "source": score.source,
+    }
+
+
+def trial_data(
+    *,
+    passed: bool,
+    error: str | None,
+    scores: Mapping[str, ScoreData],
+    duration_s: float,
+    output: Any,
+    usage: Mapping[str, Any] | None = None,
+    graded: bool = True,
+    traceback: str | None = None,
+    attempts: Sequence[Mapping[str, Any]] = (),
+    cache: Mapping[str, Any] | None = None,
+    redact: Redact = UNCHANGED,
+) -> dict[str, Any]:
+    """The run-record trial (plain data, validated with the record) of one finished trial.
+
+    ``usage`` is already in the record's shape (``cost.meter.record_usage``). A trial with an error
+    never passes. Strings are masked with ``redact``: pass :data:`UNCHANGED` when the caller masks
+    the whole record afterwards.
+    """
+    # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
+    # the time of a large run.
+    text, as_json = text_data(output, redact)
+    return {
+        "passed": passed and error is None,
+        "error": _masked(error, redact),
+        "scores": {key: _score(score, redact) for key, score in scores.items()},
+        "duration_s": round(duration_s, 6),
+        "usage": None if usage is None else dict(usage),
+        "output": text,
+        "output_json": as_json,
+        "graded": graded,
+        "traceback": _masked(traceback, redact),
+        "attempts": [{**a, "error": _masked(a.get("error"), redact)} for a in attempts] or None,
+        "cache": None if cache is None else dict(cache),
+    }

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +19,16 @@ from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import ID_BASE
-from agent_evals.record.model import Case, CIInfo, GitInfo, RunInfo, fingerprint_of
+from agent_evals.record.model import Case, GitInfo, RunInfo, fingerprint_of
 from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
-from agent_evals.record.trial import TrialWriter
+from agent_evals.record.trial import text_data
 from agent_evals.report.run_digest import RunDigest
+from agent_evals.run.facts import ci_info as ci_info
+from agent_evals.run.facts import git_info as git_info
+from agent_evals.run.facts import utc_now as utc_now
 from agent_evals.version import __version__
 
 if TYPE_CHECKING:
@@ -39,46 +39,6 @@ if TYPE_CHECKING:
     from agent_evals.run.shard import Slicer
 
 
-def utc_now() -> str:
-    """The current UTC time as ISO 8601 with a ``Z`` suffix."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
-    """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
-    sha = env.get("GITHUB_SHA")
-    ref = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF")
-    if not (sha and ref):
-        # one process for both: `rev-parse HEAD --abbrev-ref HEAD` prints the SHA, then the branch
-        lines = (_git(["rev-parse", "HEAD", "--abbrev-ref", "HEAD"], cwd) or "").splitlines()
-        if len(lines) == 2:
-            sha = sha or lines[0]
-            ref = ref or (lines[1] if lines[1] != "HEAD" else None)
-    return GitInfo(sha=sha, ref=ref)
-
-
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    out = done.stdout.strip()
-    return out if done.returncode == 0 and out else None
-
-
-def ci_info(env: Mapping[str, str]) -> CIInfo:
-    """CI provider, run id and pull request number from the GitHub Actions environment."""
-    if env.get("GITHUB_ACTIONS") != "true":
-        return CIInfo()
-    match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
-    return CIInfo(
-        provider="github",
-        run_id=env.get("GITHUB_RUN_ID"),
-        pr=int(match.group(1)) if match else None,
-        head_sha=_pull_request_head(env.get("GITHUB_EVENT_PATH")) if match else None,
-    )
-
-
 def keep_definition(redacted: str, definition: str | None) -> str:
     """A redacted case (JSON text) with its definition digest as computed: a short secret value
     that happens to occur in the hex digest would otherwise mask part of it."""
@@ -87,20 +47,6 @@ def keep_definition(redacted: str, definition: str | None) -> str:
     case = json.loads(redacted)
     case["definition"] = definition
     return json.dumps(case, ensure_ascii=False, separators=(",", ":"))
-
-
-def _pull_request_head(event_path: str | None) -> str | None:
-    """``pull_request.head.sha`` of the Actions event payload, None when it cannot be read."""
-    if not event_path:
-        return None
-    try:
-        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    pull = event.get("pull_request") if isinstance(event, dict) else None
-    head = pull.get("head") if isinstance(pull, dict) else None
-    sha = head.get("sha") if isinstance(head, dict) else None
-    return sha if isinstance(sha, str) and sha else None
 
 
 class _EvalSuitePlan:
@@ -146,7 +92,7 @@ class RunBuilder:
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.cwd = (cwd or Path.cwd()).absolute()
         self.started_at = utc_now()
-        self.writer = TrialWriter(Redactor.from_env(self.env))
+        self.redact = Redactor.from_env(self.env)
         # absolute: an agent that changes the working directory must not move the record
         self.output = Path(output).absolute() if output is not None else None
         self.shard: Slicer | None = None
@@ -302,8 +248,8 @@ class RunBuilder:
         assert self._stream is not None
         model = case if isinstance(case, Case) else Case.model_validate(case)
         text = model.model_dump_json(by_alias=True, exclude_none=True)
-        if redact and self.writer.redact.active:
-            text = keep_definition(self.writer.redact(text), model.definition)
+        if redact and self.redact.active:
+            text = keep_definition(self.redact(text), model.definition)
         data = text.encode("utf-8")
         written = decode_json(data)  # the summary counts what the file holds
         group = written["group"]
@@ -331,8 +277,8 @@ class RunBuilder:
         done = self._pending.pop(spec_index)
         plan = self._plan_of(spec_index)
         spec = self._specs[spec_index]
-        input_text, input_json = self.writer.text(spec.input)
-        ref_text, ref_json = self.writer.text(spec.reference)
+        input_text, input_json = text_data(spec.input, self.redact)
+        ref_text, ref_json = text_data(spec.reference, self.redact)
         case = {
             "id": f"{plan.suite_id}::{spec.function_id}",
             "group": spec.dataset or Path(plan.label).stem,
@@ -344,7 +290,7 @@ class RunBuilder:
             "reference_json": ref_json,
             "definition": spec_definition(spec),
             "labels": list(spec.labels),
-            "trials": [self.writer.trial(done[t]) for t in sorted(done)],
+            "trials": [done[t].trial_data(self.redact) for t in sorted(done)],
         }
         self._write(plan.index, spec_index - plan.start, case)
 

@@ -1,0 +1,66 @@
+"""What a run records about where it ran: the time, the git commit and ref, the CI run and pull request."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from agent_evals.record.model import CIInfo, GitInfo
+
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 with a ``Z`` suffix."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
+    """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
+    sha = env.get("GITHUB_SHA")
+    ref = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF")
+    if not (sha and ref):
+        # one process for both: `rev-parse HEAD --abbrev-ref HEAD` prints the SHA, then the branch
+        lines = (_git(["rev-parse", "HEAD", "--abbrev-ref", "HEAD"], cwd) or "").splitlines()
+        if len(lines) == 2:
+            sha = sha or lines[0]
+            ref = ref or (lines[1] if lines[1] != "HEAD" else None)
+    return GitInfo(sha=sha, ref=ref)
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and out else None
+
+
+def ci_info(env: Mapping[str, str]) -> CIInfo:
+    """CI provider, run id and pull request number from the GitHub Actions environment."""
+    if env.get("GITHUB_ACTIONS") != "true":
+        return CIInfo()
+    match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
+    return CIInfo(
+        provider="github",
+        run_id=env.get("GITHUB_RUN_ID"),
+        pr=int(match.group(1)) if match else None,
+        head_sha=_pull_request_head(env.get("GITHUB_EVENT_PATH")) if match else None,
+    )
+
+
+def _pull_request_head(event_path: str | None) -> str | None:
+    """``pull_request.head.sha`` of the Actions event payload, None when it cannot be read."""
+    if not event_path:
+        return None
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    head = pull.get("head") if isinstance(pull, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return sha if isinstance(sha, str) and sha else None

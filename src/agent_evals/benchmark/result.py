@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from agent_evals.benchmark.outcome import TrialOutcome as TrialOutcome
 from agent_evals.benchmark.outcome import pass_at_k as pass_at_k
 from agent_evals.benchmark.outcome import pass_hat_k as pass_hat_k
 from agent_evals.benchmark.outcome import short as short
+from agent_evals.clock import iso_utc
 from agent_evals.core.types import EvalResult, Score
 from agent_evals.cost.meter import record_usage
 from agent_evals.record.model import (
@@ -110,7 +111,7 @@ class BenchmarkResult(BenchmarkRun):
         """A run record holding this benchmark as its only suite (marked incomplete when the run was)."""
         from agent_evals.version import __version__
 
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = iso_utc(zulu=False)
         run = RunInfo(
             tool_version=__version__,
             started_at=self.started_at or now,

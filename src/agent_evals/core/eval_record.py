@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
+from agent_evals.clock import iso_utc
 from agent_evals.core.definition import definition_digest
 from agent_evals.core.redact import Redactor
 from agent_evals.record.model import (
@@ -164,9 +165,8 @@ def _trial(example: LibraryExample) -> Trial:
 
 
 def _iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    # a moment with no time zone is taken as UTC here (datetime.utcnow() style)
+    return iso_utc(moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment)
 
 
 def eval_result_to_run_record(

@@ -6,15 +6,15 @@ import json
 import re
 import subprocess
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 
+from agent_evals.clock import iso_utc
 from agent_evals.record.model import CIInfo, GitInfo
 
 
 def utc_now() -> str:
     """The current UTC time as ISO 8601 with a ``Z`` suffix."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return iso_utc()
 
 
 def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.align import CaseView, SuiteView, add_tally
 from agent_evals.record.rules import (
     AGENT,
     BUDGET,
@@ -38,6 +37,7 @@ from agent_evals.record.rules import (
 )
 from agent_evals.record.schema_ids import READABLE_SCHEMAS
 from agent_evals.record.usage import UsageSums
+from agent_evals.record.views import CaseView, SuiteView, add_tally
 
 HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused", "policy")
 """The fields of a suite (besides its cases) that a comparison reads."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_evals.core.types import Score
+from agent_evals.stats.exact import pass_at_k, pass_hat_k
 
 _TEXT = json.JSONEncoder(default=str, sort_keys=True)
 """What ``json.dumps(value, default=str, sort_keys=True)`` does, without building an encoder per call."""
@@ -46,18 +46,6 @@ class TrialOutcome:
     """Earlier attempts retried by ``--retry-errors`` (this trial is the final one)."""
     cache: dict[str, Any] | None = None
     """What the response cache did in this trial, when a cache mode was on."""
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k: the chance that at least one of k trials drawn from n (c passing) passes."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass^k: the chance that all of k trials drawn from n (c passing) pass."""
-    return math.comb(c, k) / math.comb(n, k)
 
 
 @dataclass

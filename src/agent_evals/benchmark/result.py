@@ -14,8 +14,6 @@ from agent_evals.benchmark.markdown import render_result
 from agent_evals.benchmark.outcome import BenchmarkRun as BenchmarkRun
 from agent_evals.benchmark.outcome import CaseOutcome as CaseOutcome
 from agent_evals.benchmark.outcome import TrialOutcome as TrialOutcome
-from agent_evals.benchmark.outcome import pass_at_k as pass_at_k
-from agent_evals.benchmark.outcome import pass_hat_k as pass_hat_k
 from agent_evals.benchmark.outcome import short as short
 from agent_evals.clock import iso_utc
 from agent_evals.core.types import EvalResult, Score
@@ -31,6 +29,8 @@ from agent_evals.record.model import (
     fingerprint,
 )
 from agent_evals.record.trial import ScoreData, trial_data
+from agent_evals.stats.exact import pass_at_k as pass_at_k
+from agent_evals.stats.exact import pass_hat_k as pass_hat_k
 
 PROMPT_LIMIT = 500
 """Longest prompt kept as a case's ``input`` (a trial's output keeps ``record.trial.TEXT_LIMIT``)."""

@@ -1,17 +1,25 @@
-"""A case side as summarised (``record.summary``), and the class of a case from its two sides."""
+"""The class of a case from its two sides, and usage on both sides.
+
+The sides themselves (a case and a suite as one walk of a record summarises them) live in
+``record.views``; their names stay importable from here."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from agent_evals.gate.model import CaseClass, ScorerFailure
-from agent_evals.record.usage import UsageSums
-
-SNIPPET_CHARS = 2_000
-"""Untrusted text kept per field in a case diff (reports escape and truncate further)."""
+from agent_evals.gate.model import CaseClass, ScorerFailure, UsageDiff, UsageTotals
+from agent_evals.record.usage import construct
+from agent_evals.record.views import SNIPPET_CHARS as SNIPPET_CHARS
+from agent_evals.record.views import Breakdowns as Breakdowns
+from agent_evals.record.views import CaseView as CaseView
+from agent_evals.record.views import Key as Key
+from agent_evals.record.views import RawCase as RawCase
+from agent_evals.record.views import SuiteView as SuiteView
+from agent_evals.record.views import Tally as Tally
+from agent_evals.record.views import Use as Use
+from agent_evals.record.views import add_tally as add_tally
+from agent_evals.record.views import fraction_of as fraction_of
+from agent_evals.record.views import snippet as snippet
 
 CLASS_ORDER: tuple[CaseClass, ...] = (
     "regressed",
@@ -28,113 +36,11 @@ CLASS_ORDER: tuple[CaseClass, ...] = (
 """Order of cases in a report: regressions first, then what else needs a look."""
 
 
-Key = tuple[int, int, int]
-"""A case side's trial counts: (graded or errored trials, passes, errored trials); ungraded trials are left out."""
-
-
 Facts = tuple[
     Any, dict[str, str], str | None, list[ScorerFailure], str | None, str | None, str | None, str | None
 ]
 """What a case diff reads of its main side's raw case: name, dimensions, location, failing scorers,
 first error, output of a failing trial, input and expected (as snippets)."""
-
-Tally = tuple[int, int, int]
-"""A scorer's verdicts in one case: (trials with a verdict or an error, passes, errors)."""
-
-RawCase = dict[str, Any]
-"""A case as decoded and checked by ``record.summary``."""
-
-Breakdowns = tuple[float, int, list[tuple[dict[str, Any], Any]]]
-"""A case side's cost still to price: the cost its trials without a per-model breakdown recorded, how
-many recorded one, and the (models, recorded cost) of each trial with a breakdown."""
-
-Use = tuple[bool, float | None, float | None, float | None, Breakdowns | None]
-"""A case side's usage over its valid (non-errored) trials, as the summary walk found it for the usage
-gate: whether any trial is valid; then per metric (tokens in + out, cost, seconds) the mean per trial
-that measured it, None when none did; last, when a trial has a per-model breakdown (then the cost is
-the comparison's to work out with its price table), what that needs."""
-
-
-@dataclass(slots=True)
-class CaseView:
-    """One side of one case, summarised in a single pass over its trials (raw case kept for details)."""
-
-    raw: RawCase
-    id: str
-    group: str
-    key: Key
-    fraction: float | None
-    """Pass fraction over valid trials; None when every trial errored (or there are none)."""
-    critical: bool
-    use: Use
-    """Usage over the valid trials (see :data:`Use`)."""
-    definition: str | None = None
-    """The case's definition digest, when recorded (``core.definition``; ``gate.redefined``)."""
-
-    def usage(self) -> UsageSums:
-        """Usage over this side's trials (computed on demand: only cases a report details need it)."""
-        trials = self.raw.get("trials", [])
-        duration = 0.0
-        tokens_in: int | None = None
-        tokens_out: int | None = None
-        cost: float | None = None
-        recorded = False
-        for trial in trials:
-            seconds = trial.get("duration_s")
-            if seconds:
-                duration += seconds
-            usage = trial.get("usage")
-            if usage:
-                recorded = True
-                value = usage.get("input_tokens")
-                if value is not None:
-                    tokens_in = (tokens_in or 0) + int(value)
-                value = usage.get("output_tokens")
-                if value is not None:
-                    tokens_out = (tokens_out or 0) + int(value)
-                value = usage.get("cost_usd")
-                if value is not None:
-                    cost = (cost or 0.0) + value
-        return UsageSums(tokens_in, tokens_out, cost, duration, len(trials), recorded)
-
-    def first_output(self) -> str | None:
-        """The first trial output (as a snippet), shown beside the other side's in a case diff."""
-        return _first(self.raw.get("trials", []), "output")
-
-
-@dataclass
-class SuiteView:
-    """Every case of one suite side, plus what is summed over them."""
-
-    cases: dict[str, CaseView] = field(default_factory=dict)
-    scorers: dict[str, dict[str, Tally]] = field(default_factory=dict)
-    """scorer -> case id -> (trials, passes, errors) over trials where it gave a pass/fail verdict."""
-    usage: UsageSums = field(default_factory=UsageSums)
-    groups: dict[str, list[str]] = field(default_factory=dict)
-    """group -> case ids."""
-    dimensions: dict[str, list[str]] = field(default_factory=dict)
-    """``name=value`` -> case ids."""
-    counted: dict[tuple[str, str], Counter[Any]] = field(default_factory=dict)
-    """Per-side counts worked out so far (see ``breakdown.side_counts``)."""
-
-
-def add_tally(scorers: dict[str, dict[str, Tally]], name: str, cid: str, tally: Tally) -> None:
-    """Add a run of one scorer's verdicts in case ``cid`` to its tally there (the summary walks)."""
-    per_case = scorers.get(name)
-    if per_case is None:
-        per_case = scorers[name] = {}
-    found = per_case.get(cid)
-    if found is None:
-        per_case[cid] = tally
-    else:
-        per_case[cid] = (found[0] + tally[0], found[1] + tally[1], found[2] + tally[2])
-
-
-def fraction_of(key: Key) -> float | None:
-    """A case side's pass fraction from its trial counts, as the summary walks work it out."""
-    counted, passes, errors = key
-    valid = counted - errors
-    return passes / valid if valid else None
 
 
 def _state(x: float) -> str:
@@ -167,17 +73,23 @@ def _classify(xb: float | None, xc: float | None, errored: bool) -> CaseClass:
     return "regressed" if sb == "pass" else "improved"
 
 
-def snippet(value: Any) -> str | None:
-    """Untrusted text of a case diff, cut to :data:`SNIPPET_CHARS` (reports escape and cut further)."""
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else str(value)
-    return text[:SNIPPET_CHARS]
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
 
 
-def _first(trials: Sequence[dict[str, Any]], key: str) -> str | None:
-    for trial in trials:
-        value = trial.get(key)
-        if value is not None:
-            return snippet(value)
-    return None
+def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
+    """Usage on both sides with the difference of every field both sides recorded."""
+    delta = None
+    if base is not None:
+        tokens_in = _minus(cand.input_tokens, base.input_tokens)
+        tokens_out = _minus(cand.output_tokens, base.output_tokens)
+        delta = construct(
+            UsageTotals,
+            input_tokens=int(tokens_in) if tokens_in is not None else None,
+            output_tokens=int(tokens_out) if tokens_out is not None else None,
+            cost_usd=_minus(cand.cost_usd, base.cost_usd),
+            duration_s=_minus(cand.duration_s, base.duration_s),
+            mean_latency_s=_minus(cand.mean_latency_s, base.mean_latency_s),
+            trials=cand.trials - base.trials,
+        )
+    return construct(UsageDiff, baseline=base, candidate=cand, delta=delta)

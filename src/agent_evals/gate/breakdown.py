@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from agent_evals.gate.align import CaseView, SuiteView
 from agent_evals.gate.model import DeltaStat, GroupRow, RateSummary, RowKind
 from agent_evals.gate.paired import (
     EPS,
@@ -19,6 +18,7 @@ from agent_evals.gate.paired import (
 )
 from agent_evals.gate.policy import Knobs
 from agent_evals.record.usage import construct
+from agent_evals.record.views import CaseView, SuiteView
 from agent_evals.stats.exact import benjamini_hochberg
 
 Views = Mapping[str, CaseView]

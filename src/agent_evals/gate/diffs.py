@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_evals.gate.align import CaseView, Facts, Key, snippet
+from agent_evals.gate.align import Facts, usage_diff
 from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
-from agent_evals.record.usage import UsageSums, construct, construct_from, usage_diff
+from agent_evals.record.usage import UsageSums, construct, construct_from
+from agent_evals.record.views import CaseView, Key, snippet
 
 _SIDES: dict[Key, CaseSide] = {}
 

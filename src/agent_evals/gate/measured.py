@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from agent_evals.gate.align import SuiteView
 from agent_evals.gate.model import Reason, RenameCheck, SuiteComparison
 from agent_evals.gate.policy import Knobs
 from agent_evals.gate.verdict import pct, points, pvalue
+from agent_evals.record.views import SuiteView
 
 NAMED = 5
 """Case or suite ids named in a reason or the headline (the rest are counted)."""

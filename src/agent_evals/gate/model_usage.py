@@ -7,23 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent_evals.gate.model_stats import GateModel, Verdict
-
-
-class UsageTotals(GateModel):
-    """Usage summed over trials (fields None when nothing recorded them)."""
-
-    input_tokens: int | None = None
-    """Prompt tokens."""
-    output_tokens: int | None = None
-    """Completion tokens."""
-    cost_usd: float | None = None
-    """Cost in US dollars."""
-    duration_s: float | None = None
-    """Wall-clock seconds summed over trials."""
-    mean_latency_s: float | None = None
-    """Mean seconds per trial."""
-    trials: int = 0
-    """Trials counted."""
+from agent_evals.record.usage import UsageTotals as UsageTotals
 
 
 class UsageDiff(GateModel):

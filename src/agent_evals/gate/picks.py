@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from itertools import compress, filterfalse
 from operator import attrgetter, itemgetter, or_
 
-from agent_evals.gate.align import CaseView, Key, SuiteView, classify_keys
+from agent_evals.gate.align import classify_keys
 from agent_evals.gate.model import CaseClass
 from agent_evals.gate.policy import Knobs, Policy, SuiteKnobs
 from agent_evals.record.summary import SuiteSummary
+from agent_evals.record.views import CaseView, Key, SuiteView
 
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent_evals.core.definition import is_digest
-from agent_evals.gate.align import SuiteView
 from agent_evals.gate.model import Outcome, Reason, SuiteComparison, Verdict
 from agent_evals.gate.policy import Knobs
+from agent_evals.record.views import SuiteView
 
 LISTED = 10
 """Redefined case ids named in the reason (the rest are counted)."""

@@ -8,8 +8,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
 
-from agent_evals.gate.align import CaseView
 from agent_evals.gate.model_stats import RenameCheck
+from agent_evals.record.views import CaseView
 from agent_evals.stats.exact import normal_cdf
 
 SCALE_MAX = 60

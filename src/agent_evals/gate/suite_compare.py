@@ -9,7 +9,7 @@ from itertools import filterfalse
 
 from agent_evals.cost.prices import active_table
 from agent_evals.gate import breakdown, redefined, usage_gate
-from agent_evals.gate.align import CLASS_ORDER
+from agent_evals.gate.align import CLASS_ORDER, usage_diff
 from agent_evals.gate.block_change import gate_block_note
 from agent_evals.gate.diffs import case_diff
 from agent_evals.gate.measured import fewer_trials, suite_reasons, trials_change
@@ -33,7 +33,7 @@ from agent_evals.gate.policy import Knobs
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 from agent_evals.record.summary import RunSummary, SuiteSummary
-from agent_evals.record.usage import construct, usage_diff
+from agent_evals.record.usage import construct
 
 
 @dataclass

@@ -23,9 +23,9 @@ from agent_evals.stats.exact import binom_sf, holm
 
 if TYPE_CHECKING:
     from agent_evals.cost.prices import PriceTable
-    from agent_evals.gate.align import CaseView, SuiteView, Use
     from agent_evals.gate.model import Outcome, SuiteComparison, Verdict
     from agent_evals.gate.policy import Knobs
+    from agent_evals.record.views import CaseView, SuiteView, Use
 
 METRICS: tuple[UsageMetric, ...] = ("tokens", "cost", "latency")
 KNOB: dict[UsageMetric, str] = {

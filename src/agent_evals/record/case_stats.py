@@ -6,29 +6,15 @@ trials (no pass/fail score): they neither pass nor fail, in the pass rate and in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_evals.record.model import Case
+from agent_evals.stats.exact import pass_at_k, pass_hat_k
 
 Outcome = Literal["passed", "failed", "errored", "numeric"]
 """How a case ended: every valid trial passed, some failed, every trial errored, or none was graded."""
-
-
-def pass_at_k(n: int, c: int, k: int) -> float | None:
-    """Unbiased pass@k of one case, ``1 - C(n-c, k) / C(n, k)``; None when ``n < k``."""
-    if k <= 0 or n < k:
-        return None
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float | None:
-    """Unbiased pass^k of one case, ``C(c, k) / C(n, k)``; None when ``n < k``."""
-    if k <= 0 or n < k:
-        return None
-    return math.comb(c, k) / math.comb(n, k)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_evals.gate.align import CaseView, SuiteView
 from agent_evals.record.summary import RunSummary, SuiteSummary
+from agent_evals.record.views import CaseView, SuiteView
 
 NEW_IDS = "project-root"
 """``run.suite_ids`` of records whose eval suite ids are relative to the project root."""

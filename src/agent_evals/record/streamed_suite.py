@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_evals.gate.align import SuiteView
 from agent_evals.record.summary import HEADER_FIELDS, SuiteSummary, add_cases
+from agent_evals.record.views import SuiteView
 
 _LET_GO: dict[str, Any] = {}
 """What a summarised case keeps of its raw data: nothing (the record file has it)."""

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 from agent_evals.errors import RunRecordError
-from agent_evals.gate.align import CaseView, SuiteView, add_tally
 from agent_evals.record.rules import (
     AGENT,
     BUDGET,
@@ -38,6 +37,7 @@ from agent_evals.record.rules import (
 )
 from agent_evals.record.schema_ids import READABLE_SCHEMAS
 from agent_evals.record.usage import UsageSums
+from agent_evals.record.views import CaseView, Key, SuiteView, Tally, Use, add_tally
 
 HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused", "policy")
 """The fields of a suite (besides its cases) that a comparison reads."""
@@ -163,8 +163,13 @@ def _location_fine(location: dict[str, Any]) -> bool:
     )
 
 
-def _trial_at(where: str, cases: list[Any], case: Any, trials: list[Any], trial: Any) -> str:
-    return f"{where}.cases.{index_of(cases, case)}.trials.{index_of(trials, trial)}"
+_At = tuple[str, str, list[Any]]
+"""Where a suite's cases are, to word a problem in one: the source, the suite's JSON path, its cases."""
+
+
+def _trial_problem(at: _At, case: Any, trials: list[Any], trial: Any) -> NoReturn:
+    source, where, cases = at
+    trial_problem(trial, source, f"{where}.cases.{index_of(cases, case)}.trials.{index_of(trials, trial)}")
 
 
 def add_cases(view: SuiteView, cases: list[Any], source: str = "<suite>") -> None:
@@ -174,21 +179,43 @@ def add_cases(view: SuiteView, cases: list[Any], source: str = "<suite>") -> Non
     _walk_cases(cases, source, "suite", view)
 
 
+@dataclass(slots=True)
+class _Sums:
+    """What a suite's walk sums over all its trials, carried from case to case."""
+
+    running: tuple[float, int, int, int, int, int] = (0.0, 0, 0, 0, 0, 0)
+    """Seconds, trials with usage, input and output tokens, and the trials that recorded each."""
+    costs: list[float] = field(default_factory=list)
+    trials: int = 0
+
+    def usage(self) -> UsageSums:
+        """The sums as the suite's usage."""
+        duration, usages, tokens_in, tokens_out, n_in, n_out = self.running
+        return UsageSums(
+            input_tokens=int(tokens_in) if n_in else None,
+            output_tokens=int(tokens_out) if n_out else None,
+            cost_usd=math.fsum(self.costs) if self.costs else None,
+            duration_s=duration,
+            trials=self.trials,
+            recorded=usages > 0,
+        )
+
+
 def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | None = None) -> SuiteView:
     """Check and summarise a suite's cases: per-case counts, per-scorer tallies and usage, in one pass
     (into ``into``, adding to what it holds, when given).
 
-    This loop runs once per trial (hundreds of thousands on a large run), so each object is checked
-    in place with class tests; at the first that fails, the full check of that object words the error.
+    This loop runs once per case and :func:`_walk_trials` once per trial (hundreds of thousands on a
+    large run), so each object is checked in place with class tests; at the first that fails, the
+    full check of that object words the error.
     """
     out = SuiteView() if into is None else into
     views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
-    n_trials = n_usages = 0
-    duration = 0.0
-    tokens_in = tokens_out = n_in = n_out = 0
-    costs: list[float] = []
+    sums = _Sums()
+    at = (source, where, cases)
+    n_trials = 0
     labels: dict[str, dict[str, list[str]]] = {}  # dimension -> value -> case ids (the index's lists)
-    str_, dict_, list_, int_, float_ = str, dict, list, int, float
+    str_, dict_, list_ = str, dict, list
     for case in cases:
         if case.__class__ is not dict_:
             case_problem(case, source, f"{where}.cases.{index_of(cases, case)}")
@@ -214,139 +241,14 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
         ):
             case_problem(case, source, f"{where}.cases.{index_of(cases, case)}")
         if cid in views:
-            at = f"{where}.cases.{index_of(cases, case)}.id"
-            raise fail(source, at, "a case id not used before in this suite", cid)
-        errors = passes = ungraded = 0
-        # usage over the valid trials, for the usage gate: tokens and seconds of the trials that
-        # measured them; cost as recorded, or (models, recorded cost) where the comparison prices it
-        valid_trials = n_tokens = n_seconds = n_cost = 0
-        case_tokens = case_seconds = case_cost = 0.0
-        priced: list[tuple[dict[str, Any], Any]] | None = None
-        # a scorer's verdicts are counted in locals while consecutive ones are its own (the usual
-        # case: one scorer per trial), and added to the case's tally when another scorer comes
-        current: str | None = None
-        t_n = t_p = t_e = 0
-        for trial in trials:
-            if trial.__class__ is not dict_:
-                trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-            tget = trial.get
-            error = tget("error")
-            passed = tget("passed")
-            graded = tget("graded", True)
-            seconds = tget("duration_s", 0.0)
-            usage = tget("usage")
-            scores = tget("scores")
-            output = tget("output")
-            trace = tget("traceback")
-            attempts = tget("attempts")
-            cache = tget("cache")
-            if not (
-                (passed is True or passed is False)
-                and (error is None or error.__class__ is str_)
-                and (graded is True or graded is False)
-                and (seconds.__class__ is float_ or seconds.__class__ is int_)
-                and (output is None or output.__class__ is str_)
-                and (trace is None or trace.__class__ is str_)
-                and (usage is None or usage.__class__ is dict_)
-                and ((scores is None and "scores" not in trial) or scores.__class__ is dict_)
-                and ((attempts is None and cache is None) or extras_fine(attempts, cache))
-            ):
-                trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-            errored = error is not None
-            if errored:
-                errors += 1
-            else:
-                valid_trials += 1
-                if graded is False:
-                    ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
-                elif passed:
-                    passes += 1
-            if seconds:
-                duration += seconds
-                if not errored:
-                    case_seconds += seconds
-                    n_seconds += 1
-            if usage:
-                n_usages += 1
-                uget = usage.get
-                t_in, t_out, cost, models = (
-                    uget("input_tokens"),
-                    uget("output_tokens"),
-                    uget("cost_usd"),
-                    uget("models"),
-                )
-                if t_in is not None:
-                    if t_in.__class__ is not int_ and not fits(t_in, INT):
-                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    tokens_in += t_in
-                    n_in += 1
-                if t_out is not None:
-                    if t_out.__class__ is not int_ and not fits(t_out, INT):
-                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    tokens_out += t_out
-                    n_out += 1
-                if cost is not None:
-                    if cost.__class__ is not float_ and cost.__class__ is not int_:
-                        trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                    costs.append(cost)
-                if models is not None and not models_fine(models):
-                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                replayed = uget("replayed")
-                if replayed is not None and not replayed_fine(replayed):
-                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                if not errored:
-                    if t_in is not None or t_out is not None:
-                        case_tokens += (t_in or 0) + (t_out or 0)
-                        n_tokens += 1
-                    if models:
-                        if priced is None:
-                            priced = []
-                        priced.append((models, cost))
-                    elif cost is not None:
-                        case_cost += cost
-                        n_cost += 1
-            if not scores:
-                continue
-            for scorer, score in scores.items():
-                if score.__class__ is not dict_:
-                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                sget = score.get
-                verdict, value, failure = sget("passed"), sget("value"), sget("error")
-                if not (
-                    (verdict is None or verdict is True or verdict is False)
-                    and (value is None or value.__class__ is float_ or value.__class__ is int_)
-                    and (failure is None or failure.__class__ is str_)
-                    and (score.keys() <= _SCORE_CORE or fine(score, SCORE))
-                ):
-                    trial_problem(trial, source, _trial_at(where, cases, case, trials, trial))
-                failed_scorer = failure is not None
-                if verdict is None and not failed_scorer and not errored:
-                    continue  # numeric-only score: no pass/fail verdict of its own
-                if scorer is not current:
-                    if current is not None:
-                        add_tally(scorers, current, cid, (t_n, t_p, t_e))
-                    current = scorer
-                    t_n = t_p = t_e = 0
-                t_n += 1
-                if errored or failed_scorer:
-                    t_e += 1
-                elif verdict:
-                    t_p += 1
-        if current is not None:
-            add_tally(scorers, current, cid, (t_n, t_p, t_e))
+            path = f"{where}.cases.{index_of(cases, case)}.id"
+            raise fail(source, path, "a case id not used before in this suite", cid)
+        key, use = _walk_trials(trials, cid, scorers, sums, case, at)
         n_trials += len(trials)
-        counted = len(trials) - ungraded
-        valid = counted - errors
-        fraction = passes / valid if valid else None
-        use = (
-            valid_trials > 0,
-            case_tokens / n_tokens if n_tokens else None,
-            case_cost / n_cost if n_cost else None,
-            case_seconds / n_seconds if n_seconds else None,
-            None if priced is None else (case_cost, n_cost, priced),
-        )
+        passes = key[1]
+        valid = key[0] - key[2]
         views[cid] = CaseView(
-            case, cid, group, (counted, passes, errors), fraction, critical, use, definition
+            case, cid, group, key, passes / valid if valid else None, critical, use, definition
         )
         members = groups.get(group)
         if members is None:
@@ -365,16 +267,129 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
                         members = dimensions[f"{dim}={label}"] = []
                     by_label[label] = members
                 members.append(cid)
-    usage = UsageSums(
-        input_tokens=int(tokens_in) if n_in else None,
-        output_tokens=int(tokens_out) if n_out else None,
-        cost_usd=math.fsum(costs) if costs else None,
-        duration_s=duration,
-        trials=n_trials,
-        recorded=n_usages > 0,
-    )
+    sums.trials = n_trials
     if into is None:
-        out.usage = usage
+        out.usage = sums.usage()
     else:
-        out.usage.merge(usage)
+        out.usage.merge(sums.usage())
     return out
+
+
+def _walk_trials(
+    trials: list[Any], cid: str, scorers: dict[str, dict[str, Tally]], sums: _Sums, case: Any, at: _At
+) -> tuple[Key, Use]:
+    """Check one case's trials and count them: its key and usage, returned; its scorers' tallies and
+    the suite's sums, added into ``scorers`` and ``sums`` (``case`` and ``at`` locate a problem)."""
+    str_, dict_, int_, float_ = str, dict, int, float
+    costs = sums.costs
+    duration, n_usages, tokens_in, tokens_out, n_in, n_out = sums.running
+    errors = passes = ungraded = 0
+    valid_trials = n_tokens = n_seconds = n_cost = 0  # the valid trials' usage, for the usage gate:
+    case_tokens = case_seconds = case_cost = 0.0  # what they measured, and their cost as recorded
+    priced: list[tuple[dict[str, Any], Any]] | None = None  # or, with models, as the gate prices it
+    current: str | None = None  # the scorer whose consecutive verdicts (usually one per trial)
+    t_n = t_p = t_e = 0  # are counted here before they go to its tally
+    for trial in trials:
+        if trial.__class__ is not dict_:
+            _trial_problem(at, case, trials, trial)
+        tget = trial.get
+        error, passed, graded = tget("error"), tget("passed"), tget("graded", True)
+        seconds, usage, scores = tget("duration_s", 0.0), tget("usage"), tget("scores")
+        output, trace, attempts, cache = tget("output"), tget("traceback"), tget("attempts"), tget("cache")
+        if not (
+            (passed is True or passed is False)
+            and (error is None or error.__class__ is str_)
+            and (graded is True or graded is False)
+            and (seconds.__class__ is float_ or seconds.__class__ is int_)
+            and (output is None or output.__class__ is str_)
+            and (trace is None or trace.__class__ is str_)
+            and (usage is None or usage.__class__ is dict_)
+            and ((scores is None and "scores" not in trial) or scores.__class__ is dict_)
+            and ((attempts is None and cache is None) or extras_fine(attempts, cache))
+        ):
+            _trial_problem(at, case, trials, trial)
+        errored = error is not None
+        if errored:
+            errors += 1
+        else:
+            valid_trials += 1
+            if graded is False:
+                ungraded += 1  # numeric-only: no pass/fail verdict, left out of the pass fraction
+            elif passed:
+                passes += 1
+        if seconds:
+            duration += seconds
+            if not errored:
+                case_seconds += seconds
+                n_seconds += 1
+        if usage:
+            n_usages += 1
+            uget = usage.get
+            t_in, t_out, cost = uget("input_tokens"), uget("output_tokens"), uget("cost_usd")
+            models, replayed = uget("models"), uget("replayed")
+            if t_in is not None:
+                if t_in.__class__ is not int_ and not fits(t_in, INT):
+                    _trial_problem(at, case, trials, trial)
+                tokens_in += t_in
+                n_in += 1
+            if t_out is not None:
+                if t_out.__class__ is not int_ and not fits(t_out, INT):
+                    _trial_problem(at, case, trials, trial)
+                tokens_out += t_out
+                n_out += 1
+            if cost is not None:
+                if cost.__class__ is not float_ and cost.__class__ is not int_:
+                    _trial_problem(at, case, trials, trial)
+                costs.append(cost)
+            if (models is not None and not models_fine(models)) or (
+                replayed is not None and not replayed_fine(replayed)
+            ):
+                _trial_problem(at, case, trials, trial)
+            if not errored:
+                if t_in is not None or t_out is not None:
+                    case_tokens += (t_in or 0) + (t_out or 0)
+                    n_tokens += 1
+                if models:
+                    if priced is None:
+                        priced = []
+                    priced.append((models, cost))
+                elif cost is not None:
+                    case_cost += cost
+                    n_cost += 1
+        if not scores:
+            continue
+        for scorer, score in scores.items():
+            if score.__class__ is not dict_:
+                _trial_problem(at, case, trials, trial)
+            sget = score.get
+            verdict, value, failure = sget("passed"), sget("value"), sget("error")
+            if not (
+                (verdict is None or verdict is True or verdict is False)
+                and (value is None or value.__class__ is float_ or value.__class__ is int_)
+                and (failure is None or failure.__class__ is str_)
+                and (score.keys() <= _SCORE_CORE or fine(score, SCORE))
+            ):
+                _trial_problem(at, case, trials, trial)
+            failed_scorer = failure is not None
+            if verdict is None and not failed_scorer and not errored:
+                continue  # numeric-only score: no pass/fail verdict of its own
+            if scorer is not current:
+                if current is not None:
+                    add_tally(scorers, current, cid, (t_n, t_p, t_e))
+                current = scorer
+                t_n = t_p = t_e = 0
+            t_n += 1
+            if errored or failed_scorer:
+                t_e += 1
+            elif verdict:
+                t_p += 1
+    if current is not None:
+        add_tally(scorers, current, cid, (t_n, t_p, t_e))
+    sums.running = (duration, n_usages, tokens_in, tokens_out, n_in, n_out)
+    return (len(trials) - ungraded, passes, errors), (
+        valid_trials > 0,
+        case_tokens / n_tokens if n_tokens else None,
+        case_cost / n_cost if n_cost else None,
+        case_seconds / n_seconds if n_seconds else None,
+        None if priced is None else (case_cost, n_cost, priced),
+    )

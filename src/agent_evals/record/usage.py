@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
-from agent_evals.gate.model import UsageDiff, UsageTotals
+from pydantic import BaseModel, ConfigDict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -34,6 +32,27 @@ def construct_from(cls: type[M], values: dict[str, Any]) -> M:
     object.__setattr__(obj, "__pydantic_extra__", None)
     object.__setattr__(obj, "__pydantic_private__", None)
     return obj
+
+
+class UsageTotals(BaseModel):
+    """Usage summed over trials (fields None when nothing recorded them)."""
+
+    # A comparison report carries it (``gate.model`` re-exports it): configured as the comparison's
+    # own models (``gate.model_stats.GateModel``), unknown fields refused, schema built on first use.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    input_tokens: int | None = None
+    """Prompt tokens."""
+    output_tokens: int | None = None
+    """Completion tokens."""
+    cost_usd: float | None = None
+    """Cost in US dollars."""
+    duration_s: float | None = None
+    """Wall-clock seconds summed over trials."""
+    mean_latency_s: float | None = None
+    """Mean seconds per trial."""
+    trials: int = 0
+    """Trials counted."""
 
 
 @dataclass(slots=True)
@@ -71,25 +90,3 @@ class UsageSums:
             mean_latency_s=self.duration_s / count if count else None,
             trials=count,
         )
-
-
-def _minus(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a - b
-
-
-def usage_diff(base: UsageTotals | None, cand: UsageTotals) -> UsageDiff:
-    """Usage on both sides with the difference of every field both sides recorded."""
-    delta = None
-    if base is not None:
-        tokens_in = _minus(cand.input_tokens, base.input_tokens)
-        tokens_out = _minus(cand.output_tokens, base.output_tokens)
-        delta = construct(
-            UsageTotals,
-            input_tokens=int(tokens_in) if tokens_in is not None else None,
-            output_tokens=int(tokens_out) if tokens_out is not None else None,
-            cost_usd=_minus(cand.cost_usd, base.cost_usd),
-            duration_s=_minus(cand.duration_s, base.duration_s),
-            mean_latency_s=_minus(cand.mean_latency_s, base.mean_latency_s),
-            trials=cand.trials - base.trials,
-        )
-    return construct(UsageDiff, baseline=base, candidate=cand, delta=delta)

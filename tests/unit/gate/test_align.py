@@ -8,7 +8,7 @@ import pytest
 
 from agent_evals.gate.align import CaseView, classify
 from agent_evals.gate.diffs import case_diff
-from unit.gate.summaries import view_of
+from unit.record.summaries import view_of
 
 
 def view_cases(suite: dict[str, Any]) -> dict[str, CaseView]:

@@ -8,7 +8,7 @@ import pytest
 
 from agent_evals.gate.breakdown import rows_by_cases, rows_by_group
 from agent_evals.gate.policy import resolve_policy
-from unit.gate.summaries import view_of
+from unit.record.summaries import view_of
 
 
 @pytest.mark.parametrize("with_baseline", [True, False])

@@ -19,7 +19,7 @@ from agent_evals.record.model import RunRecord
 from agent_evals.record.read import check_document, parse_record, read_record, read_summary
 from agent_evals.record.summary import summarise
 from agent_evals.schemas import load_run_schema
-from unit.gate.summaries import record, records, shape
+from unit.record.summaries import record, records, shape
 
 
 def trial1(d: dict[str, Any]) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agent_evals.gate.align import SuiteView
 from agent_evals.record.summary import RunSummary, add_cases
+from agent_evals.record.views import SuiteView
 
 
 def record() -> dict[str, Any]:

@@ -71,6 +71,10 @@ class TrialBody(Generic[T]):
     """Called with each finished trial, on the loop; sync or async."""
     attempt_in_thread: Callable[[int], T] | None = None
     """One attempt of trial ``i`` run whole in a worker thread (sync user code without a time limit)."""
+    finish_in_thread: Callable[[int, Attempted[T]], None] | None = None
+    """When set, a threaded trial is finished in its worker thread as soon as it ends, instead of by
+    :attr:`finish` on the loop after its batch (a record streamed trial by trial then keeps every
+    finished trial even when the process dies in the middle of a batch)."""
     threaded: Callable[[int], bool] = field(default=_never)
     """Which trials take :attr:`attempt_in_thread` (batched) instead of :attr:`attempt`."""
     number: Callable[[int], int] = field(default=_first)
@@ -177,7 +181,10 @@ class _Drive(Generic[T]):
                     blocking=True,
                 )
             )
-            out.append((index, done))
+            if self.body.finish_in_thread is not None:
+                self.body.finish_in_thread(index, done)
+            else:
+                out.append((index, done))
         return out
 
 

@@ -12,7 +12,8 @@ to do with the finished trial); the driver owns everything around it, once for a
   start is skipped (it has no result);
 - retries of infrastructure errors (``core.retry`` through ``core.executor.run_attempts``);
 - a trial's ``finish`` (scoring, bookkeeping) runs as a separate step, so a lane starts its next
-  trial while the previous one is scored; a lane never has more than one ``finish`` pending;
+  trial while the previous one is scored; a lane never has more than one ``finish`` pending, and
+  under a budget it waits for it (the spend is charged there) before asking the budget again;
 - Ctrl-C, cancellation or a bug in ``finish`` stop every lane: the worker threads take no new
   trial and the error propagates.
 """
@@ -32,7 +33,7 @@ from typing import Any, Generic, TypeVar
 from agent_evals.calls.scope import TrialScope
 from agent_evals.core.executor import Attempted, Inspect, Outcome, UsageOf, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
-from agent_evals.cost.budget import may_start
+from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage
 
@@ -143,6 +144,10 @@ class _Drive(Generic[T]):
                         pending = await _then(pending, self.body.finish(number, done))
                     continue
                 self.cursor += 1
+                if pending is not None and active_budget() is not None:
+                    # the previous trial's spend is charged when it finishes: the budget sees it first
+                    await pending
+                    pending = None
                 if not may_start():  # the run's budget is spent: this trial never starts
                     continue
                 done = await run_attempts(

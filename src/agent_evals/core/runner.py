@@ -61,6 +61,7 @@ async def run_eval_async(
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
     progress: Progress | None = None,
+    default_platform: Callable[[], Any] | None = None,
 ) -> EvalResult:
     """Run ``task`` on every example of ``dataset``, score each result, and return an EvalResult.
 
@@ -71,8 +72,10 @@ async def run_eval_async(
     scorers run concurrently (sync ones in worker threads). Results are keyed by the
     ``Score.name`` each returns (the seed's rule). When two scorers return the same name the last
     one is kept, and a ``UserWarning`` names both. ``platform`` records the finished run:
-    ``LocalConfig()`` (also what None and ``"local"`` mean) or any object with
-    ``async record(result)``. ``progress(done, total)`` is called after each example.
+    ``LocalConfig()`` or any object with ``async record(result)``; None and ``"local"`` mean
+    ``default_platform()`` (``agent_evals.run_eval`` passes ``LocalConfig``, so there they record
+    to local files; called from this module without one, None records nowhere).
+    ``progress(done, total)`` is called after each example.
 
     A task that raises or times out marks its example with ``error``, output ``""`` and no
     scores, and it counts as failed for every scorer; a scorer that raises or returns a non-Score
@@ -82,7 +85,7 @@ async def run_eval_async(
     examples = check_dataset(dataset)
     prepared = prepare_scorers(scorers)
     check_task(task, examples)
-    platform = check_platform(platform)
+    recorder = check_platform(platform, default_platform)
     if task is not None:
         replayed = sum(1 for example in examples if example.output is not None)
         if replayed:
@@ -109,7 +112,8 @@ async def run_eval_async(
             duration=time.perf_counter() - t0,
             started_at=started_at,
         )
-    await _record(platform, result)
+    if recorder is not None:
+        await _record(recorder, result)
     return result
 
 
@@ -133,6 +137,7 @@ def run_eval(
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
     progress: Progress | None = None,
+    default_platform: Callable[[], Any] | None = None,
 ) -> EvalResult:
     """Blocking form of :func:`run_eval_async` for plain scripts.
 
@@ -142,7 +147,11 @@ def run_eval(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_eval_async(task, dataset, scorers, platform, config, progress=progress))
+        return asyncio.run(
+            run_eval_async(
+                task, dataset, scorers, platform, config, progress=progress, default_platform=default_platform
+            )
+        )
     raise RuntimeError(
         "run_eval() cannot be used while an event loop is running (inside async code or Jupyter); "
         "use `await run_eval_async(...)` there instead"

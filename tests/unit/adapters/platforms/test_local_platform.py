@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_evals.adapters.platforms.local import LocalConfig
-from agent_evals.core.runner import run_eval, run_eval_async
+from agent_evals.adapters.library import run_eval, run_eval_async
 from agent_evals.core.types import EvalResult, ExampleData, ExpectedResult, Score, TaskResult
 
 

@@ -21,7 +21,7 @@ from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
 from agent_evals.core.definition import definition_digest
-from agent_evals.core.executor import Attempted, run_user
+from agent_evals.core.executor import Attempted, Outcome, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, score_all
@@ -223,14 +223,11 @@ async def run_benchmark_async(
     done = 0
     width = concurrency or bench.execution.n_parallel_runs
     schedule = [(i, t) for i in range(len(jobs)) for t in range(k)]  # trials in schedule order
-    finished: dict[int, dict[int, TrialOutcome]] = {}
+    finished: dict[int, dict[int, TrialOutcome]] = {}  # trials of the cases still running
 
     async def attempt(n: int) -> Called:
-        index, trial = schedule[n]
-        job = jobs[index]
-        # the trial executor: the agent's own TimeoutError or SystemExit is its fault; ours says the
-        # limit, and an async agent that comes back after the limit (it blocked the loop) is errored
-        context = _context(handle, job, trial)  # fresh for every attempt
+        job = jobs[schedule[n][0]]  # through the executor, under our limit; a fresh context each attempt
+        context = _context(handle, job, schedule[n][1])
         return await call_metered(handle.run, job.scenario.prompt, context, timeout=limit or None)
 
     async def finish(n: int, ran: Attempted[Called]) -> None:
@@ -264,16 +261,7 @@ async def run_benchmark_async(
             fault = ready.fault
             if on_setup_error == "raise":
                 raise fault if isinstance(fault, Exception) else TrialFault(fault)
-            logger.debug("agent setup failed", exc_info=fault)
-            message = f"agent setup failed: {ready.error}"
-            trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
-            result.setup_error = f"{message}\n{trace}"
-            for index, job in enumerate(jobs):
-                job.case.trials = [
-                    TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)
-                ]
-                if on_case is not None:
-                    on_case(result, index)
+            _setup_failed(result, jobs, k, ready, on_case)
         else:
             await drive(total, body, concurrency=width, retry=retry)
         spent = active_budget()
@@ -287,6 +275,22 @@ async def run_benchmark_async(
     if bench.platform is not None:
         await _record_on_platform(bench.platform, bench.benchmark, result)
     return result
+
+
+def _setup_failed(
+    result: BenchmarkResult, jobs: list[_Job], k: int, ready: Outcome, on_case: OnCase | None
+) -> None:
+    """Record every trial as errored by the agent's failed ``setup()`` (``on_setup_error="record"``)."""
+    fault = ready.fault
+    assert fault is not None
+    logger.debug("agent setup failed", exc_info=fault)
+    message = f"agent setup failed: {ready.error}"
+    trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
+    result.setup_error = f"{message}\n{trace}"
+    for index, job in enumerate(jobs):
+        job.case.trials = [TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)]
+        if on_case is not None:
+            on_case(result, index)
 
 
 async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: BenchmarkResult) -> None:

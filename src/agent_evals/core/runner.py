@@ -194,6 +194,7 @@ class _Run:
             finish=self._finish,
             attempt_in_thread=self._attempt_now if threaded else None,
             threaded=_always if threaded else _never,
+            overlap=True,  # a slow scorer never delays the next example's model call
             number=self._repeat_of,
         )
         await drive(len(self.examples), body, concurrency=self.config.max_concurrency, retry=self.retry)

@@ -11,9 +11,10 @@ to do with the finished trial); the driver owns everything around it, once for a
 - the run's budget (``cost.budget.may_start``) is asked before every trial: a trial that may not
   start is skipped (it has no result);
 - retries of infrastructure errors (``core.retry`` through ``core.executor.run_attempts``);
-- a trial's ``finish`` (scoring, bookkeeping) runs as a separate step, so a lane starts its next
-  trial while the previous one is scored; a lane never has more than one ``finish`` pending, and
-  under a budget it waits for it (the spend is charged there) before asking the budget again;
+- a trial's ``finish`` (scoring, bookkeeping) runs after it; with ``overlap`` (the library layer)
+  as a separate step, so a lane starts its next trial while the previous one is scored: a lane
+  never has more than one ``finish`` pending, and under a budget it waits for it (the spend is
+  charged there) before asking the budget again;
 - Ctrl-C, cancellation or a bug in ``finish`` stop every lane: the worker threads take no new
   trial and the error propagates.
 """
@@ -76,6 +77,9 @@ class TrialBody(Generic[T]):
     """When set, a threaded trial is finished in its worker thread as soon as it ends, instead of by
     :attr:`finish` on the loop after its batch (a record streamed trial by trial then keeps every
     finished trial even when the process dies in the middle of a batch)."""
+    overlap: bool = False
+    """Whether a lane starts its next trial while the previous one's :attr:`finish` runs (scoring
+    overlaps the next model call); else the lane finishes each trial before starting the next."""
     threaded: Callable[[int], bool] = field(default=_never)
     """Which trials take :attr:`attempt_in_thread` (batched) instead of :attr:`attempt`."""
     number: Callable[[int], int] = field(default=_first)
@@ -141,7 +145,7 @@ class _Drive(Generic[T]):
                     )
                     batch = _next_batch(batch, time.perf_counter() - started)
                     for number, done in finished:
-                        pending = await _then(pending, self.body.finish(number, done))
+                        pending = await self._finish(pending, number, done)
                     continue
                 self.cursor += 1
                 if pending is not None and active_budget() is not None:
@@ -157,7 +161,7 @@ class _Drive(Generic[T]):
                     usage_of=self.body.usage_of,
                     trial=self.body.number(index),
                 )
-                pending = await _then(pending, self.body.finish(index, done))
+                pending = await self._finish(pending, index, done)
             if pending is not None:
                 await pending
         finally:
@@ -165,6 +169,16 @@ class _Drive(Generic[T]):
                 pending.cancel()
             elif pending is not None and not pending.cancelled():
                 pending.exception()  # retrieved here when the lane stops before awaiting it
+
+    async def _finish(
+        self, pending: asyncio.Future[None] | None, index: int, done: Attempted[T]
+    ) -> asyncio.Future[None] | None:
+        """Start trial ``index``'s finish step after the previous one; without overlap, wait for it."""
+        step = await _then(pending, self.body.finish(index, done))
+        if step is not None and not self.body.overlap:
+            await step
+            return None
+        return step
 
     def _in_thread(self, start: int, end: int) -> list[tuple[int, Attempted[T]]]:
         """Worker-thread side: trials ``start .. end-1``, each through the executor's retries."""

@@ -335,3 +335,40 @@ def test_drive_sync__coroutine_that_never_suspends__its_value() -> None:
 def test_drive_sync__coroutine_that_suspends__runtime_error() -> None:
     with pytest.raises(RuntimeError, match="suspended"):
         drive_sync(_suspends())
+
+
+@pytest.mark.parametrize(
+    ("overlap", "order"),
+    [
+        (
+            False,
+            ["attempt 0", "finish 0 start", "finish 0 end", "attempt 1", "finish 1 start", "finish 1 end"],
+        ),
+        (
+            True,
+            ["attempt 0", "attempt 1", "finish 0 start", "finish 0 end", "finish 1 start", "finish 1 end"],
+        ),
+    ],
+    ids=["benchmarks: each trial finished before the next starts", "library: scoring overlaps the next call"],
+)
+async def test_drive__overlap__when_the_next_trial_starts(overlap: bool, order: list[str]) -> None:
+    seen: list[str] = []
+
+    async def attempt(index: int) -> int:
+        seen.append(f"attempt {index}")
+        return index
+
+    async def finish(index: int, _: Attempted[int]) -> None:
+        seen.append(f"finish {index} start")
+        await asyncio.sleep(0.01)
+        seen.append(f"finish {index} end")
+
+    body: TrialBody[int] = TrialBody(
+        attempt=attempt,
+        inspect=lambda _: (None, None, 0.0),
+        usage_of=lambda _, __: None,
+        finish=finish,
+        overlap=overlap,
+    )
+    await drive(2, body, concurrency=1)
+    assert seen == order

@@ -10,10 +10,10 @@ if TYPE_CHECKING:  # the real types for type checkers; at run time the names loa
     from agent_evals.adapters.converters.langchain import langchain_to_openai
     from agent_evals.adapters.converters.mink import mink_to_openai
     from agent_evals.adapters.converters.strands import strands_to_openai
+    from agent_evals.adapters.library import run_eval, run_eval_async
     from agent_evals.benchmark.agent import BaseAgent
     from agent_evals.benchmark.result import BenchmarkResult
     from agent_evals.benchmark.runner import run_benchmark, run_benchmark_async
-    from agent_evals.core.runner import run_eval, run_eval_async
     from agent_evals.core.types import (
         EvalConfig,
         EvalExample,
@@ -40,8 +40,8 @@ _LAZY: dict[str, str] = {
     "EvalExample": "agent_evals.core.types",
     "EvalResult": "agent_evals.core.types",
     "EvalConfig": "agent_evals.core.types",
-    "run_eval_async": "agent_evals.core.runner",
-    "run_eval": "agent_evals.core.runner",
+    "run_eval_async": "agent_evals.adapters.library",
+    "run_eval": "agent_evals.adapters.library",
     "eval": "agent_evals.evals.decorator",
     "EvalContext": "agent_evals.evals.context",
     "BaseAgent": "agent_evals.benchmark.agent",

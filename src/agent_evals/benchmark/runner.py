@@ -9,33 +9,28 @@ import os
 import re
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
-from agent_evals.calls.scope import TrialScope
 from agent_evals.core.definition import definition_digest
-from agent_evals.core.executor import Attempted, Outcome, run_attempts, run_user
+from agent_evals.core.executor import Attempted, Outcome, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
-from agent_evals.core.scorer import PreparedScorer
+from agent_evals.core.scorer import PreparedScorer, score_all
+from agent_evals.core.trials import Called, TrialBody, call_metered, called_usage, drive, inspect_called
 from agent_evals.core.types import Score
-from agent_evals.cost.budget import active_budget, may_start
-from agent_evals.cost.http_usage import metering
-from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage, usage_of_messages
+from agent_evals.cost.budget import active_budget
+from agent_evals.cost.meter import task_usage, trial_usage
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
-from agent_evals.evals.context import normalize_usage
 from agent_evals.record.model import distinct_key
-
-if TYPE_CHECKING:
-    from agent_evals.run.shard import Slicer
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +43,20 @@ OnStart = Callable[[BenchmarkResult], None]
 
 OnCase = Callable[[BenchmarkResult, int], None]
 """Called as ``on_case(result, index)`` when ``result.cases[index]`` has run its last trial."""
+
+
+class Shard(Protocol):
+    """Deals a suite's cases to shards (``run --shard``: ``run.shard.Slicer`` fits), seen from here."""
+
+    def take(
+        self,
+        suite_id: str,
+        cases: Sequence[tuple[str, int]],
+        config: dict[str, Any],
+        files: Iterable[str | Path] = (),
+    ) -> list[int]:
+        """Positions (in ``cases`` order, ``(case id, trials)``) of the cases this shard runs."""
+        ...
 
 
 @dataclass
@@ -160,7 +169,7 @@ async def run_benchmark_async(
     on_start: OnStart | None = None,
     on_case: OnCase | None = None,
     on_setup_error: Literal["raise", "record"] = "raise",
-    shard: Slicer | None = None,
+    shard: Shard | None = None,
     retry_errors: int = 0,
 ) -> BenchmarkResult:
     """Run every scenario of the benchmark at ``path`` against ``agent`` and collect the results.
@@ -213,29 +222,38 @@ async def run_benchmark_async(
     total = len(jobs) * k
     done = 0
     width = concurrency or bench.execution.n_parallel_runs
-    # every worker takes the next trial in schedule order from one shared iterator: at most `width`
-    # trials in flight, without a task (and a semaphore wait) per trial
-    schedule = ((i, job, t) for i, job in enumerate(jobs) for t in range(k))
+    schedule = [(i, t) for i in range(len(jobs)) for t in range(k)]  # trials in schedule order
+    finished: dict[int, dict[int, TrialOutcome]] = {}  # trials of the cases still running
 
-    finished: dict[int, dict[int, TrialOutcome]] = {}
+    async def attempt(n: int) -> Called:
+        job = jobs[schedule[n][0]]  # through the executor, under our limit; a fresh context each attempt
+        context = _context(handle, job, schedule[n][1])
+        return await call_metered(handle.run, job.scenario.prompt, context, timeout=limit or None)
 
-    async def worker() -> None:
+    async def finish(n: int, ran: Attempted[Called]) -> None:
         nonlocal done
-        for index, job, trial in schedule:
-            if not may_start():  # the run's budget is spent: this trial never starts
-                continue
-            outcome = await _run_trial(handle, job, trial, limit, retry)
-            # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
-            slots = finished.setdefault(index, {})
-            slots[trial] = outcome
-            job.case.trials = [slots[t] for t in sorted(slots)]
-            done += 1
-            if len(slots) == k:
-                del finished[index]
-                if on_case is not None:
-                    on_case(result, index)
-            if progress is not None:
-                progress(done, total)
+        index, trial = schedule[n]
+        job = jobs[index]
+        outcome = await _finish_trial(job, trial, limit, ran)
+        # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
+        slots = finished.setdefault(index, {})
+        slots[trial] = outcome
+        job.case.trials = [slots[t] for t in sorted(slots)]
+        done += 1
+        if len(slots) == k:
+            del finished[index]
+            if on_case is not None:
+                on_case(result, index)
+        if progress is not None:
+            progress(done, total)
+
+    body: TrialBody[Called] = TrialBody(
+        attempt=attempt,
+        inspect=inspect_called,
+        usage_of=called_usage,
+        finish=finish,
+        number=lambda n: schedule[n][1],
+    )
 
     try:
         ready = await run_user(handle.setup)
@@ -243,18 +261,9 @@ async def run_benchmark_async(
             fault = ready.fault
             if on_setup_error == "raise":
                 raise fault if isinstance(fault, Exception) else TrialFault(fault)
-            logger.debug("agent setup failed", exc_info=fault)
-            message = f"agent setup failed: {ready.error}"
-            trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
-            result.setup_error = f"{message}\n{trace}"
-            for index, job in enumerate(jobs):
-                job.case.trials = [
-                    TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)
-                ]
-                if on_case is not None:
-                    on_case(result, index)
+            _setup_failed(result, jobs, k, ready, on_case)
         else:
-            await asyncio.gather(*(worker() for _ in range(min(width, total))))
+            await drive(total, body, concurrency=width, retry=retry)
         spent = active_budget()
         result.complete = spent is None or not spent.exhausted
     finally:
@@ -266,6 +275,22 @@ async def run_benchmark_async(
     if bench.platform is not None:
         await _record_on_platform(bench.platform, bench.benchmark, result)
     return result
+
+
+def _setup_failed(
+    result: BenchmarkResult, jobs: list[_Job], k: int, ready: Outcome, on_case: OnCase | None
+) -> None:
+    """Record every trial as errored by the agent's failed ``setup()`` (``on_setup_error="record"``)."""
+    fault = ready.fault
+    assert fault is not None
+    logger.debug("agent setup failed", exc_info=fault)
+    message = f"agent setup failed: {ready.error}"
+    trace = "".join(traceback.format_exception(type(fault), fault, fault.__traceback__))
+    result.setup_error = f"{message}\n{trace}"
+    for index, job in enumerate(jobs):
+        job.case.trials = [TrialOutcome(passed=False, error=message, traceback=trace) for _ in range(k)]
+        if on_case is not None:
+            on_case(result, index)
 
 
 async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: BenchmarkResult) -> None:
@@ -311,79 +336,46 @@ def _context(handle: AgentHandle, job: _Job, trial: int) -> dict[str, Any]:
     return context
 
 
-def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]:
-    return outcome.fault, outcome.error, outcome.elapsed
-
-
-async def _run_trial(
-    handle: AgentHandle, job: _Job, trial: int, limit: float | None, retry: RetryPolicy
-) -> TrialOutcome:
-    # the trial executor: the agent's own TimeoutError or SystemExit is its fault; ours says the limit,
-    # and an async agent that comes back after the limit (it blocked the loop) is errored, never passed;
-    # an infrastructure error is retried (with a fresh context) while retries remain
-    async def attempt() -> tuple[Outcome, UsageMeter]:
-        # the agent's model calls, per attempt (the scorers' judges are not the agent's)
-        with metering() as meter:
-            context = _context(handle, job, trial)
-            return await run_user(handle.run, job.scenario.prompt, context, timeout=limit or None), meter
-
-    done: Attempted[tuple[Outcome, UsageMeter]] = await run_attempts(
-        attempt,
-        lambda pair: _inspect(pair[0]),
-        retry,
-        usage_of=lambda pair, scope: record_usage(trial_usage(None, pair[1], None, scope=scope)),
-        trial=trial,
-    )
-    outcome, meter = done.value
+async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempted[Called]) -> TrialOutcome:
+    """A finished agent call as the trial's outcome: errored, or scored by every scorer."""
+    called = ran.value
+    outcome, meter = called.outcome, called.meter
     start = time.perf_counter() - outcome.elapsed  # the final attempt is the trial
-    if not outcome.ok or done.cache_error:
+    if not outcome.ok or ran.cache_error:
         if outcome.fault is not None:
             logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
         return TrialOutcome(
             passed=False,
-            error=done.cache_error or outcome.error,
+            error=ran.cache_error or outcome.error,
             traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
             usage=trial_usage(
-                None, meter, None, scope=done.scope
+                None, meter, None, scope=ran.scope
             ),  # calls made before the fault were paid for
-            attempts=done.attempts,
-            cache=done.cache_summary,
+            attempts=ran.attempts,
+            cache=ran.cache_summary,
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
-    for scorer in job.scorers:
-        # through the one executor, each scorer under the trial's limit (a stuck one is errored)
-        score = await scorer.score(
-            task_result, job.plan.expected, {"input": job.scenario.prompt}, timeout_s=limit or None
-        )
+    # the one scoring loop, each scorer under the trial's limit (a stuck or faulty one is errored)
+    scored = await score_all(
+        job.scorers, task_result, job.plan.expected, {"input": job.scenario.prompt}, limit or None
+    )
+    for score in scored:
         # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
         scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]
-    usage = _agent_usage(task_result, meter, done.scope)
+    context = getattr(task_result, "context", None) or {}
     return TrialOutcome(
         passed=not errored and all(s.passed for s in scores.values()),
         error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
         scores=scores,
         duration_s=time.perf_counter() - start,
         output=task_result.output,
-        usage=usage,
-        attempts=done.attempts,
-        cache=done.cache_summary,
+        usage=task_usage(context, meter, scope=ran.scope),
+        attempts=ran.attempts,
+        cache=ran.cache_summary,
     )
-
-
-def _agent_usage(task_result: Any, meter: UsageMeter, scope: TrialScope | None) -> dict[str, Any] | None:
-    """The trial's usage: the agent's ``context["usage"]`` (ignored when malformed, as before), over
-    the metered calls or the usage its returned messages report."""
-    context = getattr(task_result, "context", None) or {}
-    explicit = None
-    if isinstance(context.get("usage"), dict):
-        try:
-            explicit = normalize_usage(context["usage"])
-        except ValueError:
-            explicit = None
-    return trial_usage(explicit, meter, usage_of_messages(context.get("outputs")), scope=scope)
 
 
 def run_benchmark(

@@ -78,13 +78,19 @@ def check_task(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -
         raise TypeError(f"task must be a callable task(input) -> TaskResult, got {type(task).__name__}")
 
 
-def check_platform(platform: Any) -> Any:
-    """The platform to record on: ``LocalConfig()`` for None or ``"local"``, else an object with
-    an async ``record(result)`` method."""
-    if platform is None or platform == "local":
-        from agent_evals.adapters.platforms.local import LocalConfig  # lazy: keeps core light
+def check_platform(platform: Any, default: Callable[[], Any] | None = None) -> Any | None:
+    """The platform to record on: ``default()`` for None or ``"local"`` (None when there is no
+    default: nothing is recorded), else an object with an async ``record(result)`` method.
 
-        return LocalConfig()
+    Core builds no platform itself: ``agent_evals.run_eval`` passes ``LocalConfig`` as the default."""
+    if platform is None or platform == "local":
+        if platform == "local" and default is None:
+            raise ValueError(
+                "platform='local' needs the local platform: call agent_evals.run_eval(...) (it records "
+                "with LocalConfig by default) or pass platform=LocalConfig() from "
+                "agent_evals.adapters.platforms.local"
+            )
+        return default() if default is not None else None
     if isinstance(platform, str):
         raise ValueError(
             f"unknown platform {platform!r}: the platform built in is 'local' (or pass LocalConfig(...))"

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import logging
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from agent_evals.calls.scope import TrialScope, active_cache
+from agent_evals.calls.scope import active_cache
 from agent_evals.core.aggregate import aggregate
 from agent_evals.core.arguments import (
     check_config,
@@ -22,10 +20,19 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
-from agent_evals.core.executor import Attempted, Outcome, await_user, call_now, run_attempts, run_user
+from agent_evals.core.executor import Attempted, Outcome, await_user
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
+from agent_evals.core.trials import (
+    Called,
+    TrialBody,
+    call_metered,
+    call_metered_now,
+    called_usage,
+    drive,
+    inspect_called,
+)
 from agent_evals.core.types import (
     EvalConfig,
     EvalExample,
@@ -35,15 +42,7 @@ from agent_evals.core.types import (
     TaskResult,
     wire_tool_calls,
 )
-from agent_evals.cost.http_usage import install as install_usage_hook
-from agent_evals.cost.meter import (
-    UsageMeter,
-    bound_meter,
-    explicit_usage,
-    record_usage,
-    trial_usage,
-    usage_of_messages,
-)
+from agent_evals.cost.meter import task_usage
 
 logger = logging.getLogger(__name__)
 
@@ -52,16 +51,6 @@ NO_TASK = (
     "no task and no stored output: either pass task=... or give this example a pre-populated "
     "output=TaskResult(...) to replay"
 )
-# (result or whatever the task returned, error message, seconds spent in the task, the attempts
-# when the trial executor's retries or response cache were in play, the final attempt's usage meter)
-_Outcome = tuple[Any, "str | None", float, "Attempted[Any] | None", "UsageMeter | None"]
-
-# Sync tasks run in worker threads. A thread hop costs tens of microseconds, more than a trivial
-# task, so a lane hands a worker several examples at once while tasks stay fast; the batch
-# shrinks back to one example as soon as tasks take noticeable time.
-_MAX_BATCH = 512
-_GROW_BELOW_S = 0.005
-_SHRINK_ABOVE_S = 0.05
 
 
 async def run_eval_async(
@@ -72,6 +61,7 @@ async def run_eval_async(
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
     progress: Progress | None = None,
+    default_platform: Callable[[], Any] | None = None,
 ) -> EvalResult:
     """Run ``task`` on every example of ``dataset``, score each result, and return an EvalResult.
 
@@ -82,8 +72,10 @@ async def run_eval_async(
     scorers run concurrently (sync ones in worker threads). Results are keyed by the
     ``Score.name`` each returns (the seed's rule). When two scorers return the same name the last
     one is kept, and a ``UserWarning`` names both. ``platform`` records the finished run:
-    ``LocalConfig()`` (also what None and ``"local"`` mean) or any object with
-    ``async record(result)``. ``progress(done, total)`` is called after each example.
+    ``LocalConfig()`` or any object with ``async record(result)``; None and ``"local"`` mean
+    ``default_platform()`` (``agent_evals.run_eval`` passes ``LocalConfig``, so there they record
+    to local files; called from this module without one, None records nowhere).
+    ``progress(done, total)`` is called after each example.
 
     A task that raises or times out marks its example with ``error``, output ``""`` and no
     scores, and it counts as failed for every scorer; a scorer that raises or returns a non-Score
@@ -93,7 +85,7 @@ async def run_eval_async(
     examples = check_dataset(dataset)
     prepared = prepare_scorers(scorers)
     check_task(task, examples)
-    platform = check_platform(platform)
+    recorder = check_platform(platform, default_platform)
     if task is not None:
         replayed = sum(1 for example in examples if example.output is not None)
         if replayed:
@@ -120,7 +112,8 @@ async def run_eval_async(
             duration=time.perf_counter() - t0,
             started_at=started_at,
         )
-    await _record(platform, result)
+    if recorder is not None:
+        await _record(recorder, result)
     return result
 
 
@@ -144,6 +137,7 @@ def run_eval(
     config: EvalConfig | Mapping[str, Any] | None = None,
     *,
     progress: Progress | None = None,
+    default_platform: Callable[[], Any] | None = None,
 ) -> EvalResult:
     """Blocking form of :func:`run_eval_async` for plain scripts.
 
@@ -153,7 +147,11 @@ def run_eval(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_eval_async(task, dataset, scorers, platform, config, progress=progress))
+        return asyncio.run(
+            run_eval_async(
+                task, dataset, scorers, platform, config, progress=progress, default_platform=default_platform
+            )
+        )
     raise RuntimeError(
         "run_eval() cannot be used while an event loop is running (inside async code or Jupyter); "
         "use `await run_eval_async(...)` there instead"
@@ -161,7 +159,7 @@ def run_eval(
 
 
 class _Run:
-    """One execution: lanes pull examples in dataset order until none are left."""
+    """One execution: the trial driver runs the task on every example; ``_finish`` scores it."""
 
     def __init__(
         self,
@@ -177,35 +175,29 @@ class _Run:
         self.config = config
         self.progress = progress
         self.results: list[EvalExample | None] = [None] * len(examples)
-        self.cursor = 0
         self.done = 0
         self.task_is_async = task is not None and is_async_callable(task)
         self.retry = RetryPolicy(config.retry_errors)
-        self.pool: ThreadPoolExecutor | None = None
         self.any_context = any(s.accepts_context for s in scorers)
         self.returned_names: dict[int, str] = {}  # scorer index -> the Score.name it returned
         self.collisions: dict[tuple[str, int, int], bool] = {}  # (name, first, second) -> a failure hidden
         self.repeats: list[int] | None = None  # per example: how many earlier ones have its input
 
     async def execute(self) -> list[EvalExample]:
-        lanes = min(self.config.max_concurrency, len(self.examples))
-        if self.task is not None:
-            install_usage_hook()  # the task's model calls over httpx are counted on its example's meter
-        if self.task is not None and not self.task_is_async:
-            # spare threads so a sync task stuck past its timeout does not shrink the concurrency
-            self.pool = ThreadPoolExecutor(max_workers=2 * lanes, thread_name_prefix="agent-evals-task")
-        workers = [asyncio.ensure_future(self._lane()) for _ in range(lanes)]
-        try:
-            await asyncio.gather(*workers)
-        except BaseException:
-            # cancelled, interrupted or a bug: leave no lane running behind the caller's back
-            for worker in workers:
-                worker.cancel()
-            await asyncio.wait(workers)
-            raise
-        finally:
-            if self.pool is not None:
-                self.pool.shutdown(wait=False, cancel_futures=True)
+        sync_task = self.task is not None and not self.task_is_async
+        # a sync task without a time limit runs whole in the driver's worker threads (batched)
+        threaded = sync_task and self.config.timeout_s is None
+        body: TrialBody[Called] = TrialBody(
+            attempt=self._attempt,
+            inspect=inspect_called,
+            usage_of=called_usage,
+            finish=self._finish,
+            attempt_in_thread=self._attempt_now if threaded else None,
+            threaded=_always if threaded else _never,
+            overlap=True,  # a slow scorer never delays the next example's model call
+            number=self._repeat_of,
+        )
+        await drive(len(self.examples), body, concurrency=self.config.max_concurrency, retry=self.retry)
         return [r for r in self.results if r is not None]
 
     def collision_warnings(self) -> list[str]:
@@ -244,99 +236,40 @@ class _Run:
         owners[score.name] = index
         scores[score.name] = score
 
-    async def _lane(self) -> None:
-        tracked = self.retry.retries > 0 or active_cache() is not None  # one trial executor call each
-        if self.pool is not None and self.config.timeout_s is None and not tracked:
-            await self._batched_lane(self.pool)
-            return
-        loop = asyncio.get_running_loop()
-        # One example at a time. Its scoring runs as a separate step so the lane can start the
-        # next task first: a slow scorer never delays the next model call, and the lane waits
-        # for the previous scoring before handing out another (scoring stays bounded too).
-        scoring: asyncio.Future[None] | None = None
-        try:
-            while self.cursor < len(self.examples):
-                index = self.cursor
-                self.cursor += 1
-                example = self.examples[index]
-                if self.pool is None:
-                    outcome = await self._run_async_task(example, self._repeat_of(index))
-                else:
-                    outcome = await self._run_sync_with_timeout(loop, example, self._repeat_of(index))
-                if scoring is not None:
-                    await scoring
-                scoring = asyncio.ensure_future(self._finish(index, outcome))
-            if scoring is not None:
-                await scoring
-        finally:
-            if scoring is not None and not scoring.done():
-                scoring.cancel()
-            elif scoring is not None and not scoring.cancelled():
-                scoring.exception()  # retrieved here when the lane stops before awaiting it
-
-    async def _batched_lane(self, pool: ThreadPoolExecutor) -> None:
-        loop = asyncio.get_running_loop()
-        batch = 1
-        while self.cursor < len(self.examples):
-            start = self.cursor
-            end = min(len(self.examples), start + batch)
-            self.cursor = end
-            t = time.perf_counter()
-            # like asyncio.to_thread: the task sees the caller's context variables (tracing, ...)
-            outcomes = await loop.run_in_executor(
-                pool, contextvars.copy_context().run, _run_sync_batch, self.task, self.examples[start:end]
-            )
-            elapsed = time.perf_counter() - t
-            if elapsed < _GROW_BELOW_S:
-                batch = min(batch * 2, _MAX_BATCH)
-            elif elapsed > _SHRINK_ABOVE_S:
-                batch = max(1, batch // 2)
-            for offset, outcome in enumerate(outcomes):
-                await self._finish(start + offset, outcome)
-
-    async def _run_async_task(self, example: ExampleData, trial: int) -> _Outcome:
+    def _not_called(self, index: int) -> Called | None:
+        """The trial of an example whose task is not called: a stored output, or no task (errored)."""
+        example = self.examples[index]
         if example.output is not None:
-            return example.output, None, 0.0, None, None
-        task = self.task
-        if task is None:
-            return None, NO_TASK, 0.0, None, None
-        return await self._attempts(
-            lambda: run_user(task, example.input, timeout=self.config.timeout_s), example, trial
+            return Called(Outcome(value=example.output))
+        if self.task is None:
+            return Called(Outcome(), preset_error=NO_TASK)
+        return None
+
+    async def _attempt(self, index: int) -> Called:
+        """One call of the task from the loop: async on it, sync in a daemon thread under the limit."""
+        skipped = self._not_called(index)
+        if skipped is not None:
+            return skipped
+        assert self.task is not None
+        # a sync task's thread cannot be interrupted: past the limit it finishes in the background
+        called = await call_metered(
+            self.task,
+            self.examples[index].input,
+            timeout=self.config.timeout_s,
+            thread=not self.task_is_async,
         )
+        _log_fault(called, self.examples[index])
+        return called
 
-    async def _run_sync_with_timeout(
-        self, loop: asyncio.AbstractEventLoop, example: ExampleData, trial: int
-    ) -> _Outcome:
-        if example.output is not None:
-            return example.output, None, 0.0, None, None
-        task = self.task
-        if task is None:
-            return None, NO_TASK, 0.0, None, None
-        limit, pool = self.config.timeout_s, self.pool or True
-        # the worker thread cannot be interrupted: past the limit it finishes in the background
-        return await self._attempts(
-            lambda: run_user(task, example.input, timeout=limit, thread=pool), example, trial
-        )
-
-    async def _attempts(
-        self, attempt: Callable[[], Awaitable[Outcome]], example: ExampleData, trial: int
-    ) -> _Outcome:
-        """One example's task call through the trial executor (retries, response cache), metered."""
-
-        async def metered() -> tuple[Outcome, UsageMeter]:
-            with bound_meter() as meter:  # the task's model calls, per attempt (not the scorers')
-                return await attempt(), meter
-
-        done = await run_attempts(
-            metered,
-            lambda pair: _inspect(pair[0]),
-            self.retry,
-            usage_of=_retried_usage,
-            trial=trial,
-        )
-        outcome, meter = done.value
-        value, error, elapsed, _, _ = _outcome(outcome, example, meter)
-        return value, done.cache_error or error, elapsed, done, meter  # the final attempt is the trial
+    def _attempt_now(self, index: int) -> Called:
+        """One call of a sync task in a worker thread (no time limit)."""
+        skipped = self._not_called(index)
+        if skipped is not None:
+            return skipped
+        assert self.task is not None
+        called = call_metered_now(self.task, self.examples[index].input)
+        _log_fault(called, self.examples[index])
+        return called
 
     def _repeat_of(self, index: int) -> int:
         """How many earlier examples of the dataset have this one's input: the response cache's trial
@@ -352,15 +285,19 @@ class _Run:
                 seen[key] = self.repeats[-1] + 1
         return self.repeats[index]
 
-    async def _finish(self, index: int, outcome: _Outcome) -> None:
+    async def _finish(self, index: int, done: Attempted[Called]) -> None:
         example = self.examples[index]
-        value, error, task_duration, attempted, meter = outcome
+        called = done.value
+        ran = called.meter is not None  # the task ran here (not a stored output, not a missing task)
+        value, task_duration = called.outcome.value, called.outcome.elapsed
+        error = (done.cache_error or called.error) if ran else called.error
         t = time.perf_counter()
         result: TaskResult | None = None
         if error is None and type(value) is not TaskResult and inspect.isawaitable(value):
             # a "sync" callable that handed back a coroutine
-            value, error, extra, _, _ = await self._await_late(value)
-            task_duration += extra
+            late = await await_user(value, self.config.timeout_s)
+            value, error = late.value, late.error
+            task_duration += late.elapsed
         if error is None:
             if isinstance(value, TaskResult):
                 result = value
@@ -374,10 +311,10 @@ class _Run:
         if result is not None:  # a failed task is not scored: its example fails every scorer
             context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
             owners: dict[str, int] = {}
-            done = await score_all(
+            scored = await score_all(
                 self.scorers, result, example.expected, context, self.config.scorer_timeout_s
             )
-            for i, out in enumerate(done):
+            for i, out in enumerate(scored):
                 self._keep(scores, owners, i, out, replaced)
         outputs = result.context.get("outputs") if result is not None and result.context else None
         trajectory = outputs if isinstance(outputs, list) else None
@@ -397,16 +334,13 @@ class _Run:
             tool_calls=wire_tool_calls(trajectory),
         )
         finished.replaced_scores.extend(replaced)
-        if attempted is not None:
-            finished.attempts = attempted.attempts
-            finished.cache = attempted.cache_summary
-        if meter is not None:  # the task ran here: what its model calls and its context report, priced
-            finished.usage = trial_usage(
-                explicit_usage(finished.context),
-                meter,
-                usage_of_messages(outputs),
-                scope=attempted.scope if attempted is not None else None,
-            )
+        if ran:  # what its model calls and its context report, priced; earlier attempts; the cache's part
+            finished.attempts = done.attempts
+            finished.cache = done.cache_summary
+            finished.usage = task_usage(finished.context, called.meter, scope=done.scope)
+        self._advance()
+
+    def _advance(self) -> None:
         self.done += 1
         if self.progress is not None:
             try:
@@ -415,38 +349,15 @@ class _Run:
                 logger.warning("progress callback raised; it will not be called again", exc_info=True)
                 self.progress = None
 
-    async def _await_late(self, awaitable: Any) -> _Outcome:
-        outcome = await await_user(awaitable, self.config.timeout_s)
-        return outcome.value, outcome.error, outcome.elapsed, None, None
+
+def _always(_index: int) -> bool:
+    return True
 
 
-def _retried_usage(pair: tuple[Outcome, UsageMeter], scope: TrialScope | None) -> dict[str, Any] | None:
-    """What a retried attempt's model calls used, priced and charged (its ``attempts`` entry)."""
-    return record_usage(trial_usage(None, pair[1], None, scope=scope))
+def _never(_index: int) -> bool:
+    return False
 
 
-def _run_sync_batch(task: Callable[[Any], Any] | None, examples: list[ExampleData]) -> list[_Outcome]:
-    """Worker-thread side: call a sync task on each example (replayed ones are passed through)."""
-    outcomes: list[_Outcome] = []
-    for example in examples:
-        if example.output is not None:
-            outcomes.append((example.output, None, 0.0, None, None))
-            continue
-        if task is None:
-            outcomes.append((None, NO_TASK, 0.0, None, None))
-            continue
-        with bound_meter() as meter:
-            called = call_now(task, example.input)
-        outcomes.append(_outcome(called, example, meter))
-    return outcomes
-
-
-def _outcome(outcome: Outcome, example: ExampleData, meter: UsageMeter) -> _Outcome:
-    """The runner's (value, error, seconds, -, meter) of a task call made by the trial executor."""
-    if outcome.fault is not None:
-        logger.debug("task raised on example %r", example.input, exc_info=outcome.fault)
-    return outcome.value, outcome.error, outcome.elapsed, None, meter
-
-
-def _inspect(outcome: Outcome) -> tuple[BaseException | None, str | None, float]:
-    return outcome.fault, outcome.error, outcome.elapsed
+def _log_fault(called: Called, example: ExampleData) -> None:
+    if called.outcome.fault is not None:
+        logger.debug("task raised on example %r", example.input, exc_info=called.outcome.fault)

@@ -133,13 +133,55 @@ def combine(explicit: Mapping[str, Any] | None, captured: Mapping[str, Any] | No
     return out
 
 
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
+"""Usage keys recorded per trial."""
+
+_USAGE_ALIASES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens", "cost": "cost_usd"}
+
+
+def normalize_usage(raw: Any, *, where: str = "usage") -> dict[str, Any]:
+    """Validate a usage mapping (OpenAI spellings accepted) into ``input_tokens``/``output_tokens``/``cost_usd``,
+    and ``model`` (a name the price table prices the tokens by) when given; ValueError says what is wrong."""
+    if not isinstance(raw, Mapping):
+        raise ValueError(
+            f"{where} must be a dict with any of {', '.join(USAGE_FIELDS)}, got {type(raw).__name__}"
+        )
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        key = _USAGE_ALIASES.get(str(name), str(name))
+        if key == "model":
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{where}.model must be a model name, got {value!r}")
+            out["model"] = value
+            continue
+        if key not in USAGE_FIELDS:
+            continue  # providers report extra counters (cached tokens, ...); keep the ones we record
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where}.{name} must be a number, got {value!r}")
+        out[key] = value
+    return out
+
+
 def explicit_usage(context: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The usage a library task reported in ``TaskResult.context["usage"]`` (its known keys), or None."""
+    """The usage a task or an agent reported in ``TaskResult.context["usage"]`` (see
+    :func:`normalize_usage`), or None when there is none or it is malformed (then it is ignored)."""
     usage = (context or {}).get("usage")
     if not isinstance(usage, Mapping):
         return None
-    picked = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cost_usd", "model")}
-    return {k: v for k, v in picked.items() if v is not None} or None
+    try:
+        return normalize_usage(usage) or None
+    except ValueError:
+        return None
+
+
+def task_usage(
+    context: Mapping[str, Any] | None, meter: UsageMeter | None, *, scope: Any
+) -> dict[str, Any] | None:
+    """The usage of a trial whose user code returned a TaskResult with ``context``: what it reported
+    over what ``meter`` counted (or its returned messages report), priced and charged
+    (:func:`trial_usage`); the one usage function of the library runner and benchmarks."""
+    outputs = (context or {}).get("outputs")
+    return trial_usage(explicit_usage(context), meter, usage_of_messages(outputs), scope=scope)
 
 
 def usage_of_messages(messages: Any) -> dict[str, Any] | None:

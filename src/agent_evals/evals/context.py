@@ -5,37 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_evals.cost.meter import USAGE_FIELDS, normalize_usage
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
 
 _UNSET: Any = object()
 
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
-"""Usage keys recorded per trial."""
-
-_USAGE_ALIASES = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens", "cost": "cost_usd"}
-
-
-def normalize_usage(raw: Any, *, where: str = "usage") -> dict[str, Any]:
-    """Validate a usage mapping (OpenAI spellings accepted) into ``input_tokens``/``output_tokens``/``cost_usd``,
-    and ``model`` (a name the price table prices the tokens by) when given."""
-    if not isinstance(raw, Mapping):
-        raise ValueError(
-            f"{where} must be a dict with any of {', '.join(USAGE_FIELDS)}, got {type(raw).__name__}"
-        )
-    out: dict[str, Any] = {}
-    for name, value in raw.items():
-        field = _USAGE_ALIASES.get(str(name), str(name))
-        if field == "model":
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"{where}.model must be a model name, got {value!r}")
-            out["model"] = value
-            continue
-        if field not in USAGE_FIELDS:
-            continue  # providers report extra counters (cached tokens, ...); keep the ones we record
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{where}.{name} must be a number, got {value!r}")
-        out[field] = value
-    return out
+__all__ = ["USAGE_FIELDS", "EvalContext", "normalize_usage"]
 
 
 class EvalContext:

@@ -7,11 +7,12 @@ import dataclasses
 import inspect
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from agent_evals.core.executor import Attempted, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.core.trials import drive_sync
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import record_usage, trial_usage, usage_of_messages
 from agent_evals.evals.context import EvalContext, normalize_usage
@@ -222,14 +223,3 @@ async def run_attempt(
         add_automatic_pass(result, spec.default_score_key)
     result.duration = time.perf_counter() - started
     return result, failure if not isinstance(failure, AssertionError) else None
-
-
-def drive_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (a sync-mode trial) to completion without an event loop."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        value: T = stop.value
-        return value
-    coro.close()
-    raise RuntimeError("a sync-mode eval trial suspended; it should have run on the event loop")

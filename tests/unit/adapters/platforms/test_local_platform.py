@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from agent_evals.adapters.library import run_eval, run_eval_async
 from agent_evals.adapters.platforms.local import LocalConfig
-from agent_evals.core.runner import run_eval, run_eval_async
 from agent_evals.core.types import EvalResult, ExampleData, ExpectedResult, Score, TaskResult
 
 

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from agent_evals.gate import renamed
-from agent_evals.stats import conditional
 from agent_evals.gate.paired import EPS, Pairs, delta_stat, over_error_budget
 from agent_evals.gate.policy import Knobs
+from agent_evals.stats import conditional
 from agent_evals.stats.exact import holm, wilson_interval
 
 KNOBS = Knobs()

@@ -1,9 +1,12 @@
-"""No import circles in src/: the graph of imports between our modules (read from their source) has no cycle."""
+"""The house's shape, read from the source: no import circles (type-only imports included), every import
+points down the floors of docs/architecture.md, and no module or function is over its line limit."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 import agent_evals
 
@@ -25,13 +28,15 @@ def _type_checking_lines(tree: ast.Module) -> set[int]:
     return lines
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the modules of ours it imports, at the top or inside functions (run-time imports)."""
+def import_graph(*, type_only: bool = True) -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports: at the top, inside functions and, unless
+    ``type_only`` is False, inside ``if TYPE_CHECKING:`` blocks (a type-only import still ties two
+    modules: one cannot be read, moved or type-checked without the other)."""
     modules = {_module_name(p): p for p in ROOT.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skip = _type_checking_lines(tree)
+        skip = set() if type_only else _type_checking_lines(tree)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str] = set()
         for node in ast.walk(tree):
@@ -97,3 +102,123 @@ def test_import_graph__finds_a_circle_when_there_is_one() -> None:
 
 def test_src__has_no_import_circles() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_import_graph__sees_type_only_imports_unless_asked_not_to() -> None:
+    with_types = import_graph()
+    run_time = import_graph(type_only=False)
+    assert any(with_types[m] - run_time[m] for m in with_types)
+    assert all(run_time[m] <= with_types[m] for m in with_types)
+
+
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("errors", "version", "clock", "lazy", "schemas", "scaffold"),
+    ("stats",),
+    ("files",),
+    ("calls",),
+    ("record",),
+    ("cost",),
+    ("core",),
+    ("gate",),
+    ("adapters",),
+    ("evals",),
+    ("benchmark",),
+    ("report",),
+    ("run",),
+    ("github",),
+    ("ci",),
+    ("pytest_plugin", "__init__"),
+    ("cli",),
+    ("__main__",),
+)
+"""The rooms of ``agent_evals`` from the ground floor up, as docs/architecture.md draws them. A room
+is a top-level module or folder; ``__init__`` is the package facade."""
+
+ALLOWED_UPWARD: frozenset[tuple[str, str]] = frozenset()
+"""Imports that may run back up a floor (room -> room). The issue's limit is two; today there are none."""
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 120
+
+FLOOR_OF = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
+
+
+def room_of(module: str) -> str:
+    """The room a dotted module name of ours belongs to (``agent_evals`` alone is the facade)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def upward_imports(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """(room, room above it) -> the module imports that run up between them."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for module, targets in graph.items():
+        here = room_of(module)
+        for target in targets:
+            there = room_of(target)
+            if there != here and FLOOR_OF[there] >= FLOOR_OF[here]:
+                found.setdefault((here, there), []).append(f"{module} -> {target}")
+    return found
+
+
+def test_floors__name_every_room_of_the_package() -> None:
+    rooms = {p.stem if p.is_file() else p.name for p in ROOT.iterdir() if p.name != "__pycache__"}
+    rooms = {r for r in rooms if (ROOT / r).is_dir() or (ROOT / f"{r}.py").is_file()}
+    assert rooms == set(FLOOR_OF)
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        ({"agent_evals.core.x": {"agent_evals.stats.y"}}, {}),
+        (
+            {"agent_evals.stats.y": {"agent_evals.core.x"}},
+            {("stats", "core"): ["agent_evals.stats.y -> agent_evals.core.x"]},
+        ),
+        ({"agent_evals.gate.a": {"agent_evals.gate.b"}}, {}),
+        ({"agent_evals.cost.a": {"agent_evals.record.b"}}, {}),
+        (
+            {"agent_evals.record.a": {"agent_evals.cost.b"}},
+            {("record", "cost"): ["agent_evals.record.a -> agent_evals.cost.b"]},
+        ),
+        (
+            {"agent_evals.errors": {"agent_evals.version"}},
+            {("errors", "version"): ["agent_evals.errors -> agent_evals.version"]},
+        ),
+    ],
+    ids=["down", "up", "same-room", "down-one", "up-one", "same-floor-other-room"],
+)
+def test_upward_imports__finds_only_imports_that_do_not_point_down(
+    graph: dict[str, set[str]], expected: dict[tuple[str, str], list[str]]
+) -> None:
+    assert upward_imports(graph) == expected
+
+
+def test_src__imports_point_down_the_floors() -> None:
+    found = upward_imports(import_graph())
+    assert len(ALLOWED_UPWARD) <= 2
+    assert {pair: imports for pair, imports in found.items() if pair not in ALLOWED_UPWARD} == {}
+
+
+def _source_files() -> list[Path]:
+    return sorted(ROOT.rglob("*.py"))
+
+
+def test_src__no_module_is_over_the_line_limit() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in _source_files()
+        if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_src__no_function_is_over_the_line_limit() -> None:
+    long: dict[str, int] = {}
+    for path in _source_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+    assert long == {}

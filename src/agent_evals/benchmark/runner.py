@@ -11,7 +11,6 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -20,6 +19,7 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.clock import iso_utc
 from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Outcome, run_user
 from agent_evals.core.faults import TrialFault
@@ -68,7 +68,7 @@ class _Job:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return iso_utc(zulu=False)
 
 
 def _selected(case_id: str, pattern: str | None) -> bool:

@@ -435,7 +435,7 @@ def _default_branch(settings: ActionsSettings, client: GitHubClient | None) -> s
 
 def _head(env: Mapping[str, str], cwd: Path) -> str | None:
     """The commit this job checks out (``git rev-parse HEAD``), None outside a git checkout."""
-    from agent_evals.run.builder import git_info
+    from agent_evals.run.facts import git_info
 
     return git_info(env, cwd).sha
 

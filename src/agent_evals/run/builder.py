@@ -26,9 +26,7 @@ from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
 from agent_evals.record.trial import text_data
 from agent_evals.report.run_digest import RunDigest
-from agent_evals.run.facts import ci_info as ci_info
-from agent_evals.run.facts import git_info as git_info
-from agent_evals.run.facts import utc_now as utc_now
+from agent_evals.run.facts import ci_info, git_info, utc_now
 from agent_evals.version import __version__
 
 if TYPE_CHECKING:

@@ -15,9 +15,6 @@ from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scheduler import Job, run_jobs
 from agent_evals.run.builder import RunBuilder as RunBuilder
-from agent_evals.run.builder import ci_info as ci_info
-from agent_evals.run.builder import git_info as git_info
-from agent_evals.run.builder import utc_now as utc_now
 from agent_evals.run.plan import display_path as display_path
 from agent_evals.run.plan import match_case_id as match_case_id
 from agent_evals.run.plan import plan_run

@@ -166,7 +166,7 @@ def test_builder__a_short_secret_inside_a_digest__does_not_mask_the_digest(tmp_p
 
 
 def test_ci_info__pull_request_event__records_the_head_commit_not_the_merge_commit(tmp_path: Path) -> None:
-    from agent_evals.run.builder import ci_info
+    from agent_evals.run.facts import ci_info
 
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"head": {"sha": "e" * 40}}}))

@@ -165,9 +165,12 @@ class ProgressLine:
     type=click.Choice(["record", "replay", "off"]),
     default="off",
     show_default=True,
-    help="Response cache of model calls made through LangChain or agent-evals' httpx transport: record "
-    "(call live, store each answer per request and trial index), replay (answer only from the cache; a miss "
-    "errors that trial, never a live call) or off.",
+    help="Response cache of the HTTP calls trials make: record (call live, store each answer per request and "
+    "trial index), replay (answer only from the cache; a miss errors that trial, never a live call) or off. "
+    "Covers httpx/httpx2 (OpenAI, Anthropic SDKs), the standard library's http.client (urllib.request, "
+    "requests, urllib3) and LangChain's LLM cache; NOT covered, so live even under replay: aiohttp, "
+    "pycurl, gRPC, raw sockets, calls from threads that do not carry the trial's context, and calls "
+    "outside a trial (a judge scorer, setup()).",
 )
 @click.option(
     "--cache-dir",

@@ -60,14 +60,16 @@ class ResponseCache:
 
     @contextlib.contextmanager
     def activate(self) -> Iterator[ResponseCache]:
-        """Make this the run's cache for the ``with`` block: the httpx hook and LangChain's global LLM cache."""
+        """Make this the run's cache for the ``with`` block: the httpx hook, the ``http.client`` hook
+        (urllib, requests) and LangChain's global LLM cache."""
         from agent_evals.adapters.cache.http_hook import HOOK
         from agent_evals.adapters.cache.langchain import langchain_hooked
+        from agent_evals.adapters.cache.stdlib_hook import hooked
         from agent_evals.calls.hooks import add_hook, remove_hook
 
         add_hook(HOOK)  # inside the usage hook (installed outermost), so replays are metered too
         try:
-            with cache_active(self), langchain_hooked(self):
+            with cache_active(self), hooked(), langchain_hooked(self):
                 yield self
         finally:
             remove_hook(HOOK)

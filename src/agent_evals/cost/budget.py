@@ -12,11 +12,6 @@ BUDGET_ENV = "AGENT_EVALS_BUDGET_USD"
 """The environment variable ``run`` and ``ci`` read ``--budget-usd`` from (the action's ``budget-usd``)."""
 
 
-UNCOUNTED_LISTED = 10
-"""Trials whose cost could not be counted named in the record's budget block and the closing line
-(the rest are counted)."""
-
-
 def uncounted_cost(usage: Mapping[str, Any] | None) -> str | None:
     """Why the budget cannot count what an attempt spent, or None when it can (or it spent nothing).
 
@@ -68,8 +63,13 @@ class Budget:
         """Attempts whose cost was NaN, infinite or negative: not counted."""
         self.named = 0
         """Trials named as not counted (:meth:`note_case`), every one of them."""
+        from agent_evals.record.model import (
+            UNCOUNTED_LISTED,  # the record's limit (loaded only with a budget)
+        )
+
+        self.listed = UNCOUNTED_LISTED
         self.names: list[str] = []
-        """The first :data:`UNCOUNTED_LISTED` of them, as ``case id trial N (why)``."""
+        """The first ``listed`` of them, as ``case id trial N (why)``."""
         self._lock = threading.Lock()
 
     def charge(self, usage: Mapping[str, Any] | None) -> None:
@@ -98,7 +98,7 @@ class Budget:
                 continue
             with self._lock:
                 self.named += 1
-                if len(self.names) < UNCOUNTED_LISTED:
+                if len(self.names) < self.listed:
                     self.names.append(f"{case_id} trial {number} ({why})")
 
     @property

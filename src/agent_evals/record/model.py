@@ -266,6 +266,10 @@ class ShardInfo(_Model):
     file that no shard holds (older records lack it)."""
 
 
+UNCOUNTED_LISTED = 10
+"""Trials whose cost could not be counted that a run record's budget block names (the rest are counted)."""
+
+
 class BudgetInfo(_Model):
     """The run's spending limit (``--budget-usd``) and what it came to."""
 
@@ -279,7 +283,7 @@ class BudgetInfo(_Model):
     """Trials whose cost the budget could not count (a model without a price; a cost that is NaN,
     infinite or negative): left out of ``spent_usd``, so the spend may be more than it says."""
     uncounted: list[str] | None = None
-    """The first of those trials (at most 10 per run record), as ``case id trial N (why)``."""
+    """The first of those trials (at most ``UNCOUNTED_LISTED``), as ``case id trial N (why)``."""
 
 
 class RunInfo(_Model):

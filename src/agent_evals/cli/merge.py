@@ -61,3 +61,5 @@ def merge(shards: tuple[str, ...], output: str, allow_partial: bool) -> None:
             "compare and ci will not pass it",
             err=True,
         )
+        for reason in merged.record.run.incomplete_reasons or ():
+            click.echo(f"  {reason}", err=True)

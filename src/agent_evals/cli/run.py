@@ -353,6 +353,9 @@ def _finished_exit_code(builder: RunBuilder, fail_under: float | None) -> int:
             err=True,
         )
         return EXIT_INTERNAL
+    closing = builder.budget.closing() if builder.budget is not None else None
+    if closing is not None:  # a budget that could not count every trial must not look satisfied
+        click.echo(closing, err=True)
     for failure in builder.setup_failures:
         click.echo(f"error: agent setup failed in {failure}; its cases are recorded as errored", err=True)
     if builder.setup_failures:

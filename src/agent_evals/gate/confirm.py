@@ -55,6 +55,36 @@ def merge_trials(
     return merged
 
 
+def confirm_errors(
+    extra: Sequence[RunRecord], wanted: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[int, int]]:
+    """Suite id -> (errored, all) confirm trials of its wanted cases: what the confirm runs gave."""
+    out: dict[str, tuple[int, int]] = {sid: (0, 0) for sid in wanted}
+    for run in extra:
+        for suite in run.suites:
+            for case in suite.cases:
+                if case.id not in wanted.get(suite.id, ()):
+                    continue
+                errored, total = out[suite.id]
+                out[suite.id] = (
+                    errored + sum(1 for t in case.trials if t.error is not None),
+                    total + len(case.trials),
+                )
+    return out
+
+
+def no_evidence(errored: int, total: int) -> str | None:
+    """The words of a confirm run that gave no evidence (every trial errored, or none ran), else None."""
+    if total == 0:
+        return "confirm run errored: it ran no trials; no evidence (the first run's outcome stands)"
+    if errored == total:
+        return (
+            f"confirm run errored: {errored} of {total} trials errored; no evidence (the first run's "
+            "outcome stands)"
+        )
+    return None
+
+
 def spent(policy: Policy) -> Policy:
     """The policy of the final look: every alpha halved (alpha spent over two looks), its floor's too."""
     alpha = policy.effective.alpha / LOOKS
@@ -83,17 +113,36 @@ def confirm(
         return first
     extra = [rerun(sid, cid, trials) for sid, ids in wanted.items() for cid in ids]
     second = compare(merge_trials(candidate, extra, wanted), spent(policy))
+    seen = confirm_errors(extra, wanted)
     before = {s.suite_id: {r.kind for r in s.reasons} for s in first.suites}
+    first_suites = {s.suite_id: s for s in first.suites}
     dropped: set[tuple[str | None, str]] = set()
+    unproven: set[str] = set()  # suites whose confirm run gave no evidence: the first look stands
     added: list[Reason] = []
-    for suite in second.suites:
+    for i, suite in enumerate(second.suites):
         if suite.suite_id not in wanted:
+            continue
+        n = len(wanted[suite.suite_id])
+        blank = no_evidence(*seen[suite.suite_id])
+        if blank is not None and suite.suite_id in first_suites:
+            suite = second.suites[i] = first_suites[suite.suite_id].model_copy(deep=True)
+            unproven.add(suite.suite_id)
+            reason = Reason(
+                kind="confirm",
+                message=(
+                    f"Suite {suite.suite_id}: {n} flipped case{'s' if n != 1 else ''} re-run {trials} more "
+                    f"times: {blank}."
+                ),
+                suite_id=suite.suite_id,
+            )
+            suite.reasons.append(reason)
+            added.append(reason)
+            suite.outcome = outcome_of(suite.reasons, suite.policy)
             continue
         # uneven trial counts are the confirm run's doing, not a difference between the runs
         if "fingerprint" not in before.get(suite.suite_id, set()):
             suite.reasons = [r for r in suite.reasons if r.kind != "fingerprint"]
             dropped.add((suite.suite_id, "fingerprint"))
-        n = len(wanted[suite.suite_id])
         confirmed = any(r.kind == "regression" for r in suite.reasons)
         words = (
             "confirmed: the drop holds on all the data"
@@ -114,7 +163,8 @@ def confirm(
         if not confirmed:
             suite.confirm_flaky = list(wanted[suite.suite_id])
         suite.outcome = outcome_of(suite.reasons, suite.policy)
-    kept = [r for r in second.reasons if (r.suite_id, r.kind) not in dropped]
+    kept = [r for r in second.reasons if (r.suite_id, r.kind) not in dropped and r.suite_id not in unproven]
+    kept += [r for r in first.reasons if r.suite_id in unproven]
     second.reasons = sorted(kept + added, key=lambda r: not r.blocking)
     if second.outcome != "incomplete":  # an interrupted candidate keeps its outcome
         outcomes: list[Outcome] = [s.outcome for s in second.suites]

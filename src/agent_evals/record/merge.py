@@ -7,7 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_evals.errors import UsageError
-from agent_evals.record.model import Case, RunRecord, ShardSuite, Suite, ids_digest
+from agent_evals.record.model import (
+    UNCOUNTED_LISTED,
+    BudgetInfo,
+    Case,
+    RunInfo,
+    RunRecord,
+    ShardSuite,
+    Suite,
+    ids_digest,
+)
 
 
 class MergeError(UsageError):
@@ -297,6 +306,8 @@ def merge_shards(
     finished = [r.run.finished_at for _, r in ordered if r.run.finished_at]
     run.finished_at = max(finished) if finished else None
     run.complete = not missing and not incomplete
+    run.incomplete_reason, run.incomplete_reasons = shard_reasons([r.run for _, r in ordered], missing, count)
+    run.budget = summed_budget([r.run.budget for _, r in ordered])
     whole = not missing and not incomplete
     missing_cases: dict[str, list[int]] = {}
     if whole_suites is not None:
@@ -314,6 +325,59 @@ def merge_shards(
     record = RunRecord(run=run, suites=suites)
     return Merged(
         record=record, missing=missing, incomplete=incomplete, count=count, missing_cases=missing_cases
+    )
+
+
+def _why(run: RunInfo) -> str:
+    """Why one shard record is not whole, in words."""
+    budget = run.budget
+    if run.incomplete_reason == "budget" and budget is not None:
+        return (
+            f"budget of ${budget.limit_usd:g} reached (${budget.spent_usd:.4f} spent, "
+            f"{budget.skipped_trials} trial(s) not started)"
+        )
+    if run.incomplete_reason:
+        return run.incomplete_reason
+    return "interrupted (its record holds what finished)"
+
+
+def shard_reasons(
+    runs: Sequence[RunInfo], missing: Sequence[int], count: int
+) -> tuple[str | None, list[str] | None]:
+    """The merged record's ``incomplete_reason`` and ``incomplete_reasons`` from the shards' run blocks
+    (``runs``, in shard order) and the shards not given.
+
+    The reason is ``budget`` when any shard stopped on its budget (the gate then says "budget
+    exhausted"), else the first shard's that has one. The reasons name every shard that is not whole,
+    in shard order: each one's own reason, ``interrupted``, or ``missing``.
+    """
+    said = [r.incomplete_reason for r in runs if r.incomplete_reason]
+    reason = "budget" if "budget" in said else (said[0] if said else None)
+    entries = [(r.shard.index, _why(r)) for r in runs if r.shard is not None and not r.complete]
+    entries += [(i, "missing (no shard record given)") for i in missing]
+    reasons = [f"shard {i}/{count}: {why}" for i, why in sorted(entries)]
+    return reason, reasons or None
+
+
+def summed_budget(budgets: Sequence[BudgetInfo | None]) -> BudgetInfo | None:
+    """The merged record's budget block: every shard's added up (None when no shard had one).
+
+    Each shard ran under its own ``--budget-usd``, so the whole run was allowed the sum of the
+    shards' limits: ``limit_usd`` is that sum, beside the summed ``spent_usd`` it is measured
+    against (a shard's own limit is named in ``incomplete_reasons`` when it stopped that shard).
+    Skipped and uncounted trials are added; the uncounted trials named are the shards' own, in
+    shard order, up to ``UNCOUNTED_LISTED``.
+    """
+    held = [b for b in budgets if b is not None]
+    if not held:
+        return None
+    names = [name for b in held for name in (b.uncounted or ())][:UNCOUNTED_LISTED]
+    return BudgetInfo(
+        limit_usd=sum(b.limit_usd for b in held),
+        spent_usd=round(sum(b.spent_usd for b in held), 6),
+        skipped_trials=sum(b.skipped_trials for b in held),
+        uncounted_trials=sum(b.uncounted_trials for b in held),
+        uncounted=names or None,
     )
 
 

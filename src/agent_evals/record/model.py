@@ -266,6 +266,10 @@ class ShardInfo(_Model):
     file that no shard holds (older records lack it)."""
 
 
+UNCOUNTED_LISTED = 10
+"""Trials whose cost could not be counted that a run record's budget block names (the rest are counted)."""
+
+
 class BudgetInfo(_Model):
     """The run's spending limit (``--budget-usd``) and what it came to."""
 
@@ -275,6 +279,11 @@ class BudgetInfo(_Model):
     """What the finished attempts spent: their recorded cost, retried attempts included, replayed answers left out."""
     skipped_trials: int = 0
     """Trials the budget kept from starting (then the run is ``complete: false``)."""
+    uncounted_trials: int = 0
+    """Trials whose cost the budget could not count (a model without a price; a cost that is NaN,
+    infinite or negative): left out of ``spent_usd``, so the spend may be more than it says."""
+    uncounted: list[str] | None = None
+    """The first of those trials (at most ``UNCOUNTED_LISTED``), as ``case id trial N (why)``."""
 
 
 class RunInfo(_Model):
@@ -289,7 +298,11 @@ class RunInfo(_Model):
     complete: bool = True
     """False when the run was interrupted and the record holds partial results."""
     incomplete_reason: str | None = None
-    """Why a run is incomplete, when it stopped on its own: ``budget`` (``--budget-usd`` was spent)."""
+    """Why a run is incomplete, when it stopped on its own: ``budget`` (``--budget-usd`` was spent).
+    A merged record says ``budget`` when any shard stopped on its budget."""
+    incomplete_reasons: list[str] | None = None
+    """Merged records (``merge --allow-partial``): why each shard that is not whole is not, in shard
+    order, each naming its shard (``shard 2/3: budget of $0.5 reached``, ``shard 3/3: missing``)."""
     budget: BudgetInfo | None = None
     """The spending limit, when the run had one."""
     suite_ids: str | None = None

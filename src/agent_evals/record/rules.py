@@ -33,6 +33,7 @@ RUN: Table = {
     "finished_at": STR,
     "complete": frozenset((bool,)),
     "incomplete_reason": STR,
+    "incomplete_reasons": frozenset((list, NONE)),
     "budget": OBJ,
     "suite_ids": STR,
     "git": frozenset((dict,)),
@@ -87,7 +88,13 @@ REPLAYED_USAGE: Table = {"input_tokens": COUNT, "output_tokens": COUNT, "cost_us
 MODEL_USAGE: Table = {"input_tokens": COUNT, "output_tokens": COUNT, "calls": COUNT}
 ATTEMPT: Table = {"error": STR, "duration_s": NUMBER, "reason": STR, "waited_s": NUMBER, "usage": OBJ}
 CACHE: Table = {"replayed": COUNT, "recorded": COUNT, "missed": COUNT}
-BUDGET: Table = {"limit_usd": NUMBER, "spent_usd": NUMBER, "skipped_trials": COUNT}
+BUDGET: Table = {
+    "limit_usd": NUMBER,
+    "spent_usd": NUMBER,
+    "skipped_trials": COUNT,
+    "uncounted_trials": COUNT,
+    "uncounted": frozenset((list, NONE)),
+}
 SCORE: Table = {
     "value": NUM,
     "passed": BOOL,
@@ -280,6 +287,13 @@ def extras_fine(attempts: Any, cache: Any) -> bool:
         if mode != "record" and mode != "replay":
             return False
     return True
+
+
+def check_strings(values: list[Any] | None, source: str, where: str) -> None:
+    """Check that each item of a list of strings (null: none) is a string; raise at the first that is not."""
+    for i, value in enumerate(values or ()):
+        if value.__class__ is not str:
+            raise fail(source, f"{where}.{i}", "a string", value)
 
 
 def all_str(values: Any) -> bool:

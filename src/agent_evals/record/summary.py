@@ -25,6 +25,7 @@ from agent_evals.record.rules import (
     case_problem,
     check_fields,
     check_object,
+    check_strings,
     extras_fine,
     fail,
     fine,
@@ -105,12 +106,14 @@ def summarise(data: Any, source: str = "<run record>") -> RunSummary:
                 value = whole.get(key, MISSING)
                 if value is MISSING or (key == "cases" and value < 0):
                     raise fail(source, f"{where}.{key}", what, value)
+    check_strings(run.get("incomplete_reasons"), source, "run.incomplete_reasons")
     budget = run.get("budget")
     if budget is not None:
         check_fields(budget, BUDGET, source, "run.budget")
         for key in ("limit_usd", "spent_usd"):
             if key not in budget:
                 raise fail(source, f"run.budget.{key}", "a number", MISSING)
+        check_strings(budget.get("uncounted"), source, "run.budget.uncounted")
     suites = data.get("suites", [])
     if suites.__class__ is not list:
         raise fail(source, "suites", "a list", suites)

@@ -37,6 +37,23 @@ if TYPE_CHECKING:
     from agent_evals.run.shard import Slicer
 
 
+def _note_uncounted(case: Case) -> None:
+    """Tell the run's budget, if any, which trials of a finished case it could not count the cost of."""
+    from agent_evals.cost.budget import active_budget
+
+    budget = active_budget()
+    if budget is None:
+        return
+    trials = [
+        [
+            *(a.usage.model_dump() if a.usage else None for a in t.attempts or ()),
+            t.usage.model_dump() if t.usage else None,
+        ]
+        for t in case.trials
+    ]
+    budget.note_case(case.id, trials)
+
+
 def keep_definition(redacted: str, definition: str | None) -> str:
     """A redacted case (JSON text) with its definition digest as computed: a short secret value
     that happens to occur in the hex digest would otherwise mask part of it."""
@@ -214,6 +231,8 @@ class RunBuilder:
                 limit_usd=budget.limit_usd,
                 spent_usd=round(budget.spent_usd, 6),
                 skipped_trials=budget.skipped,
+                uncounted_trials=budget.uncounted_trials,
+                uncounted=list(budget.names) or None,
             )
             if budget.exhausted:
                 run.complete = False
@@ -245,6 +264,7 @@ class RunBuilder:
         self.start()
         assert self._stream is not None
         model = case if isinstance(case, Case) else Case.model_validate(case)
+        _note_uncounted(model)
         text = model.model_dump_json(by_alias=True, exclude_none=True)
         if redact and self.redact.active:
             text = keep_definition(self.redact(text), model.definition)

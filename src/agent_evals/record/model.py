@@ -123,8 +123,9 @@ class Trial(_Model):
     usage: Usage | None = None
     """Tokens and cost, when reported."""
     output: str | None = None
-    """The agent's output as text: its first 100,000 characters (``record.trial.TEXT_LIMIT``, the same
-    for evals, benchmarks and library runs), for reports and ``regrade``."""
+    """The agent's output as text (bytes as their UTF-8 text, invalid bytes as ``\\xNN``): its first
+    100,000 characters (``record.trial.TEXT_LIMIT``, the same for evals, benchmarks and library runs),
+    for reports and ``regrade``."""
     output_json: Any = None
     """The output as JSON when it is not text (code-first evals), so ``regrade`` can re-score it."""
     graded: bool = True

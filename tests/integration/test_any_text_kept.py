@@ -286,3 +286,54 @@ def test_run_and_reports__hostile_text_in_one_place__kept_in_the_record_and_neut
     for view, shown in views.items():
         assert hostile.raw not in shown, f"the {view} report holds {hostile.raw!r} raw"
     ET.fromstring(views["junit"].encode("utf-8"))  # XML 1.0: no NUL, no C0 control, no surrogate
+
+
+def _library_task(value: Any) -> Any:
+    from agent_evals import TaskResult
+
+    if not isinstance(value, dict):
+        return TaskResult(output="plain")
+    where, text = value["where"], value.get("text")
+    if where == "exception":
+        raise ValueError(text)
+    return TaskResult(output=text if where == "output" else "plain")
+
+
+def _library_note(result: Any, expected: Any = None) -> Any:
+    from agent_evals import Score
+
+    note = result.output if result.output != "plain" else None
+    return Score(name="judge", value=0.0, passed=False, reasoning=note)
+
+
+LIBRARY_ROWS = [
+    # (text, place): the library layer (run_eval, EvalResult.to_run_record, write_record) with a secret
+    # in the environment, so the record is redacted as a whole before it is written
+    *(("lone-surrogate", p) for p in ("output", "exception", "input", "case-id")),
+    ("invalid-utf8-bytes", "input"),
+]
+
+
+@pytest.mark.parametrize(("name", "place"), LIBRARY_ROWS, ids=[f"library-{n}-{p}" for n, p in LIBRARY_ROWS])
+def test_to_run_record__hostile_text_in_one_place__written_as_strict_utf8_and_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, place: str
+) -> None:
+    from agent_evals import ExampleData, run_eval
+    from agent_evals.record.store import write_record
+
+    monkeypatch.setenv("SERVICE_TOKEN", "s3cr3t-value")
+    value = HOSTILE[name].value
+    text: Any = PREFIX[place] + value if isinstance(value, str) else PREFIX[place].encode() + value
+    # bytes as the whole input (a dict holding bytes is no JSON value: it is recorded as its repr)
+    example = text if isinstance(text, bytes) else {"where": place, "text": text}
+    meta = {"id": text} if place == "case-id" else {"id": place}
+    result = run_eval(_library_task, [ExampleData(input=example, metadata=meta)], [_library_note])
+    path = write_record(tmp_path / "lib.json", result.to_run_record(suite_id="lib"))
+    data = path.read_bytes()
+    data.decode("utf-8")
+    read_record(path)
+    [case] = json.loads(data)["suites"][0]["cases"]
+    expected = PREFIX[place] + HOSTILE[name].recorded
+    assert any(expected in s for s in _strings(case)), f"{expected!r} not in {json.dumps(case)[:1500]}"
+    if place == "input":  # the text itself, not its Python repr
+        assert expected in (case["input"], (case.get("input_json") or {}).get("text"))

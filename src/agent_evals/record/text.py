@@ -68,13 +68,14 @@ class _Model(Protocol):
     def model_validate(cls, obj: Any) -> _Model: ...
 
 
-def model_json(model: _Model) -> str:
-    """A record model's compact JSON (``schema`` spelled as such, null fields left out), the text rule
-    applied: a lone surrogate anywhere in it is written as U+FFFD instead of failing the write."""
+def model_json(model: _Model, *, by_alias: bool = True, exclude_none: bool = True) -> str:
+    """A record model's JSON, compact (by default as the file format: ``schema`` spelled as such, null
+    fields left out), the text rule applied: a lone surrogate anywhere in it is written as U+FFFD
+    instead of failing the write."""
     try:
-        return model.model_dump_json(by_alias=True, exclude_none=True)
+        return model.model_dump_json(by_alias=by_alias, exclude_none=exclude_none)
     except ValueError as exc:  # pydantic's serialisation error is a ValueError naming the UnicodeEncodeError
         if "surrogates not allowed" not in str(exc):
             raise
     cleaned = type(model).model_validate(clean_value(model.model_dump(by_alias=True)))
-    return cleaned.model_dump_json(by_alias=True, exclude_none=True)
+    return cleaned.model_dump_json(by_alias=by_alias, exclude_none=exclude_none)

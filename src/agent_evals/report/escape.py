@@ -1,4 +1,4 @@
-"""Neutralise untrusted strings (agent output, case names, scorer notes) for Markdown and HTML reports.
+"""Neutralise untrusted strings (agent output, case names, scorer notes) for Markdown, HTML and the terminal.
 
 The output of :func:`escape_untrusted` is inert text in three readers at once:
 

@@ -22,6 +22,7 @@ from agent_evals.record.model import (
     distinct_key,
     fingerprint,
 )
+from agent_evals.record.text import bytes_text, model_json
 from agent_evals.record.trial import ScoreData, trial_data
 from agent_evals.version import __version__
 
@@ -97,6 +98,8 @@ def _text(value: Any) -> tuple[str | None, Any]:
         return None, None
     if isinstance(value, str):
         return value[:INPUT_LIMIT], None
+    if isinstance(value, (bytes, bytearray)):  # no JSON value: its text, by the record's rule
+        return bytes_text(value[:INPUT_LIMIT]), None
     try:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)[:INPUT_LIMIT], value
     except (TypeError, ValueError):
@@ -217,7 +220,8 @@ def eval_result_to_run_record(
     suite.fingerprint = fingerprint(suite, {"scorers": sorted(result.pass_rates)})
     if redact.active:
         digests = [case.definition for case in suite.cases]
-        suite = Suite.model_validate_json(redact(suite.model_dump_json()))
+        # any text kept: a lone surrogate is written as U+FFFD (record.text), not a failed write
+        suite = Suite.model_validate_json(redact(model_json(suite, by_alias=False, exclude_none=False)))
         for case, digest in zip(suite.cases, digests, strict=True):
             case.definition = digest  # a short secret value inside a hex digest must not mask it
     started = result.started_at or datetime.now(timezone.utc)

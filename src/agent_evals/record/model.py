@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # re-exported: the ids live in a module without imports, so readers need not load these models
 from agent_evals.record.schema_ids import READABLE_SCHEMAS as READABLE_SCHEMAS
 from agent_evals.record.schema_ids import SCHEMA_ID as SCHEMA_ID
+from agent_evals.record.text import model_json
 
 
 class _Model(BaseModel):
@@ -122,8 +123,9 @@ class Trial(_Model):
     usage: Usage | None = None
     """Tokens and cost, when reported."""
     output: str | None = None
-    """The agent's output as text: its first 100,000 characters (``record.trial.TEXT_LIMIT``, the same
-    for evals, benchmarks and library runs), for reports and ``regrade``."""
+    """The agent's output as text (bytes as their UTF-8 text, invalid bytes as ``\\xNN``): its first
+    100,000 characters (``record.trial.TEXT_LIMIT``, the same for evals, benchmarks and library runs),
+    for reports and ``regrade``."""
     output_json: Any = None
     """The output as JSON when it is not text (code-first evals), so ``regrade`` can re-score it."""
     graded: bool = True
@@ -333,7 +335,7 @@ class RunRecord(_Model):
         Records are machine artifacts that can hold hundreds of thousands of trials: compact output is
         about a quarter of the indented size and parses several times faster. Readers accept both.
         """
-        return self.model_dump_json(by_alias=True, exclude_none=True)
+        return model_json(self)  # lone surrogates written as U+FFFD: record.text
 
 
 def distinct_key(name: str, taken: Container[str]) -> str:

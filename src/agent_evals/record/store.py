@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from agent_evals.record.model import RunRecord
+from agent_evals.record.text import json_bytes
 
 
 def write_record(path: str | os.PathLike[str], record: RunRecord | dict[str, Any]) -> Path:
@@ -35,5 +35,8 @@ def _encode(document: dict[str, Any]) -> bytes:
     try:
         import msgspec
     except ImportError:
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return msgspec.json.encode(document)
+        return json_bytes(document)
+    try:
+        return msgspec.json.encode(document)
+    except UnicodeEncodeError:  # a lone surrogate: written as U+FFFD (record.text)
+        return json_bytes(document)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_evals.record.schema_ids import SCHEMA_ID
+from agent_evals.record.text import json_bytes
 
 PARTIAL_SUFFIX = ".partial"
 """What the in-progress record's name adds to the output's: ``run.json`` streams into ``run.json.partial``."""
@@ -41,7 +42,7 @@ def partial_path(output: str | os.PathLike[str]) -> Path:
 
 
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json_bytes(value)  # lone surrogates (a suite's path, say) as U+FFFD: record.text
 
 
 def _read(src: IO[bytes], size: int) -> bytes:

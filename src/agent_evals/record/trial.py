@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent_evals.record.text import bytes_text
+
 TEXT_LIMIT = 100_000
 """Longest text a trial's ``output`` (and an eval case's ``input``/``expected``) keeps in the record,
 in characters; the first ``TEXT_LIMIT`` are kept, nothing is appended. The same for evals,
@@ -67,6 +69,8 @@ def text_data(value: Any, redact: Redact = UNCHANGED) -> tuple[str | None, Any]:
         return None, None
     if isinstance(value, str):
         return redact(value[:TEXT_LIMIT]), None
+    if isinstance(value, (bytes, bytearray)):  # no JSON value: its text (record.text)
+        return redact(bytes_text(value[:TEXT_LIMIT])), None
     if isinstance(value, bool):
         return ("true" if value else "false"), value
     if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
@@ -74,10 +78,20 @@ def text_data(value: Any, redact: Redact = UNCHANGED) -> tuple[str | None, Any]:
     try:
         dumped = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return redact(repr(value)[:TEXT_LIMIT]), None
+        try:  # bytes inside (a final state holding a blob): recorded as their text (record.text)
+            dumped = json.dumps(value, ensure_ascii=False, default=_bytes_only)
+        except (TypeError, ValueError):
+            return redact(repr(value)[:TEXT_LIMIT]), None
+        value = json.loads(dumped)
     if not redact.active:
         return dumped[:TEXT_LIMIT], value
     return redact(dumped[:TEXT_LIMIT]), json.loads(redact(dumped))
+
+
+def _bytes_only(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes_text(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _masked(text: str | None, redact: Redact) -> str | None:

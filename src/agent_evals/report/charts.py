@@ -8,6 +8,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from agent_evals.core.percent import percent
+from agent_evals.report.escape import clean_text, strip_controls
 
 if TYPE_CHECKING:
     from agent_evals.gate.model import CaseDiff, CaseSide, TrendPoint
@@ -32,7 +33,8 @@ TREND_LABELS = 12
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    # untrusted text (case ids, groups): no control or bidi character, no lone surrogate, no markup
+    return escape(strip_controls(clean_text(str(text))), quote=True)
 
 
 def _label(text: str, limit: int = 28) -> str:

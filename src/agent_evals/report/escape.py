@@ -1,4 +1,4 @@
-"""Neutralise untrusted strings (agent output, case names, scorer notes) for Markdown and HTML reports.
+"""Neutralise untrusted strings (agent output, case names, scorer notes) for Markdown, HTML and the terminal.
 
 The output of :func:`escape_untrusted` is inert text in three readers at once:
 
@@ -16,6 +16,8 @@ The output of :func:`escape_untrusted` is inert text in three readers at once:
 from __future__ import annotations
 
 import re
+
+from agent_evals.record.text import clean_text as _record_text
 
 ZWJ = "\u200d"
 """Zero-width joiner inserted to break mentions, references and autolinks without visible change."""
@@ -76,8 +78,17 @@ def strip_controls(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Replace lone surrogates (valid in JSON, not encodable as UTF-8) with U+FFFD."""
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    """Replace lone surrogates (valid in JSON, not encodable as UTF-8) with U+FFFD, as the record does
+    (``record.text``)."""
+    return _record_text(text)
+
+
+def terminal_text(text: object) -> str:
+    """Untrusted text made inert on a terminal, on one line: lone surrogates as U+FFFD, line breaks and
+    tabs as spaces, control characters (the ESC of ANSI escape sequences, NUL, BEL) and bidi controls
+    dropped, so nothing in it can style, move or rewrite what the terminal shows."""
+    raw = "" if text is None else text if isinstance(text, str) else str(text)
+    return _INVISIBLE.sub("", _LINE_BREAKS.sub(" ", clean_text(raw)).replace("\t", " "))
 
 
 def escape_untrusted(text: object, limit: int | None = DEFAULT_LIMIT, *, line_break: str = "<br>") -> str:
@@ -119,7 +130,7 @@ def escape_code_block(text: object, limit: int | None = DEFAULT_LIMIT) -> str:
     if text is None:
         return ""
     raw = text if isinstance(text, str) else str(text)
-    raw = raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    raw = clean_text(raw)
     raw = truncate(raw, limit)
     raw = _INVISIBLE.sub("", raw)
     return "\n".join(_escape_line(line) for line in _LINE_BREAKS.split(raw))

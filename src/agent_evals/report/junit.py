@@ -17,7 +17,8 @@ TEXT_LIMIT = 2000
 """Characters kept from each untrusted value in a message or body."""
 
 # Characters XML 1.0 forbids even as references (https://www.w3.org/TR/xml/#charsets).
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# Bidi controls are allowed but could disguise the text in a viewer ("Trojan Source"): dropped too.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
 class _Clean:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
-from agent_evals.report.escape import truncate
+from agent_evals.report.escape import clean_text, truncate
 from agent_evals.report.filters import (
     delta,
     display_path,
@@ -48,7 +48,7 @@ class _Text:
         """Untrusted text made printable on one line."""
         if value is None:
             return ""
-        text = self.redactor(value if isinstance(value, str) else str(value))
+        text = self.redactor(clean_text(value if isinstance(value, str) else str(value)))
         text = _NEWLINES.sub(" ⏎ ", truncate(text, limit)).replace("\t", " ")
         return _CONTROLS.sub("", text)
 

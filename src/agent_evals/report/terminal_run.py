@@ -8,6 +8,7 @@ from agent_evals.core.percent import percent
 from agent_evals.record.case_stats import CaseStats, GroupStats, group_stats
 from agent_evals.record.model import RunRecord
 from agent_evals.report.colour import paint
+from agent_evals.report.escape import clean_text, strip_controls, terminal_text
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
 
@@ -20,7 +21,7 @@ def _pct(value: float | None) -> str:
 
 
 def _short(text: str | None, limit: int = NOTE_LIMIT) -> str:
-    flat = " ".join((text or "").split())
+    flat = " ".join(terminal_text(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -69,13 +70,15 @@ def _suite_lines(suite: SuiteDigest) -> list[str]:
     if with_k:
         header += [f"pass@{total.k}", f"pass^{total.k}"]
     rows = [header]
-    rows += [_row(name, group_stats(cases), with_k, with_numeric) for name, cases in groups.items()]
+    rows += [
+        _row(terminal_text(name), group_stats(cases), with_k, with_numeric) for name, cases in groups.items()
+    ]
     if len(groups) > 1:
         rows.append(_row("(all)", total, with_k, with_numeric))
     counts = sorted({s.trials for cases in groups.values() for s in cases})
     low = counts[0] if counts else total.k
     trials = f", {total.k} trials per case" if low == total.k else f", {low}-{total.k} trials per case"
-    lines = [fit(f"{suite.id} ({suite.kind}{trials if with_k else ''})", WIDTH), *_table(rows)]
+    lines = [fit(f"{terminal_text(suite.id)} ({suite.kind}{trials if with_k else ''})", WIDTH), *_table(rows)]
     if with_k and low < total.k:  # say plainly which cases pass@k/pass^k cover
         lines.append(f"  pass@{total.k} and pass^{total.k} cover only the cases with {total.k} valid trials")
     return lines
@@ -91,17 +94,21 @@ def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> lis
             paint("ERROR", "error", color) if counts.outcome == "errored" else paint("FAIL", "fail", color)
         )
         word = "ERROR" if counts.outcome == "errored" else "FAIL"
-        name = fit(failure.case_id, WIDTH - 3 - len(word) - len(where))
+        name = fit(terminal_text(failure.case_id), WIDTH - 3 - len(word) - len(where))
         lines.append(f"  {label} {name}{where}")
         shown: set[str] = set()
         for scorer, text, trace in failure.details:
-            detail = f"error: {_short(text)}" if scorer is None else f"{scorer}: {_short(text) or 'failed'}"
+            detail = (
+                f"error: {_short(text)}"
+                if scorer is None
+                else f"{_short(scorer)}: {_short(text) or 'failed'}"
+            )
             if detail in shown:
                 continue
             shown.add(detail)
             lines += wrap(detail, WIDTH, indent="      ", max_lines=DETAIL_LINES)
             if verbose and trace:
-                lines += [f"        {line}" for line in trace.splitlines()]
+                lines += [f"        {strip_controls(clean_text(line))}" for line in trace.splitlines()]
             hidden_tracebacks = hidden_tracebacks or (not verbose and bool(trace))
     count = digest.failure_count
     if not count:

@@ -24,6 +24,7 @@ from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
+from agent_evals.record.text import model_json
 from agent_evals.record.trial import text_data
 from agent_evals.report.run_digest import RunDigest
 from agent_evals.run.facts import ci_info, git_info, utc_now
@@ -265,7 +266,7 @@ class RunBuilder:
         assert self._stream is not None
         model = case if isinstance(case, Case) else Case.model_validate(case)
         _note_uncounted(model)
-        text = model.model_dump_json(by_alias=True, exclude_none=True)
+        text = model_json(model)  # any text kept, as strict UTF-8 (record.text)
         if redact and self.redact.active:
             text = keep_definition(self.redact(text), model.definition)
         data = text.encode("utf-8")

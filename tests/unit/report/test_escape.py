@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agent_evals.report.escape import ZWJ, escape_code_block, escape_untrusted, truncate
+from agent_evals.report.escape import ZWJ, escape_code_block, escape_untrusted, terminal_text, truncate
 
 # Things that must never appear verbatim in the escaped output of a hostile input.
 HOSTILE = [
@@ -122,3 +122,30 @@ def test_escape_code_block__keeps_lines_and_cannot_close_pre() -> None:
     assert out.split("\n")[0] == "line 1"
     assert "</pre>" not in out and "</details>" not in out
     assert "@here" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain", "plain"),
+        ("a\x1b[31mred", "a[31mred"),
+        ("nul\x00bel\x07", "nulbel"),
+        ("abc\u202edcba \u2066x\u2069", "abcdcba x"),
+        ("two\nlines\ttab", "two lines tab"),
+        ("s" + chr(0xD800), "s\ufffd"),
+        (None, ""),
+        (42, "42"),
+    ],
+    ids=[
+        "plain",
+        "ansi-escape",
+        "c0-controls",
+        "bidi-controls",
+        "line-breaks-and-tab",
+        "lone-surrogate",
+        "none",
+        "int",
+    ],
+)
+def test_terminal_text__untrusted_text__inert_on_one_line(text: object, expected: str) -> None:
+    assert terminal_text(text) == expected

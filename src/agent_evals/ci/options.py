@@ -63,5 +63,8 @@ class CIOptions:
     """Copy the results of suites whose inputs are unchanged since the baseline instead of running them."""
     force: bool = False
     """Run every suite even with ``reuse_unchanged``."""
+    github_deadline_s: float = 60.0
+    """Bound in seconds of each GitHub call or download, and of the whole baseline lookup (a host that
+    stalls or trickles past it: no verdict, exit 3)."""
     github_token: str | None = field(default=None, repr=False)
     """Token from ``--github-token`` (else ``GITHUB_TOKEN``)."""

@@ -21,6 +21,11 @@ def _env(name: str) -> str:
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
+GITHUB_DEADLINE_HELP = (
+    "Seconds within which each GitHub call or download, retries, redirects and Retry-After waits "
+    "included, and the whole baseline lookup must end; a GitHub host that stalls, trickles or never "
+    "answers past it gives no verdict (exit 3), naming the host and what timed out [default: 60]."
+)
 
 
 @click.command("ci", epilog=EXIT_CODES_HELP + " Every option can also be set as AGENT_EVALS_<OPTION>.")
@@ -131,6 +136,14 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="GitHub API token [default: $GITHUB_TOKEN].",
 )
 @click.option(
+    "--github-deadline-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    metavar="SECONDS",
+    envvar=_env("github-deadline-s"),
+    help=GITHUB_DEADLINE_HELP,
+)
+@click.option(
     "--hold-env",
     multiple=True,
     metavar="NAME",
@@ -203,6 +216,7 @@ def ci(
     cache: str,
     cache_dir: str | None,
     github_token: str | None,
+    github_deadline_s: float,
     hold_env: tuple[str, ...],
     update_baseline: bool,
     accept_label: str,
@@ -246,6 +260,7 @@ def ci(
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
+        github_deadline_s=github_deadline_s,
         shards=shards,
         reuse_unchanged=reuse_unchanged,
         force=force,

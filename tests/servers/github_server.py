@@ -412,7 +412,10 @@ class _Handler(BaseHTTPRequestHandler):
         """Send ``data``: at once, or trickled as this request's ``Slow`` says."""
         slow: Slow | None = getattr(self, "_slow", None)
         if slow is None or slow.stall:
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up before the answer
+                self.close_connection = True
             return
         self.wfile.flush()
         stopping = self.server.state.stopping

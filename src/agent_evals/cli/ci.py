@@ -14,6 +14,7 @@ from click.core import ParameterSource
 
 from agent_evals.cli.compare import knob_options
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 
 def _env(name: str) -> str:
@@ -24,7 +25,8 @@ FILE = click.Path(dir_okay=False, path_type=Path)
 GITHUB_DEADLINE_HELP = (
     "Seconds within which each GitHub call or download, retries, redirects and Retry-After waits "
     "included, and the whole baseline lookup must end; a GitHub host that stalls, trickles or never "
-    "answers past it gives no verdict (exit 3), naming the host and what timed out [default: 60]."
+    "answers past it gives no verdict (exit 3), naming the host and what timed out "
+    f"[default: {DEFAULT_DEADLINE_S:g}]."
 )
 
 
@@ -138,7 +140,7 @@ GITHUB_DEADLINE_HELP = (
 @click.option(
     "--github-deadline-s",
     type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default=DEFAULT_DEADLINE_S,
     metavar="SECONDS",
     envvar=_env("github-deadline-s"),
     help=GITHUB_DEADLINE_HELP,

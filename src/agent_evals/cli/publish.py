@@ -20,6 +20,7 @@ from agent_evals.errors import (
     GitHubError,
     UsageError,
 )
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 if TYPE_CHECKING:
     from agent_evals.ci.publish import GateRun, PublishOptions
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
 @click.option(
     "--github-deadline-s",
     type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default=DEFAULT_DEADLINE_S,
     metavar="SECONDS",
     envvar="AGENT_EVALS_GITHUB_DEADLINE_S",
     help=GITHUB_DEADLINE_HELP,

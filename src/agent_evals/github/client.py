@@ -82,9 +82,15 @@ class GitHubClient:
     def within(self, seconds: float | None, scope: str) -> Iterator[None]:
         """Run the block's operations under one overall deadline of ``seconds`` (None: none), named
         ``scope`` in messages; an inner block never extends an outer one."""
+        with self._under(
+            Deadline(self._monotonic() + seconds, seconds, scope) if seconds is not None else None
+        ):
+            yield
+
+    @contextmanager
+    def _under(self, deadline: Deadline | None) -> Iterator[None]:
         outer: Deadline | None = getattr(self._overall, "deadline", None)
-        if seconds is not None:
-            self._overall.deadline = earliest(outer, Deadline(self._monotonic() + seconds, seconds, scope))
+        self._overall.deadline = earliest(outer, deadline)
         try:
             yield
         finally:
@@ -207,7 +213,7 @@ class GitHubClient:
         assert deadline is not None
         renewals = 0
         while True:
-            with self.within(deadline.left(self._monotonic()), deadline.scope):
+            with self._under(deadline):
                 response = self.request("GET", path, permission=permission, allow_redirects=False)
             if response.status_code not in REDIRECT_STATUSES:
                 return self._read(response, deadline, operation, max_bytes, path)

@@ -14,7 +14,7 @@ import requests
 from agent_evals.github.baseline import BaselineResult, find_baseline
 from agent_evals.github.branch_store import find_branch_baseline
 from agent_evals.github.client import GitHubClient
-from agent_evals.github.deadline import GitHubDeadlineError
+from agent_evals.github.deadline import Deadline, GitHubDeadlineError, earliest
 from servers.github_server import TOKEN, Fault, GitHubServer, Slow, record_zip
 
 REPO = "octo/demo"
@@ -153,3 +153,35 @@ def test_request__healthy_host_under_a_deadline__answers_as_before(
         assert client.get_json(f"/repos/{REPO}")["default_branch"] == "main"
         github.state.comments[7] = [{"id": i, "body": f"c{i}"} for i in range(150)]
         assert len(list(client.paginate(f"/repos/{REPO}/issues/7/comments"))) == 150
+
+
+LOOKUP = Deadline(at=10.0, total_s=60.0, scope="the baseline lookup")
+CALL = Deadline(at=20.0, total_s=60.0, scope="the call")
+
+
+@pytest.mark.parametrize(
+    ("deadlines", "expected"),
+    [((), None), ((None,), None), ((CALL, None, LOOKUP), LOOKUP), ((LOOKUP, CALL), LOOKUP), ((CALL,), CALL)],
+    ids=["none", "only-none", "earlier-last", "earlier-first", "one"],
+)
+def test_earliest__deadlines__the_first_to_end(
+    deadlines: tuple[Deadline | None, ...], expected: Deadline | None
+) -> None:
+    assert earliest(*deadlines) is expected
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://api.github.com/repos/o/r", "api.github.com"),
+        ("http://127.0.0.1:81/blob/1?sig=x", "127.0.0.1:81"),
+    ],
+    ids=["api", "storage-host"],
+)
+def test_deadline_error__any_url__names_host_operation_bound_and_the_flag(url: str, host: str) -> None:
+    error = LOOKUP.error("the baseline artifact download", url, "no answer")
+    assert str(error).startswith(
+        f"GitHub did not finish the baseline artifact download from {host} within 60 s"
+    )
+    assert "--github-deadline-s" in str(error) and "sig=" not in str(error)
+    assert isinstance(error, GitHubDeadlineError) and LOOKUP.left(4.0) == 6.0

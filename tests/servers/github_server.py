@@ -7,7 +7,8 @@ second host:port, 410 for expired artifacts, 403 "Resource not accessible by int
 read-only tokens and for ``GET /user`` with an installation token. It records every request header
 and every answer, and scripts faults: any status (with ``land=True`` the write happens first, as a
 5xx after a landed write does), 307 redirects, storage URLs that expire (403 from the zip host),
-delays that widen race windows, and comments by other authors.
+delays that widen race windows, comments by other authors, and slow hosts (``Slow``: a body that
+trickles after its headers, or a connection accepted and never answered) on the API or the zip host.
 """
 
 from __future__ import annotations
@@ -98,6 +99,25 @@ class Delay:
 
 
 @dataclass
+class Slow:
+    """Answer requests to ``host`` (``api`` or ``zip``) matching ``method`` and the ``path`` regex slowly,
+    as a real slow server does (``times`` uses).
+
+    ``stall``: the connection is accepted and the request read, then nothing is ever sent (until the
+    server shuts down). Otherwise the status and headers (with the true ``Content-Length``) go at once
+    and the body trickles ``chunk`` bytes every ``every_s`` seconds.
+    """
+
+    path: str
+    host: str = "api"
+    method: str = "GET"
+    stall: bool = False
+    chunk: int = 1
+    every_s: float = 2.0
+    times: int = 1
+
+
+@dataclass
 class Seen:
     """One request the server received, with every header, and the answer it got."""
 
@@ -142,6 +162,10 @@ class GitHubState:
     """Commit statuses per commit SHA, oldest first (``POST .../statuses/{sha}``)."""
     faults: list[Fault] = field(default_factory=list)
     delays: list[Delay] = field(default_factory=list)
+    slow: list[Slow] = field(default_factory=list)
+    """Slow answers (trickling bodies, stalls) of either host."""
+    stopping: threading.Event = field(default_factory=threading.Event)
+    """Set when the server shuts down: ends every stall and trickle."""
     expire_storage_urls: int = 0
     """The zip host answers this many downloads with 403 (the signed URL expired) before serving."""
     storage_delay_s: float = 0.0
@@ -279,6 +303,25 @@ class _Handler(BaseHTTPRequestHandler):
         )
         with state.lock:
             (state.zip_seen if self.server.is_zip_host else state.seen).append(seen)
+            slow = next(
+                (
+                    s
+                    for s in state.slow
+                    if s.host == ("zip" if self.server.is_zip_host else "api")
+                    and s.method == method
+                    and re.search(s.path, seen.path)
+                    and s.times > 0
+                ),
+                None,
+            )
+            if slow is not None:
+                slow.times -= 1
+        self._slow = slow
+        if slow is not None and slow.stall:
+            seen.scripted = True
+            state.stopping.wait(600)  # accepted, never answered
+            self.close_connection = True
+            return
         if self.server.is_zip_host:
             self._zip(seen)
             return
@@ -341,7 +384,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/zip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        self._write_body(data)
 
     def _send(self, seen: Seen, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = (
@@ -363,7 +406,28 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in merged.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        self._write_body(data)
+
+    def _write_body(self, data: bytes) -> None:
+        """Send ``data``: at once, or trickled as this request's ``Slow`` says."""
+        slow: Slow | None = getattr(self, "_slow", None)
+        if slow is None or slow.stall:
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up before the answer
+                self.close_connection = True
+            return
+        self.wfile.flush()
+        stopping = self.server.state.stopping
+        try:
+            for start in range(0, len(data), max(1, slow.chunk)):
+                if stopping.wait(slow.every_s):
+                    break
+                self.wfile.write(data[start : start + max(1, slow.chunk)])
+                self.wfile.flush()
+        except OSError:  # the client gave up and closed the connection
+            pass
+        self.close_connection = True
 
 
 class _NotFound(Exception):
@@ -660,6 +724,7 @@ class GitHubServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.state.stopping.set()
         for server in (self._api_server, self._zip_server):
             server.shutdown()
             server.server_close()

@@ -89,6 +89,7 @@ def lookup_baseline(
             head_sha=settings.event.head_sha,
             server_url=settings.server_url,
             history_limit=options.keep_baselines - 1,
+            deadline_s=options.github_deadline_s,
         )
     if not workflow:
         return missing(
@@ -107,4 +108,5 @@ def lookup_baseline(
         server_url=settings.server_url,
         gate_id=gate_id,
         history_limit=options.keep_baselines - 1,
+        deadline_s=options.github_deadline_s,
     )

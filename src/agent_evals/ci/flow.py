@@ -214,7 +214,7 @@ def _start(
     gate_id = (
         check_gate_id(options.gate_id) if options.gate_id else default_gate_id(settings, options.paths, env)
     )
-    client = _client(settings, session, sleep)
+    client = _client(settings, session, sleep, options.github_deadline_s)
     plan = make_plan(
         settings,
         default_branch=_default_branch(settings, client),
@@ -401,7 +401,10 @@ def _lost_run(child: ChildRun, job: _Job, plan: CIPlan) -> CIResult:
 
 
 def _client(
-    settings: ActionsSettings, session: requests.Session | None, sleep: Callable[[float], None] | None
+    settings: ActionsSettings,
+    session: requests.Session | None,
+    sleep: Callable[[float], None] | None,
+    deadline_s: float | None = None,
 ) -> GitHubClient | None:
     if not (settings.in_actions and settings.repository):
         return None
@@ -418,6 +421,7 @@ def _client(
         token=settings.token_value(),
         sleep=sleep or time.sleep,
         user_agent=f"agent-evals/{__version__}",
+        deadline_s=deadline_s,
     )
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
+
 CommentMode = Literal["always", "on-failure", "never"]
 
 
@@ -63,5 +65,8 @@ class CIOptions:
     """Copy the results of suites whose inputs are unchanged since the baseline instead of running them."""
     force: bool = False
     """Run every suite even with ``reuse_unchanged``."""
+    github_deadline_s: float = DEFAULT_DEADLINE_S
+    """Bound in seconds of each GitHub call or download, and of the whole baseline lookup (a host that
+    stalls or trickles past it: no verdict, exit 3)."""
     github_token: str | None = field(default=None, repr=False)
     """Token from ``--github-token`` (else ``GITHUB_TOKEN``)."""

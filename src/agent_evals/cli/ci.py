@@ -14,6 +14,7 @@ from click.core import ParameterSource
 
 from agent_evals.cli.compare import knob_options
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 
 def _env(name: str) -> str:
@@ -21,6 +22,12 @@ def _env(name: str) -> str:
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
+GITHUB_DEADLINE_HELP = (
+    "Seconds within which each GitHub call or download, retries, redirects and Retry-After waits "
+    "included, and the whole baseline lookup must end; a GitHub host that stalls, trickles or never "
+    "answers past it gives no verdict (exit 3), naming the host and what timed out "
+    f"[default: {DEFAULT_DEADLINE_S:g}]."
+)
 
 
 @click.command("ci", epilog=EXIT_CODES_HELP + " Every option can also be set as AGENT_EVALS_<OPTION>.")
@@ -131,6 +138,14 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     help="GitHub API token [default: $GITHUB_TOKEN].",
 )
 @click.option(
+    "--github-deadline-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_DEADLINE_S,
+    metavar="SECONDS",
+    envvar=_env("github-deadline-s"),
+    help=GITHUB_DEADLINE_HELP,
+)
+@click.option(
     "--hold-env",
     multiple=True,
     metavar="NAME",
@@ -203,6 +218,7 @@ def ci(
     cache: str,
     cache_dir: str | None,
     github_token: str | None,
+    github_deadline_s: float,
     hold_env: tuple[str, ...],
     update_baseline: bool,
     accept_label: str,
@@ -246,6 +262,7 @@ def ci(
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
+        github_deadline_s=github_deadline_s,
         shards=shards,
         reuse_unchanged=reuse_unchanged,
         force=force,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agent_evals.cli.ci import GITHUB_DEADLINE_HELP
 from agent_evals.errors import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -19,6 +20,7 @@ from agent_evals.errors import (
     GitHubError,
     UsageError,
 )
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 if TYPE_CHECKING:
     from agent_evals.ci.publish import GateRun, PublishOptions
@@ -77,6 +79,14 @@ if TYPE_CHECKING:
     help="Repo policy config [default: discovered in the trusted checkout].",
 )
 @click.option("--github-token", envvar=["AGENT_EVALS_GITHUB_TOKEN", "GITHUB_TOKEN"], help="GitHub API token.")
+@click.option(
+    "--github-deadline-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_DEADLINE_S,
+    metavar="SECONDS",
+    envvar="AGENT_EVALS_GITHUB_DEADLINE_S",
+    help=GITHUB_DEADLINE_HELP,
+)
 def publish(
     source: Path,
     pr: int | None,
@@ -88,6 +98,7 @@ def publish(
     accept_label: str,
     config: Path | None,
     github_token: str | None,
+    github_deadline_s: float,
 ) -> None:
     """Judge the run record a pull request's gate uploaded, comment, and set the commit status, from a
     workflow_run job that runs none of the pull request's code.
@@ -135,7 +146,11 @@ def publish(
 
     with requests.Session() as session:
         client = GitHubClient(
-            session, api_url=settings.api_url, token=settings.token_value(), sleep=time.sleep
+            session,
+            api_url=settings.api_url,
+            token=settings.token_value(),
+            sleep=time.sleep,
+            deadline_s=github_deadline_s,
         )
         code = _publish(client, f"{owner}/{name}", source, gate, pr, gate_run, options)
     sys.exit(code)

@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, GitHubUnavailableError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S, GitHubDeadlineError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_evals.gate.model import BaselineInfo
     from agent_evals.github.client import GitHubClient
     from agent_evals.record.model import RunRecord
@@ -89,6 +92,20 @@ def unavailable(exc: GitHubUnavailableError, **provenance: Any) -> BaselineResul
     return BaselineResult(record=None, source="none", reason_missing=why, unavailable=why, **provenance)
 
 
+def within_deadline(
+    client: GitHubClient, deadline_s: float | None, lookup: Callable[[], BaselineResult]
+) -> BaselineResult:
+    """Run a baseline ``lookup`` under one overall deadline: ``deadline_s``, else the client's own, else
+    ``DEFAULT_DEADLINE_S``. Every call and download of it counts against that bound; when it passes the
+    baseline is unknown (``unavailable``: no verdict, exit 3), never missing."""
+    seconds = deadline_s if deadline_s is not None else client.deadline_s or DEFAULT_DEADLINE_S
+    try:
+        with client.within(seconds, "the baseline lookup"):
+            return lookup()
+    except GitHubDeadlineError as exc:  # one raised where no provenance was known yet
+        return unavailable(exc)
+
+
 def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tuple[str | None, str | None]:
     """``(sha, date)`` of the merge base of ``base...head`` via the compare API, or ``(None, None)``."""
     try:
@@ -96,6 +113,8 @@ def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tu
             f"/repos/{repo}/compare/{quote(base, safe='')}...{quote(head, safe='')}",
             permission="contents: read",
         )
+    except GitHubDeadlineError:
+        raise  # the lookup's time is up: no later call could be made either
     except GitHubError as exc:
         log.warning("cannot find the merge base (%s); using the newest older baseline run", exc)
         return None, None
@@ -145,8 +164,9 @@ def find_baseline(
     server_url: str = "https://github.com",
     gate_id: str | None = None,
     history_limit: int = 0,
+    deadline_s: float | None = None,
 ) -> BaselineResult:
-    """Look the baseline up; every failure to find one becomes ``reason_missing``, never an exception
+    """Look the baseline up within ``deadline_s`` (``within_deadline``); every failure to find one becomes ``reason_missing``, never an exception
     (when GitHub gave no usable answer, ``unavailable`` too: the baseline is unknown, not missing).
 
     With ``history_limit`` > 0, up to that many earlier baselines (runs older than the chosen one)
@@ -160,6 +180,30 @@ def find_baseline(
     Endpoints: workflow runs (``actions: read``), compare (``contents: read``), run artifacts and the
     artifact zip (``actions: read``); the zip is a redirect that is followed without the token.
     """
+    return within_deadline(
+        client,
+        deadline_s,
+        lambda: _find_baseline(
+            client, repo=repo, workflow=workflow, branch=branch, artifact_name=artifact_name,
+            base_sha=base_sha, head_sha=head_sha, server_url=server_url, gate_id=gate_id,
+            history_limit=history_limit,
+        ),
+    )  # fmt: skip
+
+
+def _find_baseline(
+    client: GitHubClient,
+    *,
+    repo: str,
+    workflow: str,
+    branch: str,
+    artifact_name: str,
+    base_sha: str | None,
+    head_sha: str | None,
+    server_url: str,
+    gate_id: str | None,
+    history_limit: int,
+) -> BaselineResult:
     from agent_evals.github.archive import read_run_record
 
     where = f"workflow {workflow!r} on branch {branch!r}"
@@ -247,6 +291,7 @@ def _artifact_zip(client: GitHubClient, repo: str, artifact: dict[str, Any]) -> 
         f"/repos/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
         permission="actions: read",
         max_bytes=MAX_ARTIFACT_BYTES,
+        what="the baseline artifact download",
     )
 
 

@@ -172,11 +172,36 @@ def find_branch_baseline(
     head_sha: str | None,
     server_url: str = "https://github.com",
     history_limit: int = 0,
+    deadline_s: float | None = None,
 ) -> BaselineResult:
-    """The gate's baseline from the data branch: at the merge base, else the newest older, else the newest.
+    """The gate's baseline from the data branch: at the merge base, else the newest older, else the newest;
+    all within ``deadline_s`` (``github.baseline.within_deadline``).
 
     With ``history_limit`` > 0, up to that many kept baselines older than the chosen one are read
     too, for the gate's history; one that cannot be read is left out, never an error."""
+    from agent_evals.github.baseline import within_deadline
+
+    return within_deadline(
+        client,
+        deadline_s,
+        lambda: _find_branch_baseline(
+            client, repo, branch=branch, gate_id=gate_id, base_sha=base_sha, head_sha=head_sha,
+            server_url=server_url, history_limit=history_limit,
+        ),
+    )  # fmt: skip
+
+
+def _find_branch_baseline(
+    client: GitHubClient,
+    repo: str,
+    *,
+    branch: str,
+    gate_id: str,
+    base_sha: str | None,
+    head_sha: str | None,
+    server_url: str,
+    history_limit: int,
+) -> BaselineResult:
     from agent_evals.github.baseline import (
         BaselineResult,
         choose_run,

@@ -1,4 +1,4 @@
-"""A small GitHub REST client: timeouts, retries with backoff, rate limits, pagination, safe redirects."""
+"""A small GitHub REST client: timeouts, deadlines, retries with backoff, rate limits, pagination, redirects."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent_evals.errors import GitHubError, GitHubPermissionError, GitHubUnavailableError
+from agent_evals.github.deadline import Deadline, earliest, read_body
 
 if TYPE_CHECKING:
     import requests
@@ -30,6 +32,11 @@ class GitHubClient:
     backoff (``max_retries`` times); rate-limited answers (403/429) wait for ``retry-after`` or, when
     ``x-ratelimit-remaining`` is 0, until ``x-ratelimit-reset``. Content-creating calls
     (POST/PATCH/PUT/DELETE) are serialized, as GitHub's secondary rate limits ask.
+
+    With ``deadline_s`` every operation (a call with its redirects, retries and waits, or a download
+    with its body) ends within that many seconds however slowly the host answers: a stall, a body that
+    trickles, or a ``Retry-After`` longer than what is left ends it at once with GitHubDeadlineError (a
+    GitHubUnavailableError). ``within()`` puts several operations under one overall deadline.
     See https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
     """
 
@@ -47,6 +54,8 @@ class GitHubClient:
         clock: Callable[[], float] = time.time,
         jitter: Callable[[], float] = random.random,
         user_agent: str = "agent-evals",
+        deadline_s: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._session = session
         self.api_url = api_url.rstrip("/")
@@ -60,11 +69,32 @@ class GitHubClient:
         self._jitter = jitter
         self._user_agent = user_agent
         self._write_lock = threading.Lock()
+        self.deadline_s = deadline_s
+        self._monotonic = monotonic
+        self._overall = threading.local()
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r}, token={'set' if self.__token else 'unset'})"
 
     # -- public calls -------------------------------------------------------------------------
+
+    @contextmanager
+    def within(self, seconds: float | None, scope: str) -> Iterator[None]:
+        """Run the block's operations under one overall deadline of ``seconds`` (None: none), named
+        ``scope`` in messages; an inner block never extends an outer one."""
+        with self._under(
+            Deadline(self._monotonic() + seconds, seconds, scope) if seconds is not None else None
+        ):
+            yield
+
+    @contextmanager
+    def _under(self, deadline: Deadline | None) -> Iterator[None]:
+        outer: Deadline | None = getattr(self._overall, "deadline", None)
+        self._overall.deadline = earliest(outer, deadline)
+        try:
+            yield
+        finally:
+            self._overall.deadline = outer
 
     def request(
         self,
@@ -91,13 +121,15 @@ class GitHubClient:
         if self.__token:
             headers["Authorization"] = f"Bearer {self.__token}"
         endpoint = f"{method.upper()} {urlsplit(url).path}"
+        deadline = self._deadline("the call")
         if method.upper() in WRITE_METHODS:
             # A write is never sent on to another URL (requests would re-send a 307's body there), and
             # a POST that may have landed is never re-sent: the caller re-reads instead.
             with self._write_lock:
                 response = self._send(
-                    method, url, endpoint, headers, params, json_body, False, retry=method.upper() != "POST"
-                )
+                    method, url, endpoint, headers, params, json_body, False,
+                    retry=method.upper() != "POST", deadline=deadline,
+                )  # fmt: skip
             if response.status_code in REDIRECT_STATUSES:
                 response.close()
                 where = urlsplit(response.headers.get("Location") or "").netloc or "another URL"
@@ -109,7 +141,9 @@ class GitHubClient:
                     endpoint=endpoint,
                 )
         else:
-            response = self._send(method, url, endpoint, headers, params, json_body, allow_redirects)
+            response = self._send(
+                method, url, endpoint, headers, params, json_body, allow_redirects, deadline=deadline
+            )
         if response.status_code >= 400:
             raise self._error(endpoint, response, permission)
         return response
@@ -161,6 +195,7 @@ class GitHubClient:
         max_bytes: int,
         deadline_s: float = 600.0,
         max_url_renewals: int = 2,
+        what: str | None = None,
     ) -> bytes:
         """GET a file that the API serves as a redirect to another host (artifact zips, logs).
 
@@ -168,14 +203,20 @@ class GitHubClient:
         pre-signed storage URL, and the token must never reach another host. A 403 from the storage
         host means the signed URL expired (it lives about a minute): the API is asked for a fresh one,
         up to ``max_url_renewals`` times. The whole download, renewals included, must finish within
-        ``deadline_s`` seconds.
+        ``deadline_s`` seconds (and the client's own deadlines); ``what`` names it in messages.
         """
-        deadline = self._clock() + deadline_s
+        operation = what or f"the download of {path}"
+        deadline = earliest(
+            self._deadline("the download"),
+            Deadline(self._monotonic() + deadline_s, deadline_s, "the download"),
+        )
+        assert deadline is not None
         renewals = 0
         while True:
-            response = self.request("GET", path, permission=permission, allow_redirects=False)
+            with self._under(deadline):
+                response = self.request("GET", path, permission=permission, allow_redirects=False)
             if response.status_code not in REDIRECT_STATUSES:
-                return _read_capped(response, max_bytes, path, deadline=deadline, clock=self._clock)
+                return self._read(response, deadline, operation, max_bytes, path)
             location = response.headers.get("Location")
             response.close()
             if not location or urlsplit(location).scheme not in ("http", "https"):
@@ -186,9 +227,14 @@ class GitHubClient:
                 )
             endpoint = f"GET {urlsplit(location).netloc}{urlsplit(location).path}"
             response = self._send(
-                "GET", location, endpoint, {"User-Agent": self._user_agent}, None, None, True, stream=True
-            )
-            if response.status_code == 403 and renewals < max_url_renewals and self._clock() < deadline:
+                "GET", location, endpoint, {"User-Agent": self._user_agent}, None, None, True,
+                stream=True, deadline=deadline, operation=operation,
+            )  # fmt: skip
+            if (
+                response.status_code == 403
+                and renewals < max_url_renewals
+                and deadline.left(self._monotonic()) > 0
+            ):
                 response.close()
                 renewals += 1
                 log.info(
@@ -203,9 +249,35 @@ class GitHubClient:
                     status=response.status_code,
                     endpoint=endpoint,
                 )
-            return _read_capped(response, max_bytes, path, deadline=deadline, clock=self._clock)
+            return self._read(response, deadline, operation, max_bytes, path)
 
     # -- internals ----------------------------------------------------------------------------
+
+    def _deadline(self, scope: str) -> Deadline | None:
+        """The deadline of an operation starting now: the overall one, or the client's own, whichever is
+        first (None when neither is set)."""
+        own = self.deadline_s
+        return earliest(
+            getattr(self._overall, "deadline", None),
+            Deadline(self._monotonic() + own, own, scope) if own is not None else None,
+        )
+
+    def _read(
+        self, response: requests.Response, deadline: Deadline, operation: str, max_bytes: int, where: str
+    ) -> bytes:
+        return read_body(
+            response, max_bytes=max_bytes, where=where, deadline=deadline, monotonic=self._monotonic,
+            read_timeout=self.timeout, operation=operation,
+        )  # fmt: skip
+
+    def _read_into(self, response: requests.Response, deadline: Deadline, operation: str) -> None:
+        """Read a streamed answer's body within ``deadline`` and keep it on the response (``.json()``)."""
+        body = read_body(
+            response, max_bytes=None, where=operation, deadline=deadline, monotonic=self._monotonic,
+            read_timeout=self.timeout, operation=operation,
+        )  # fmt: skip
+        response._content = body
+        setattr(response, "_content_consumed", True)  # noqa: B010  # requests keeps it private
 
     def _api_url_for(self, path: str) -> str:
         if path.startswith(("http://", "https://")):
@@ -226,12 +298,20 @@ class GitHubClient:
         *,
         stream: bool = False,
         retry: bool = True,
+        deadline: Deadline | None = None,
+        operation: str | None = None,
     ) -> requests.Response:
-        """Send with retries; ``retry=False`` retries only answers that say nothing was done (rate limits)."""
+        """Send with retries; ``retry=False`` retries only answers that say nothing was done (rate limits).
+
+        Under a ``deadline`` every attempt, wait and body read fits in what is left: the body is read
+        here in chunks (unless ``stream``: then only an error's body is), and a wait longer than what is
+        left ends the operation now (GitHubDeadlineError naming ``operation`` and the host)."""
         import requests
 
+        operation = operation or f"the API call {endpoint}"
         attempt = 0
         while True:
+            timeout = self._timeout_within(deadline, operation, url, attempt)
             try:
                 response = self._session.request(
                     method,
@@ -239,11 +319,18 @@ class GitHubClient:
                     params=params,
                     json=json_body,
                     headers=dict(headers),
-                    timeout=self.timeout,
+                    timeout=timeout,
                     allow_redirects=allow_redirects,
-                    stream=stream,
+                    stream=stream or deadline is not None,
                 )
+                if deadline is not None and (not stream or response.status_code >= 400):
+                    self._read_into(response, deadline, operation)
             except (requests.ConnectionError, requests.Timeout) as exc:
+                if deadline is not None and (
+                    deadline.left(self._monotonic()) <= 0.05
+                    or (timeout < self.timeout and isinstance(exc, requests.Timeout))
+                ):
+                    raise deadline.error(operation, url, "no answer") from exc
                 # A request that may have reached the server is not re-sent unless it is safe to repeat.
                 resend = retry or isinstance(exc, requests.ConnectTimeout)
                 if attempt >= self.max_retries or not resend:
@@ -252,7 +339,8 @@ class GitHubClient:
                         f"({type(exc).__name__}); check connectivity to {urlsplit(url).netloc} and re-run",
                         endpoint=endpoint,
                     ) from exc
-                self._wait(self._backoff(attempt), endpoint, f"network error ({type(exc).__name__})")
+                why = f"network error ({type(exc).__name__})"
+                self._wait(self._backoff(attempt), endpoint, why, deadline, operation, url)
                 attempt += 1
                 continue
             log.debug("%s -> %s", endpoint, response.status_code)
@@ -264,8 +352,17 @@ class GitHubClient:
             if wait > self.max_wait_s:
                 return response  # a reset too far away: report the rate limit instead of hanging
             response.close()
-            self._wait(wait, endpoint, f"HTTP {response.status_code}")
+            self._wait(wait, endpoint, f"HTTP {response.status_code}", deadline, operation, url)
             attempt += 1
+
+    def _timeout_within(self, deadline: Deadline | None, operation: str, url: str, attempt: int) -> float:
+        """The socket timeout of the next attempt: the client's, or what is left of ``deadline``."""
+        if deadline is None:
+            return self.timeout
+        left = deadline.left(self._monotonic())
+        if left <= 0:
+            raise deadline.error(operation, url, f"after {attempt} attempt(s)")
+        return min(self.timeout, left)
 
     def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:
         status = response.status_code
@@ -292,7 +389,19 @@ class GitHubClient:
     def _backoff(self, attempt: int) -> float:
         return float(self.backoff_s * (2**attempt) * (0.5 + self._jitter()))
 
-    def _wait(self, seconds: float, endpoint: str, why: str) -> None:
+    def _wait(
+        self,
+        seconds: float,
+        endpoint: str,
+        why: str,
+        deadline: Deadline | None = None,
+        operation: str = "",
+        url: str = "",
+    ) -> None:
+        if deadline is not None and seconds >= deadline.left(self._monotonic()):
+            raise deadline.error(
+                operation, url, f"{why}: a wait of {seconds:g} s is longer than what is left"
+            )
         log.info("GitHub API %s: %s; retrying in %.1fs", endpoint, why, seconds)
         self._sleep(seconds)
 
@@ -358,31 +467,3 @@ def _json(response: requests.Response, where: str) -> Any:
         return response.json()
     except ValueError as exc:
         raise GitHubError(f"GitHub API {where} returned a body that is not JSON; re-run the job") from exc
-
-
-def _read_capped(
-    response: requests.Response,
-    max_bytes: int,
-    where: str,
-    *,
-    deadline: float | None = None,
-    clock: Callable[[], float] = time.time,
-) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    try:
-        for chunk in response.iter_content(chunk_size=1 << 16):
-            if deadline is not None and clock() > deadline:
-                raise GitHubUnavailableError(
-                    f"download of {where} did not finish in time (overall deadline passed); re-run the job",
-                    endpoint=where,
-                )
-            total += len(chunk)
-            if total > max_bytes:
-                raise GitHubError(
-                    f"download of {where} exceeds {max_bytes} bytes; refusing to read further", endpoint=where
-                )
-            chunks.append(chunk)
-    finally:
-        response.close()
-    return b"".join(chunks)

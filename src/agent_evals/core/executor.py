@@ -3,7 +3,8 @@
 The library runner, code-first evals and benchmarks all run user code (a task, an eval body, an
 agent) through these functions, so a timeout, an exception or a ``SystemExit`` comes out the same
 way everywhere: as an :class:`Outcome` holding the value, or the user's own exception, or the fact
-that our time limit stopped the wait. Ctrl-C and cancellation are never absorbed.
+that our time limit stopped the wait. Only cancellation and a real signal's Ctrl-C pass through
+(``core.faults.absorbed``): any other exception user code raises is its trial's error.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agent_evals.core.faults import (
     OVERRUN_GRACE_S,
     TrialFault,
     absorbed,
+    closing,
     describe_fault,
     in_daemon_thread,
     overran,
@@ -240,6 +242,6 @@ async def _guarded(awaitable: Awaitable[Any]) -> Any:
     try:
         return await awaitable
     except BaseException as exc:
-        if not absorbed(exc):
+        if not absorbed(exc) or closing(exc):
             raise
         raise TrialFault(exc) from exc

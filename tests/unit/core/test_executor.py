@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from agent_evals.core.executor import Outcome, await_user, call_now, run_user
+from agent_evals.core.faults import forget_signal, note_signal
 
 
 def _sync(behaviour: Callable[[], Any]) -> Callable[[], Any]:
@@ -89,8 +91,12 @@ async def test_run_user__sync_callable_giving_a_coroutine__awaited_within_the_sa
 
 
 def test_call_now__ctrl_c__never_absorbed() -> None:
-    with pytest.raises(KeyboardInterrupt):
-        call_now(_raise(KeyboardInterrupt()))
+    note_signal(signal.SIGINT)  # a real Ctrl-C (raised without a signal, it is the trial's error)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call_now(_raise(KeyboardInterrupt()))
+    finally:
+        forget_signal()
 
 
 async def test_run_user__cancellation__never_absorbed() -> None:

@@ -80,6 +80,34 @@ def timeout_text(limit: float, elapsed: float) -> str:
     return f"timed out after {limit:g}s (waited {elapsed:.2f}s)"
 
 
+@dataclass(slots=True)
+class Deadline:
+    """One trial's time limit, shared by all its parts: an eval's body and its evaluators, a
+    benchmark's agent, checkers and scorers. Each part gets what is left; expiry names the part."""
+
+    limit: float | None
+    """The trial's timeout in seconds (None: unbounded)."""
+    covers: str
+    """What the limit covers, for the error text (e.g. ``"the body and its evaluators"``)."""
+    started: float = field(default_factory=time.perf_counter)
+    """When the trial started (``time.perf_counter``)."""
+    part: str = "the body"
+    """The part running now (a trial run whole in a thread says this way which part overran)."""
+
+    def left(self) -> float | None:
+        """Seconds left for the next part (None without a limit; never negative)."""
+        if self.limit is None:
+            return None
+        return max(0.0, self.limit - (time.perf_counter() - self.started))
+
+    def expired(self, part: str) -> str:
+        """The error of a trial whose limit passed while ``part`` was running."""
+        return (
+            f"TimeoutError: timed out after {self.limit or 0:g}s: {part} was still running "
+            f"(the timeout covers {self.covers})"
+        )
+
+
 def call_now(fn: Callable[..., Any], *args: Any, run_awaitable: bool = False) -> Outcome:
     """Call ``fn(*args)`` in this thread. With ``run_awaitable`` (a worker thread without an event
     loop), an awaitable it returns is run to completion here on a loop of its own."""

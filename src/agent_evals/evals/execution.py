@@ -156,8 +156,8 @@ async def run_trial(
 ) -> EvalCaseResult:
     """Run trial ``trial`` of ``spec`` and return its result; user exceptions never escape.
 
-    ``timeout`` (else the spec's) bounds the target and the body of each attempt. ``sync_mode`` is
-    for a worker thread without an event loop. With ``replay=True`` the target is skipped and
+    ``timeout`` (else the spec's) bounds the target, the body and the evaluators of each attempt.
+    ``sync_mode`` is for a worker thread without an event loop. With ``replay=True`` the target is skipped and
     ``output`` is used (how ``regrade`` re-scores a stored output). ``retry`` runs the trial again
     after an infrastructure error (the trial executor's rule); the final attempt is the result.
     """

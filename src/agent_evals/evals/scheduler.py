@@ -78,8 +78,9 @@ async def run_jobs(
 ) -> None:
     """Run every job with at most ``concurrency`` trials in flight; results go to ``on_result``.
 
-    ``timeout`` overrides the per-eval timeout. A sync trial with a limit runs in a thread of its
-    own; one that overruns is reported as timed out (its thread cannot be interrupted). ``retry``
+    ``timeout`` overrides the per-eval timeout (it bounds the body and the evaluators together). A
+    sync trial with a limit runs in a thread of its own; one that overruns is reported as timed out,
+    naming the part still running (its thread cannot be interrupted). ``retry``
     re-runs a trial that errored with an infrastructure error (each attempt under the limit).
     A trial the run's budget does not let start is skipped (``on_result`` is not called for it).
     """

@@ -194,10 +194,14 @@ class PreparedScorer:
             thread=not (self.is_async or self.inline),
         )
         if outcome.late and outcome.limit is not None:
+            why = "an async scorer that blocks the event loop cannot be stopped at the limit"
+            if expiry is not None:  # the trial's limit: named as such, with the time it took
+                text = f"{expiry(f'scorer {self.name!r}')} (it returned after {outcome.elapsed:.1f}s: {why})"
+                return error_score(self.name, text)
             return error_score(
                 self.name,
                 f"scorer {self.name!r} timed out after {outcome.limit:g}s (it returned after "
-                f"{outcome.elapsed:.1f}s: an async scorer that blocks the event loop cannot be stopped at the limit)",
+                f"{outcome.elapsed:.1f}s: {why})",
             )
         if outcome.timed_out and expiry is not None:
             return error_score(self.name, expiry(f"scorer {self.name!r}"))

@@ -21,7 +21,7 @@ from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutc
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
 from agent_evals.clock import iso_utc
 from agent_evals.core.definition import definition_digest
-from agent_evals.core.executor import Attempted, Outcome, run_user
+from agent_evals.core.executor import Attempted, Deadline, Outcome, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.scorer import PreparedScorer, score_all
@@ -65,6 +65,10 @@ class _Job:
     scenario: Scenario
     plan: ScenarioPlan
     scorers: list[PreparedScorer]
+
+
+BENCHMARK_TIMEOUT_COVERS = "the agent, its checkers and its scorers"
+"""What a benchmark's ``timeout_s`` bounds: the whole trial (issue 30), named in its expiry error."""
 
 
 def _now() -> str:
@@ -357,9 +361,16 @@ async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempt
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
-    # the one scoring loop, each scorer under the trial's limit (a stuck or faulty one is errored)
+    # the one scoring loop, under what is left of the trial's limit (it covers the agent, the
+    # checkers and the scorers); a stuck or faulty scorer is errored, naming itself
+    deadline = Deadline(limit or None, BENCHMARK_TIMEOUT_COVERS, start)
     scored = await score_all(
-        job.scorers, task_result, job.plan.expected, {"input": job.scenario.prompt}, limit or None
+        job.scorers,
+        task_result,
+        job.plan.expected,
+        {"input": job.scenario.prompt},
+        deadline.left(),
+        deadline.expired if deadline.limit is not None else None,
     )
     for score in scored:
         # keyed by the name the Score carries; a second Score with a taken name is kept as X#2

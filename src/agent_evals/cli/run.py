@@ -39,7 +39,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: the results so far are kept, marked incomplete (exit 143)."""
 
 
-def _terminate(_signum: int, _frame: object) -> None:
+def _terminate(signum: int, _frame: object) -> None:
+    from agent_evals.core.faults import note_signal
+
+    note_signal(signum)  # a real signal: the KeyboardInterrupt below ends the run, no trial absorbs it
     raise Terminated
 
 

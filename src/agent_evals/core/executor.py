@@ -3,7 +3,8 @@
 The library runner, code-first evals and benchmarks all run user code (a task, an eval body, an
 agent) through these functions, so a timeout, an exception or a ``SystemExit`` comes out the same
 way everywhere: as an :class:`Outcome` holding the value, or the user's own exception, or the fact
-that our time limit stopped the wait. Ctrl-C and cancellation are never absorbed.
+that our time limit stopped the wait. Only cancellation and a real signal's Ctrl-C pass through
+(``core.faults.absorbed``): any other exception user code raises is its trial's error.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agent_evals.core.faults import (
     OVERRUN_GRACE_S,
     TrialFault,
     absorbed,
+    closing,
     describe_fault,
     in_daemon_thread,
     overran,
@@ -76,6 +78,34 @@ class Outcome:
 def timeout_text(limit: float, elapsed: float) -> str:
     """The error of a trial our time limit stopped: the limit and how long it was waited for."""
     return f"timed out after {limit:g}s (waited {elapsed:.2f}s)"
+
+
+@dataclass(slots=True)
+class Deadline:
+    """One trial's time limit, shared by all its parts: an eval's body and its evaluators, a
+    benchmark's agent, checkers and scorers. Each part gets what is left; expiry names the part."""
+
+    limit: float | None
+    """The trial's timeout in seconds (None: unbounded)."""
+    covers: str
+    """What the limit covers, for the error text (e.g. ``"the body and its evaluators"``)."""
+    started: float = field(default_factory=time.perf_counter)
+    """When the trial started (``time.perf_counter``)."""
+    part: str = "the body"
+    """The part running now (a trial run whole in a thread says this way which part overran)."""
+
+    def left(self) -> float | None:
+        """Seconds left for the next part (None without a limit; never negative)."""
+        if self.limit is None:
+            return None
+        return max(0.0, self.limit - (time.perf_counter() - self.started))
+
+    def expired(self, part: str) -> str:
+        """The error of a trial whose limit passed while ``part`` was running."""
+        return (
+            f"TimeoutError: timed out after {self.limit or 0:g}s: {part} was still running "
+            f"(the timeout covers {self.covers})"
+        )
 
 
 def call_now(fn: Callable[..., Any], *args: Any, run_awaitable: bool = False) -> Outcome:
@@ -240,6 +270,6 @@ async def _guarded(awaitable: Awaitable[Any]) -> Any:
     try:
         return await awaitable
     except BaseException as exc:
-        if not absorbed(exc):
+        if not absorbed(exc) or closing(exc):
             raise
         raise TrialFault(exc) from exc

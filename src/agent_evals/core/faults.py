@@ -44,12 +44,58 @@ class TrialFault(Exception):
         self.exc = exc
 
 
-def absorbed(exc: BaseException) -> bool:
-    """Whether a trial records ``exc`` as its error: everything but Ctrl-C and cancellation.
+_signal_received: int | None = None
+"""The number of the first SIGINT/SIGTERM the process received (None: no signal so far)."""
 
-    ``SystemExit`` from an agent (``sys.exit(0)``) is a fault of that trial, not the end of the run.
+
+def note_signal(signum: int) -> None:
+    """Remember that a real signal (SIGINT, SIGTERM) arrived: call it from the run's signal handler.
+
+    From then on a ``KeyboardInterrupt`` is that signal ending the run, never a trial's fault.
     """
-    return not isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit))
+    global _signal_received
+    if _signal_received is None:
+        _signal_received = signum
+
+
+def signal_received() -> int | None:
+    """The signal noted by :func:`note_signal` (None when no real signal has arrived)."""
+    return _signal_received
+
+
+def forget_signal() -> None:
+    """Clear the noted signal (a new run in the same process, or a test)."""
+    global _signal_received
+    _signal_received = None
+
+
+def absorbed(exc: BaseException) -> bool:
+    """Whether a trial records ``exc`` as its error: whatever user code raises, it is that trial's fault.
+
+    Only our own stops pass through: cancellation of the trial's task, and a ``KeyboardInterrupt``
+    once a real signal has been noted (:func:`note_signal`). ``SystemExit`` (``sys.exit(0)``),
+    ``GeneratorExit``, ``StopIteration`` and a ``KeyboardInterrupt`` raised with no signal received
+    are errors of the trial that raised them, not the end of the run.
+    """
+    if isinstance(exc, asyncio.CancelledError):
+        return False
+    if isinstance(exc, KeyboardInterrupt):
+        return _signal_received is None
+    return True
+
+
+def closing(exc: BaseException) -> bool:
+    """Whether ``exc`` is the ``GeneratorExit`` Python throws into a suspended coroutine to close it.
+
+    That one is not absorbed (a coroutine must let it through); a ``GeneratorExit`` that user code
+    raises itself comes from a user frame and is its trial's fault.
+    """
+    if not isinstance(exc, GeneratorExit):
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is None or not is_user_frame(tb.tb_frame.f_code.co_filename)
 
 
 def unwrap(exc: BaseException) -> BaseException:
@@ -64,7 +110,7 @@ async def guarded(awaitable: Awaitable[T]) -> T:
     except Exception:
         raise
     except BaseException as exc:
-        if absorbed(exc):
+        if absorbed(exc) and not closing(exc):
             raise TrialFault(exc) from exc
         raise
 
@@ -118,7 +164,9 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T
         if future.done():
             return
         if exc is not None:
-            future.set_exception(TrialFault(exc) if not isinstance(exc, Exception) else exc)
+            # StopIteration cannot be set on a future (asyncio refuses it): wrapped like a BaseException
+            plain = isinstance(exc, Exception) and not isinstance(exc, StopIteration)
+            future.set_exception(exc if plain else TrialFault(exc))
         else:
             future.set_result(value)  # type: ignore[arg-type]
 

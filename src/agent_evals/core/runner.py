@@ -20,10 +20,10 @@ from agent_evals.core.arguments import (
     check_task,
     prepare_scorers,
 )
-from agent_evals.core.executor import Attempted, Outcome, await_user
+from agent_evals.core.executor import Attempted, Deadline, Outcome, await_user
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.retry import RetryPolicy
-from agent_evals.core.scorer import PreparedScorer, is_async_callable, score_all
+from agent_evals.core.scorer import Expiry, PreparedScorer, is_async_callable, score_all
 from agent_evals.core.trials import (
     Called,
     TrialBody,
@@ -47,6 +47,9 @@ from agent_evals.cost.meter import task_usage
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+RUN_EVAL_TIMEOUT_COVERS = "the task and its scorers"
+"""What ``EvalConfig.timeout_s`` bounds: the whole example (issue 30), named in its expiry error."""
+
 NO_TASK = (
     "no task and no stored output: either pass task=... or give this example a pre-populated "
     "output=TaskResult(...) to replay"
@@ -311,9 +314,12 @@ class _Run:
         if result is not None:  # a failed task is not scored: its example fails every scorer
             context = {"input": example.input, "metadata": example.metadata} if self.any_context else {}
             owners: dict[str, int] = {}
-            scored = await score_all(
-                self.scorers, result, example.expected, context, self.config.scorer_timeout_s
-            )
+            # timeout_s bounds the whole trial: the scorers get what the task left of it
+            deadline = Deadline(self.config.timeout_s, RUN_EVAL_TIMEOUT_COVERS, t - task_duration)
+            expired: list[str] = []
+            limit, expiry = _scorer_limit(deadline, self.config.scorer_timeout_s, expired)
+            scored = await score_all(self.scorers, result, example.expected, context, limit, expiry)
+            error = error or (expired[0] if expired else None)  # past the example's limit: errored
             for i, out in enumerate(scored):
                 self._keep(scores, owners, i, out, replaced)
         outputs = result.context.get("outputs") if result is not None and result.context else None
@@ -348,6 +354,23 @@ class _Run:
             except Exception:
                 logger.warning("progress callback raised; it will not be called again", exc_info=True)
                 self.progress = None
+
+
+def _scorer_limit(
+    deadline: Deadline, own: float | None, expired: list[str]
+) -> tuple[float | None, Expiry | None]:
+    """Each scorer's limit: its own (``scorer_timeout_s``) or what the example's ``timeout_s`` left,
+    whichever is shorter; past the example's limit, the error names the scorer (kept in ``expired``)."""
+    left = deadline.left()
+    if left is None or (own is not None and own <= left):
+        return own, None
+
+    def expiry(part: str) -> str:
+        text = deadline.expired(part)
+        expired.append(text)
+        return text
+
+    return left, expiry
 
 
 def _always(_index: int) -> bool:

@@ -32,6 +32,10 @@ class Scorer(Protocol):
         ...
 
 
+Expiry = Callable[[str], str]
+"""The error of a part (``"scorer 'x'"``) still running when its trial's limit passed."""
+
+
 def scorer_name(obj: Any) -> str:
     """The name a scorer's results are keyed by, fixed before any example runs.
 
@@ -144,7 +148,9 @@ class PreparedScorer:
             return out
         return self.check(out)
 
-    async def finish(self, pending: Awaitable[Any], timeout_s: float | None = None) -> Score:
+    async def finish(
+        self, pending: Awaitable[Any], timeout_s: float | None = None, expiry: Expiry | None = None
+    ) -> Score:
         """Await what :meth:`start` returned for an async scorer and check it."""
         try:
             guard = guarded(pending)  # SystemExit must not cross wait_for's task boundary
@@ -152,6 +158,8 @@ class PreparedScorer:
         except asyncio.CancelledError:
             raise
         except asyncio.TimeoutError:
+            if expiry is not None:
+                return error_score(self.name, expiry(f"scorer {self.name!r}"))
             return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
         except Exception as exc:
             return self._raised(exc)
@@ -163,6 +171,7 @@ class PreparedScorer:
         expected: ExpectedResult | None,
         context: Mapping[str, Any],
         timeout_s: float | None = None,
+        expiry: Expiry | None = None,
     ) -> Score:
         """Call the scorer through the one trial executor and always come back with a Score keyed by
         ``self.name``, at most ``timeout_s`` seconds later.
@@ -171,7 +180,8 @@ class PreparedScorer:
         limit is errored, never passed); every other sync scorer runs in a daemon thread of its own,
         so one stuck past the limit holds only that thread and never keeps the process alive. An
         exception, a timeout or a return value that is not a Score becomes a Score with ``error``
-        set, value 0 and ``passed`` False.
+        set, value 0 and ``passed`` False. ``expiry(part)``: the error when the limit passes (a
+        trial's shared limit names its part that overran), else the scorer's own timeout text.
         """
         from agent_evals.core.executor import run_user
 
@@ -184,11 +194,17 @@ class PreparedScorer:
             thread=not (self.is_async or self.inline),
         )
         if outcome.late and outcome.limit is not None:
+            why = "an async scorer that blocks the event loop cannot be stopped at the limit"
+            if expiry is not None:  # the trial's limit: named as such, with the time it took
+                text = f"{expiry(f'scorer {self.name!r}')} (it returned after {outcome.elapsed:.1f}s: {why})"
+                return error_score(self.name, text)
             return error_score(
                 self.name,
                 f"scorer {self.name!r} timed out after {outcome.limit:g}s (it returned after "
-                f"{outcome.elapsed:.1f}s: an async scorer that blocks the event loop cannot be stopped at the limit)",
+                f"{outcome.elapsed:.1f}s: {why})",
             )
+        if outcome.timed_out and expiry is not None:
+            return error_score(self.name, expiry(f"scorer {self.name!r}"))
         if outcome.timed_out:
             return error_score(self.name, f"scorer {self.name!r} {outcome.error}")
         if outcome.fault is not None:
@@ -239,8 +255,12 @@ async def score_all(
     expected: ExpectedResult | None,
     context: Mapping[str, Any],
     timeout_s: float | None = None,
+    expiry: Expiry | None = None,
 ) -> list[Score]:
     """Every scorer's Score for one result, in scorer order; the scorers run concurrently.
+
+    ``timeout_s`` bounds each scorer; ``expiry(part)`` gives the error of one still running then
+    (a trial's shared limit: see ``core.executor.Deadline``).
 
     Quick inline scorers finish first on the loop; the others (async ones, and sync ones in worker
     threads) run side by side, so three 1-second judges take about a second, not three.
@@ -253,9 +273,9 @@ async def score_all(
             if isinstance(out, Score):
                 scores.append(out)
                 continue
-            waiting.append((len(scores), scorer.finish(out, timeout_s)))
+            waiting.append((len(scores), scorer.finish(out, timeout_s, expiry)))
         else:
-            waiting.append((len(scores), scorer.score(result, expected, context, timeout_s)))
+            waiting.append((len(scores), scorer.score(result, expected, context, timeout_s, expiry)))
         scores.append(None)
     if len(waiting) == 1:
         position, only = waiting[0]

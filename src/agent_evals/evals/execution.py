@@ -10,7 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from agent_evals.core.executor import Attempted, call_now, run_attempts, run_user
+from agent_evals.core.executor import Attempted, Deadline, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.trials import drive_sync
 from agent_evals.cost.http_usage import metering
@@ -22,6 +22,9 @@ from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.tracebacks import assertion_notes, describe, user_traceback
 
 T = TypeVar("T")
+
+EVAL_TIMEOUT_COVERS = "the body and its evaluators"
+"""What an eval's ``timeout`` bounds: the whole trial (issue 30), named in its expiry error."""
 
 EVALUATOR_DEFAULT_KEY = "pass"
 """Key given to an evaluator's score that has none (and to a bare True/False it returns)."""
@@ -72,6 +75,11 @@ async def _body(spec: EvalCaseSpec, ctx: EvalContext, sync_mode: bool) -> None:
         )
 
 
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """Whether calling ``fn`` gives a coroutine (an ``async def`` function or ``__call__``)."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
 def evaluator_name(fn: Callable[..., Any]) -> str:
     """Display name of an evaluator."""
     return str(getattr(fn, "__name__", None) or type(fn).__name__)
@@ -83,18 +91,32 @@ async def run_evaluators(
     *,
     sync_mode: bool = False,
     default_score_key: str = EVALUATOR_DEFAULT_KEY,
+    deadline: Deadline | None = None,
 ) -> None:
     """Apply evaluators in order to a finished result; one that raises makes the result an error.
 
     An evaluator's scores are added next to the ones already there, never in their place (as in
     ezvals): a keyless ``pass`` after a failed assertion, a failed stored score or an earlier
     evaluator's failure leaves the result failing. Then, as in ezvals, a result that finished
-    cleanly without any score gets the automatic pass under ``default_score_key``.
+    cleanly without any score gets the automatic pass under ``default_score_key``. ``deadline``:
+    the trial's limit, which the evaluators share with the body (what is left of it bounds each one;
+    in sync mode the caller bounds the whole trial and reads ``deadline.part`` when it overran).
     """
     for fn in evaluators:
         name = evaluator_name(fn)
+        if deadline is not None:
+            deadline.part = f"evaluator {name!r}"
         # the trial executor calls it (in sync mode a returned awaitable runs on a loop of its own)
-        called = call_now(fn, result, run_awaitable=True) if sync_mode else await run_user(fn, result)
+        if sync_mode:
+            called = call_now(fn, result, run_awaitable=True)
+        else:
+            left = deadline.left() if deadline is not None else None
+            # under a limit a sync evaluator runs in a daemon thread, so one that never returns is let go
+            thread = left is not None and not _is_async(fn)
+            called = await run_user(fn, result, timeout=left, thread=thread)
+            if called.timed_out and deadline is not None:
+                result.error = deadline.expired(f"evaluator {name!r}")
+                return
         if called.fault is None and called.value is None:
             continue
         if called.fault is None:  # what it returned is its own: a value that is no score is its fault
@@ -134,8 +156,8 @@ async def run_trial(
 ) -> EvalCaseResult:
     """Run trial ``trial`` of ``spec`` and return its result; user exceptions never escape.
 
-    ``timeout`` (else the spec's) bounds the target and the body of each attempt. ``sync_mode`` is
-    for a worker thread without an event loop. With ``replay=True`` the target is skipped and
+    ``timeout`` (else the spec's) bounds the target, the body and the evaluators of each attempt.
+    ``sync_mode`` is for a worker thread without an event loop. With ``replay=True`` the target is skipped and
     ``output`` is used (how ``regrade`` re-scores a stored output). ``retry`` runs the trial again
     after an infrastructure error (the trial executor's rule); the final attempt is the result.
     """
@@ -179,8 +201,10 @@ async def run_attempt(
     sync_mode: bool = False,
     output: Any = None,
     replay: bool = False,
+    deadline: Deadline | None = None,
 ) -> Attempt:
-    """One attempt of a trial of ``spec`` (see :func:`run_trial`)."""
+    """One attempt of a trial of ``spec`` (see :func:`run_trial`): the limit bounds the body and the
+    evaluators together. ``deadline``: the caller's (a sync trial run whole in a thread under it)."""
     started = time.perf_counter()
     ctx = EvalContext(
         input=spec.input,
@@ -192,6 +216,8 @@ async def run_attempt(
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
     run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout
+    if deadline is None:
+        deadline = Deadline(limit, EVAL_TIMEOUT_COVERS, started)
     with metering() as meter:  # the model calls of the target and the body (not the evaluators')
         if sync_mode:  # in a worker thread: the scheduler bounds the wait for the whole trial
             outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
@@ -217,7 +243,11 @@ async def run_attempt(
     result.add_scores(ctx.scores, "body")
     if result.error is None and spec.evaluators:
         await run_evaluators(
-            result, spec.evaluators, sync_mode=sync_mode, default_score_key=spec.default_score_key
+            result,
+            spec.evaluators,
+            sync_mode=sync_mode,
+            default_score_key=spec.default_score_key,
+            deadline=deadline,
         )
     else:
         add_automatic_pass(result, spec.default_score_key)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agent_evals.core.executor import Attempted, Outcome, run_user
+from agent_evals.core.executor import Attempted, Deadline, Outcome, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.trials import TrialBody, drive, drive_sync
 from agent_evals.evals.execution import (
+    EVAL_TIMEOUT_COVERS,
     Attempt,
     attempt_usage,
     final_result,
@@ -42,12 +43,13 @@ def _limit(spec: EvalCaseSpec, timeout: float | None) -> float | None:
     return timeout if timeout is not None else spec.timeout
 
 
-def _sync_attempt(spec: EvalCaseSpec) -> Attempt:
-    return drive_sync(run_attempt(spec, sync_mode=True))
+def _sync_attempt(spec: EvalCaseSpec, deadline: Deadline | None = None) -> Attempt:
+    return drive_sync(run_attempt(spec, sync_mode=True, deadline=deadline))
 
 
-def _timed_out(spec: EvalCaseSpec, outcome: Outcome) -> Attempt:
-    """A sync trial's attempt as its result: our limit stopped the wait for its thread, or it returned."""
+def _timed_out(spec: EvalCaseSpec, outcome: Outcome, deadline: Deadline | None = None) -> Attempt:
+    """A sync trial's attempt as its result: our limit stopped the wait for its thread (the error
+    names the part that was running: the body, or which evaluator), or it returned."""
     if outcome.fault is not None:  # run_attempt absorbs user faults: this is a bug of ours
         raise outcome.fault
     if outcome.timed_out:
@@ -55,7 +57,9 @@ def _timed_out(spec: EvalCaseSpec, outcome: Outcome) -> Attempt:
             input=spec.input,
             reference=spec.reference,
             metadata=dict(spec.metadata),
-            error=outcome.error,
+            error=outcome.error
+            if deadline is None or deadline.part == "the body"
+            else deadline.expired(deadline.part),
             duration=outcome.elapsed,
         )
         return result, None
@@ -74,8 +78,9 @@ async def run_jobs(
 ) -> None:
     """Run every job with at most ``concurrency`` trials in flight; results go to ``on_result``.
 
-    ``timeout`` overrides the per-eval timeout. A sync trial with a limit runs in a thread of its
-    own; one that overruns is reported as timed out (its thread cannot be interrupted). ``retry``
+    ``timeout`` overrides the per-eval timeout (it bounds the body and the evaluators together). A
+    sync trial with a limit runs in a thread of its own; one that overruns is reported as timed out,
+    naming the part still running (its thread cannot be interrupted). ``retry``
     re-runs a trial that errored with an infrastructure error (each attempt under the limit).
     A trial the run's budget does not let start is skipped (``on_result`` is not called for it).
     """
@@ -90,7 +95,9 @@ async def run_jobs(
             return await run_attempt(spec, timeout=timeout)
         # the trial executor, in its own daemon thread: one stuck past the limit takes no
         # worker and never keeps the process alive
-        return _timed_out(spec, await run_user(_sync_attempt, spec, timeout=limit, thread=True))
+        deadline = Deadline(limit, EVAL_TIMEOUT_COVERS)  # the body and the evaluators, in one thread
+        outcome = await run_user(_sync_attempt, spec, deadline, timeout=limit, thread=True)
+        return _timed_out(spec, outcome, deadline)
 
     def in_thread(index: int) -> Attempt:
         return _sync_attempt(specs[jobs[index].spec_index])

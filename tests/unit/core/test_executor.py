@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -12,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.executor import Outcome, await_user, call_now, run_user
+from agent_evals.core.executor import Deadline, Outcome, await_user, call_now, run_user
+from agent_evals.core.faults import forget_signal, note_signal
 
 
 def _sync(behaviour: Callable[[], Any]) -> Callable[[], Any]:
@@ -89,8 +91,12 @@ async def test_run_user__sync_callable_giving_a_coroutine__awaited_within_the_sa
 
 
 def test_call_now__ctrl_c__never_absorbed() -> None:
-    with pytest.raises(KeyboardInterrupt):
-        call_now(_raise(KeyboardInterrupt()))
+    note_signal(signal.SIGINT)  # a real Ctrl-C (raised without a signal, it is the trial's error)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call_now(_raise(KeyboardInterrupt()))
+    finally:
+        forget_signal()
 
 
 async def test_run_user__cancellation__never_absorbed() -> None:
@@ -147,3 +153,27 @@ async def test_run_user__agent_timeout_error_inside_our_limit__still_its_own() -
 
     outcome = await run_user(agent, timeout=5)
     assert (outcome.timed_out, outcome.error) == (False, "TimeoutError: upstream API timed out")
+
+
+DEADLINES = {
+    "no-limit": (None, 5.0, None),
+    "time-left": (2.0, 0.5, 1.5),
+    "time-spent": (2.0, 3.0, 0.0),
+}
+
+
+@pytest.mark.parametrize(("limit", "spent", "left"), list(DEADLINES.values()), ids=list(DEADLINES))
+def test_deadline_left__time_spent__what_is_left_never_negative(
+    limit: float | None, spent: float, left: float | None
+) -> None:
+    deadline = Deadline(limit, "the body", started=time.perf_counter() - spent)
+    got = deadline.left()
+    assert got == left if left is None else got == pytest.approx(left, abs=0.05)
+
+
+def test_deadline_expired__a_part__names_it_and_what_the_limit_covers() -> None:
+    text = Deadline(2.0, "the body and its evaluators").expired("evaluator 'judge'")
+    assert text == (
+        "TimeoutError: timed out after 2s: evaluator 'judge' was still running "
+        "(the timeout covers the body and its evaluators)"
+    )

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from agent_evals.core.faults import forget_signal, note_signal
 from agent_evals.errors import EvalFileError, UsageError
 from agent_evals.record.model import RunRecord
 from agent_evals.run.session import RunBuilder, match_case_id, run_paths
@@ -190,8 +192,12 @@ def test_run_paths__interrupted_run__builder_keeps_finished_cases_marked_incompl
         """,
     )
     builder = _builder()
-    with pytest.raises(KeyboardInterrupt):
-        run_paths(["eval_stop.py"], builder=builder)
+    note_signal(signal.SIGINT)  # a real Ctrl-C (raised without a signal, it would be the eval's error)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_paths(["eval_stop.py"], builder=builder)
+    finally:
+        forget_signal()
     record = builder.record(complete=False)
     _validate(record)
     assert record.run.complete is False

@@ -122,8 +122,9 @@ GITHUB_DEADLINE_HELP = (
     default="off",
     show_default=True,
     envvar=_env("cache"),
-    help="Response cache of model calls (LangChain, agent-evals' httpx transport): record, replay (a miss "
-    "errors that trial) or off.",
+    help="Response cache of the HTTP calls trials make: record, replay (a miss errors that trial, never a "
+    "live call) or off. Covers httpx, the standard library's http.client (urllib, requests) and LangChain's "
+    "LLM cache; see `agent-evals run --help` for what it cannot cover.",
 )
 @click.option(
     "--cache-dir",

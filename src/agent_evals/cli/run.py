@@ -342,7 +342,7 @@ def _warn_unreplayed(cache: ResponseCache, silent: int) -> None:
     if silent:
         click.echo(
             f"warning: --cache replay: {silent} trial(s) replayed no model call; calls made without the "
-            "cache hooks (LangChain's cache, agent-evals' httpx transport) are not cached",
+            "cache hooks (httpx, http.client, LangChain's cache), e.g. aiohttp, are not cached",
             err=True,
         )
 

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agent_evals.record.text import clean_text
+
 T = TypeVar("T")
 
 MAX_MESSAGE_CHARS = 2000
@@ -117,17 +119,10 @@ async def guarded(awaitable: Awaitable[T]) -> T:
 
 def safe_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """``text`` that always encodes as UTF-8 (lone surrogates become U+FFFD), cut at ``limit`` chars."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = _replace_surrogates(text)
+    text = clean_text(text)
     if len(text) > limit:
         text = f"{text[:limit]}... [cut: {len(text):,} characters in all]"
     return text
-
-
-def _replace_surrogates(text: str) -> str:
-    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 
 def describe_fault(exc: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -145,7 +145,9 @@ def _ci_environment(tmp: Path, work: Path) -> dict[str, str]:
 def _signalled(args: list[str], work: Path, env: dict[str, str], signum: int) -> tuple[int, float, str]:
     """Start ``args`` in ``work``, send ``signum`` once c1 started; (exit code, seconds after the signal, stderr)."""
     began = time.monotonic()
-    proc = subprocess.Popen(args, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         while not (work / "started").exists():
             assert proc.poll() is None, f"exited {proc.returncode} before c1 started: {proc.communicate()}"

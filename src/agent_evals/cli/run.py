@@ -26,8 +26,8 @@ RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
     "max_error_rate allows, or --fail-under was given and the pass rate is below it; 2 usage error (bad "
     "flag or path, an eval file or agent that fails to import, a bad benchmark YAML); 3 internal error, "
-    "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM); partial results are still written, marked "
-    "incomplete."
+    "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM): the run ends within 5 s whatever its trials "
+    "are doing, and the results so far are still written, marked incomplete."
 )
 
 
@@ -328,11 +328,8 @@ def _execute(
         except KeyboardInterrupt as exc:
             for signum in (signal.SIGINT, signal.SIGTERM):  # the partial record gets written whole
                 signal.signal(signum, signal.SIG_IGN)
-            noted = signal_received()
-            if noted is not None:
-                interrupted = 128 + noted
-            else:
-                interrupted = 143 if isinstance(exc, Terminated) else 130
+            noted = signal_received()  # the signal's own code: 130 SIGINT, 143 SIGTERM
+            interrupted = 128 + noted if noted is not None else 143 if isinstance(exc, Terminated) else 130
         builder.finish(complete=not interrupted)
         builder.discard_scratch()  # without --output the record went to a temporary file
     except AgentEvalsError as exc:

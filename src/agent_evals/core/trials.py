@@ -119,9 +119,7 @@ async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: Retr
 class _Drive(Generic[T]):
     """The shared cursor of one :func:`drive` call and its lanes."""
 
-    def __init__(
-        self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: DaemonPool | None
-    ) -> None:
+    def __init__(self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: DaemonPool | None) -> None:
         self.count = count
         self.body = body
         self.retry = retry

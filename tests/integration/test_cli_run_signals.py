@@ -1,7 +1,8 @@
 """A real SIGINT or SIGTERM ends `agent-evals run` (and `ci`) within 5 s, whatever the trial is doing.
 
 Every row starts the real CLI in its own process. Case ``c0`` answers at once; case ``c1`` gets stuck
-(a sync call that never returns, an await that never ends, a retry waiting on ``Retry-After: 60``)
+(a sync call that never returns, on its own or in the loop's pool or in a thread of its own, an await
+that never ends, a retry waiting on ``Retry-After: 60``)
 after writing ``started``. The signal goes out then; the process must end on its own, with the
 signal's exit code and a readable partial record holding ``c0``.
 """
@@ -77,14 +78,23 @@ capabilities:
       - {id: c1, prompt: c1, success: {output: {contains: ok}}}
 """
 
-AGENT = (
-    HEAD
-    + "def answer(prompt):\n"
-    + "    if prompt == 'c1':\n"
-    + "        Path('started').write_text('x')\n"
-    + f"        {STUCK_SYNC}\n"
-    + "    return 'ok'\n"
-)
+STUCK_IN_TO_THREAD = "await asyncio.to_thread(threading.Event().wait)"
+"""An async caller waiting on a sync call (an SDK without async) that never returns, in the loop's pool."""
+
+STUCK_IN_OWN_THREAD = "worker = threading.Thread(target=threading.Event().wait, daemon=False)\n        worker.start()\n        worker.join()"
+"""User code waiting on a (non-daemon) thread of its own that never ends."""
+
+
+def _agent(body: str, *, is_async: bool) -> str:
+    return (
+        HEAD
+        + f"{'async ' if is_async else ''}def answer(prompt):\n"
+        + "    if prompt == 'c1':\n"
+        + "        Path('started').write_text('x')\n"
+        + f"        {body}\n"
+        + "    return 'ok'\n"
+    )
+
 
 STUCK: dict[str, Stuck] = {
     "sync-eval-call-never-returns": Stuck(
@@ -93,8 +103,18 @@ STUCK: dict[str, Stuck] = {
     "async-eval-awaits-forever": Stuck(
         {"eval_stuck.py": _eval_file("await asyncio.Event().wait()", is_async=True)}, "eval_stuck.py"
     ),
+    "async-eval-to-thread-never-returns": Stuck(
+        {"eval_stuck.py": _eval_file(STUCK_IN_TO_THREAD, is_async=True)}, "eval_stuck.py"
+    ),
+    "sync-eval-own-thread-never-ends": Stuck(
+        {"eval_stuck.py": _eval_file(STUCK_IN_OWN_THREAD, is_async=False)}, "eval_stuck.py"
+    ),
     "benchmark-agent-stuck-in-sync-code": Stuck(
-        {"stuck_agent.py": AGENT, "signals.yaml": BENCHMARK}, "signals.yaml"
+        {"stuck_agent.py": _agent(STUCK_SYNC, is_async=False), "signals.yaml": BENCHMARK}, "signals.yaml"
+    ),
+    "benchmark-async-agent-to-thread-never-returns": Stuck(
+        {"stuck_agent.py": _agent(STUCK_IN_TO_THREAD, is_async=True), "signals.yaml": BENCHMARK},
+        "signals.yaml",
     ),
     "sync-eval-retry-after-60": Stuck(
         {"eval_stuck.py": _eval_file("raise Limited('slow down')", is_async=False, preamble=LIMITED)},

@@ -315,11 +315,13 @@ def _execute(
     """Run everything into ``builder`` and write its record; returns the exit code of an interrupted
     run (130 Ctrl-C, 143 SIGTERM), else 0. A failure exits here, its partial record handled by
     :func:`_failed`. ``options``: the keyword arguments of ``run.session.execute``."""
-    from agent_evals.core.signals import signal_received
+    from agent_evals.core.signals import forget_signal, signal_received
     from agent_evals.run.session import execute
 
     interrupted = 0
-    for signum in (signal.SIGINT, signal.SIGTERM):  # Actions cancels with SIGINT, then SIGTERM
+    forget_signal()  # a run earlier in this process (a test, a caller of the command) is over
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:  # Actions cancels with SIGINT, then SIGTERM
         signal.signal(signum, _on_signal)
     try:
         try:
@@ -339,6 +341,11 @@ def _execute(
     except (Exception, SystemExit, GeneratorExit):  # a bug, or a fault that escaped its trial: never exit 0
         message = f"internal error (please report it):\n{traceback.format_exc()}"
         _failed(builder, progress, message, EXIT_INTERNAL)
+    finally:
+        if not interrupted:  # an interrupted run ignores further signals until it has exited
+            for signum, handler in previous.items():
+                if handler is not None:  # None: set outside Python, cannot be put back
+                    signal.signal(signum, handler)
     return interrupted
 
 

@@ -16,6 +16,18 @@
     ├── UnsafeArchiveError          a downloaded artifact that is not safe to extract
     └── CacheMiss                   --cache replay has no entry for a model call (errors that trial)
 
+Not an exception: a real SIGINT or SIGTERM during ``run`` or ``ci`` ends the process within 5 s with
+exit code 130 (:data:`EXIT_SIGINT`) or 143 (:data:`EXIT_SIGTERM`), 128 plus the signal's number, after
+the cases finished so far are written (``complete: false``).
+
+    code  meaning
+    0     passed (warnings allowed)
+    1     the gate failed
+    2     usage or configuration error (UsageError and its subclasses)
+    3     infrastructure or internal error (any other AgentEvalsError, a bug)
+    130   interrupted by SIGINT (Ctrl-C); partial record written
+    143   terminated by SIGTERM (an Actions cancellation); partial record written
+
 Library entry points that take Python objects (``run_eval_async`` and friends) raise plain
 ``ValueError``/``TypeError`` for wrong arguments, as Python code expects.
 """
@@ -26,12 +38,15 @@ EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 passed (warnings allowed); 1 gate failed (regression, floor or error budget); "
     "2 usage or configuration error (bad YAML, flags, eval file or agent import, unreadable record); "
     "3 infrastructure or internal error (also: an incomplete candidate run, a run that died without a "
-    "record); 130/143 interrupted by SIGINT/SIGTERM (partial results written, marked incomplete)."
+    "record); 130/143 interrupted by SIGINT/SIGTERM (the process ends within 5 s; partial results "
+    "written, marked incomplete)."
 )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent_evals import ExampleData, Score, TaskResult, run_eval
-from agent_evals.core.faults import forget_signal, note_signal
+from agent_evals.core.signals import forget_signal, note_signal
 
 CLI = str(Path(sys.executable).with_name("agent-evals"))
 BOUND_S = 30

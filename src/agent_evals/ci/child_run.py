@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +23,12 @@ if TYPE_CHECKING:
 
 TAIL_LINES = 20
 """Last lines of the child's output kept for the report of a run that died."""
+
+CHILD_GRACE_S = 3.5
+"""How long the child run has, after ``ci`` passed a signal on, to write its partial record and end
+(it takes about a second; ``ci`` as a whole ends within 5 s of the signal)."""
+POLL_S = 0.1
+"""How often ``ci`` looks whether a signal came while it waits for the child."""
 
 Emit = Callable[[str], None]
 
@@ -137,9 +144,9 @@ def run_child(
 
     previous = _install({signal.SIGINT: forward, signal.SIGTERM: forward})
     try:
-        code = proc.wait()
+        code = _wait(proc, received)
         for relay in relays:
-            relay.join(timeout=5)
+            relay.join(timeout=1 if received else 5)
     finally:
         _install(previous)
         if in_actions:
@@ -160,6 +167,23 @@ def run_child(
     except RunRecordError as exc:
         result.problem = f"its run record is unreadable: {exc}"
     return result
+
+
+def _wait(proc: subprocess.Popen[bytes], received: list[int]) -> int:
+    """The child's exit code. Once a signal was passed on, it has :data:`CHILD_GRACE_S` to write its
+    partial record and end; one that does not is killed (its streamed record stays), so ``ci`` ends
+    within the bound an interrupted ``run`` keeps."""
+    signalled: float | None = None
+    while True:
+        try:
+            return proc.wait(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            pass
+        if received and signalled is None:
+            signalled = time.monotonic()
+        if signalled is not None and time.monotonic() - signalled > CHILD_GRACE_S:
+            proc.kill()
+            return proc.wait()
 
 
 def redact_file(path: Path, scrub: Callable[[str], str]) -> None:

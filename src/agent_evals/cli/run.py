@@ -26,8 +26,8 @@ RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
     "max_error_rate allows, or --fail-under was given and the pass rate is below it; 2 usage error (bad "
     "flag or path, an eval file or agent that fails to import, a bad benchmark YAML); 3 internal error, "
-    "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM); partial results are still written, marked "
-    "incomplete."
+    "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM): the run ends within 5 s whatever its trials "
+    "are doing, and the results so far are still written, marked incomplete."
 )
 
 
@@ -35,15 +35,41 @@ Tally = Callable[[], tuple[int, int, int]]
 """Finished trials so far as (passed, failed, errored)."""
 
 
+EXIT_GRACE_S = 1.0
+"""After an interrupted run's record is written, how long the interpreter may take to exit before
+the process ends itself: a thread of the user's own (or a scorer's ``asyncio.to_thread``) stuck in a
+call that never returns would otherwise be joined at exit forever."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: the results so far are kept, marked incomplete (exit 143)."""
 
 
-def _terminate(signum: int, _frame: object) -> None:
-    from agent_evals.core.faults import note_signal
+def _on_signal(signum: int, _frame: object) -> None:
+    """SIGINT or SIGTERM: note it (retry waits wake, worker threads finish no more trials), then
+    stop the main thread where it is, as Ctrl-C does."""
+    from agent_evals.core.signals import note_signal
 
-    note_signal(signum)  # a real signal: the KeyboardInterrupt below ends the run, no trial absorbs it
-    raise Terminated
+    note_signal(signum)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def _exit_interrupted(code: int) -> NoReturn:
+    """Exit ``code`` (130/143) now that the record is written: stdout and stderr are flushed, and a
+    daemon thread ends the process after :data:`EXIT_GRACE_S` should the interpreter's exit wait on a
+    thread that cannot be stopped (it is abandoned, not joined)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+    def end() -> None:
+        time.sleep(EXIT_GRACE_S)
+        os._exit(code)
+
+    threading.Thread(target=end, name="agent-evals-exit", daemon=True).start()
+    sys.exit(code)
 
 
 class ProgressLine:
@@ -273,7 +299,7 @@ def run(
     _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose)
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
-        sys.exit(interrupted)
+        _exit_interrupted(interrupted)
     if cache is not None and cache.mode == "replay":
         _warn_unreplayed(cache, builder.digest.replayed_nothing)
     code = _finished_exit_code(builder, fail_under)
@@ -292,17 +318,23 @@ def _execute(
     """Run everything into ``builder`` and write its record; returns the exit code of an interrupted
     run (130 Ctrl-C, 143 SIGTERM), else 0. A failure exits here, its partial record handled by
     :func:`_failed`. ``options``: the keyword arguments of ``run.session.execute``."""
+    from agent_evals.core.signals import forget_signal, signal_received
     from agent_evals.run.session import execute
 
     interrupted = 0
-    signal.signal(signal.SIGTERM, _terminate)  # Actions cancels with SIGINT, then SIGTERM
+    forget_signal()  # a run earlier in this process (a test, a caller of the command) is over
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:  # Actions cancels with SIGINT, then SIGTERM
+        signal.signal(signum, _on_signal)
     try:
         try:
             with cache.activate() if cache is not None else contextlib.nullcontext():
                 execute(paths, builder, progress=progress, **options)
         except KeyboardInterrupt as exc:
-            interrupted = 143 if isinstance(exc, Terminated) else 130
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the partial record gets written whole
+            for signum in (signal.SIGINT, signal.SIGTERM):  # the partial record gets written whole
+                signal.signal(signum, signal.SIG_IGN)
+            noted = signal_received()  # the signal's own code: 130 SIGINT, 143 SIGTERM
+            interrupted = 128 + noted if noted is not None else 143 if isinstance(exc, Terminated) else 130
         builder.finish(complete=not interrupted)
         builder.discard_scratch()  # without --output the record went to a temporary file
     except AgentEvalsError as exc:
@@ -312,6 +344,11 @@ def _execute(
     except (Exception, SystemExit, GeneratorExit):  # a bug, or a fault that escaped its trial: never exit 0
         message = f"internal error (please report it):\n{traceback.format_exc()}"
         _failed(builder, progress, message, EXIT_INTERNAL)
+    finally:
+        if not interrupted:  # an interrupted run ignores further signals until it has exited
+            for signum, handler in previous.items():
+                if handler is not None:  # None: set outside Python, cannot be put back
+                    signal.signal(signum, handler)
     return interrupted
 
 

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agent_evals.core.signals import signal_received
 from agent_evals.record.text import clean_text
 
 T = TypeVar("T")
@@ -46,43 +47,18 @@ class TrialFault(Exception):
         self.exc = exc
 
 
-_signal_received: int | None = None
-"""The number of the first SIGINT/SIGTERM the process received (None: no signal so far)."""
-
-
-def note_signal(signum: int) -> None:
-    """Remember that a real signal (SIGINT, SIGTERM) arrived: call it from the run's signal handler.
-
-    From then on a ``KeyboardInterrupt`` is that signal ending the run, never a trial's fault.
-    """
-    global _signal_received
-    if _signal_received is None:
-        _signal_received = signum
-
-
-def signal_received() -> int | None:
-    """The signal noted by :func:`note_signal` (None when no real signal has arrived)."""
-    return _signal_received
-
-
-def forget_signal() -> None:
-    """Clear the noted signal (a new run in the same process, or a test)."""
-    global _signal_received
-    _signal_received = None
-
-
 def absorbed(exc: BaseException) -> bool:
     """Whether a trial records ``exc`` as its error: whatever user code raises, it is that trial's fault.
 
     Only our own stops pass through: cancellation of the trial's task, and a ``KeyboardInterrupt``
-    once a real signal has been noted (:func:`note_signal`). ``SystemExit`` (``sys.exit(0)``),
+    once a real signal has been noted (``core.signals.note_signal``). ``SystemExit`` (``sys.exit(0)``),
     ``GeneratorExit``, ``StopIteration`` and a ``KeyboardInterrupt`` raised with no signal received
     are errors of the trial that raised them, not the end of the run.
     """
     if isinstance(exc, asyncio.CancelledError):
         return False
     if isinstance(exc, KeyboardInterrupt):
-        return _signal_received is None
+        return signal_received() is None
     return True
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import Any
 
+from agent_evals.core.signals import pause
+
 BACKOFF_S = (1.0, 2.0, 4.0)
 """Waits before retries 1, 2 and 3 when the server gives no ``Retry-After``; later ones double on."""
 BACKOFF_CAP_S = 30.0
@@ -180,12 +182,13 @@ class RetryPolicy:
     """``--retry-errors N``: up to ``retries`` more attempts of a trial whose error is an infrastructure error.
 
     ``sleep`` / ``sleep_blocking`` are the clock (tests pass recording ones); ``now`` reads wall time
-    for ``Retry-After`` dates.
+    for ``Retry-After`` dates. The blocking one (a worker thread's wait) wakes on a real SIGINT/SIGTERM
+    (``core.signals``) and abandons the trial; the async one is cancelled with the event loop's tasks.
     """
 
     retries: int = 0
     sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, repr=False)
-    sleep_blocking: Callable[[float], None] = field(default=time.sleep, repr=False)
+    sleep_blocking: Callable[[float], None] = field(default=pause, repr=False)
     now: Callable[[], float] = field(default=time.time, repr=False)
 
     def __post_init__(self) -> None:

@@ -16,7 +16,9 @@ to do with the finished trial); the driver owns everything around it, once for a
   never has more than one ``finish`` pending, and under a budget it waits for it (the spend is
   charged there) before asking the budget again;
 - Ctrl-C, cancellation or a bug in ``finish`` stop every lane: the worker threads take no new
-  trial and the error propagates.
+  trial and the error propagates. The worker threads are daemons (``core.workers``): one stuck in a
+  call that never returns is abandoned, never joined, so an interrupted run still ends; after a real
+  signal (``core.signals``) a worker thread finishes no further trial and a retry's wait wakes.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from agent_evals.calls.scope import TrialScope
 from agent_evals.core.executor import Attempted, Inspect, Outcome, UsageOf, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.core.signals import signal_received
+from agent_evals.core.workers import DaemonPool
 from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage
@@ -96,7 +99,7 @@ async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: Retr
     lanes = min(concurrency, count)
     pool = None
     if body.attempt_in_thread is not None:
-        pool = ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="agent-evals")
+        pool = DaemonPool(lanes, "agent-evals")
     run = _Drive(count, body, retry, pool)
     workers = [asyncio.ensure_future(run.lane()) for _ in range(lanes)]
     try:
@@ -116,9 +119,7 @@ async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: Retr
 class _Drive(Generic[T]):
     """The shared cursor of one :func:`drive` call and its lanes."""
 
-    def __init__(
-        self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: ThreadPoolExecutor | None
-    ) -> None:
+    def __init__(self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: DaemonPool | None) -> None:
         self.count = count
         self.body = body
         self.retry = retry
@@ -186,7 +187,7 @@ class _Drive(Generic[T]):
         assert attempt is not None  # only called when the body has one
         out: list[tuple[int, Attempted[T]]] = []
         for index in range(start, end):
-            if self.stop.is_set():
+            if self.stop.is_set() or signal_received() is not None:
                 break
             if not may_start():
                 continue
@@ -200,6 +201,8 @@ class _Drive(Generic[T]):
                     blocking=True,
                 )
             )
+            if signal_received() is not None:  # the run is ending: its record is being written
+                break
             if self.body.finish_in_thread is not None:
                 self.body.finish_in_thread(index, done)
             else:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from agent_evals.core.retry import RetryPolicy
+from agent_evals.core.workers import LoopPool
 from agent_evals.errors import UsageError
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
@@ -237,8 +238,14 @@ def _back_to(cwd: Path) -> None:
 
 
 def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Unpack[RunOptions]) -> None:
-    """Synchronous wrapper of :func:`execute_async` (the same keyword options)."""
-    asyncio.run(execute_async(paths, builder, **options))
+    """Synchronous wrapper of :func:`execute_async` (the same keyword options), on a loop of its own
+    whose default executor is not waited for after a real signal (``core.workers.LoopPool``)."""
+    asyncio.run(_with_loop_pool(execute_async(paths, builder, **options)))
+
+
+async def _with_loop_pool(work: Awaitable[None]) -> None:
+    asyncio.get_running_loop().set_default_executor(LoopPool(thread_name_prefix="agent-evals-loop"))
+    await work
 
 
 async def run_paths_async(

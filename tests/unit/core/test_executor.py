@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_evals.core.executor import Deadline, Outcome, await_user, call_now, run_user
-from agent_evals.core.faults import forget_signal, note_signal
+from agent_evals.core.signals import forget_signal, note_signal
 
 
 def _sync(behaviour: Callable[[], Any]) -> Callable[[], Any]:

@@ -8,15 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent_evals.core.faults import (
-    TrialFault,
-    absorbed,
-    closing,
-    forget_signal,
-    guarded,
-    note_signal,
-    signal_received,
-)
+from agent_evals.core.faults import TrialFault, absorbed, closing, guarded
+from agent_evals.core.signals import forget_signal, note_signal, signal_received
 
 
 class Fatal(BaseException):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from agent_evals.core.faults import forget_signal, note_signal
+from agent_evals.core.signals import forget_signal
 from agent_evals.errors import EvalFileError, UsageError
 from agent_evals.record.model import RunRecord
 from agent_evals.run.session import RunBuilder, match_case_id, run_paths
@@ -184,6 +183,12 @@ def test_run_paths__interrupted_run__builder_keeps_finished_cases_marked_incompl
 
         @eval
         def test_second():
+            # a real Ctrl-C arrives here: the handler notes the signal, then the interrupt is raised
+            import signal
+
+            from agent_evals.core.signals import note_signal
+
+            note_signal(signal.SIGINT)
             raise KeyboardInterrupt
 
         @eval
@@ -192,7 +197,6 @@ def test_run_paths__interrupted_run__builder_keeps_finished_cases_marked_incompl
         """,
     )
     builder = _builder()
-    note_signal(signal.SIGINT)  # a real Ctrl-C (raised without a signal, it would be the eval's error)
     try:
         with pytest.raises(KeyboardInterrupt):
             run_paths(["eval_stop.py"], builder=builder)

@@ -75,10 +75,13 @@ def test_run_eval__user_code_raises_a_stop_exception__errored_example_run_goes_o
 
 
 def test_run_eval__keyboard_interrupt_after_a_real_signal__ends_the_run() -> None:
-    note_signal(2)
+    def ctrl_c() -> BaseException:  # a real Ctrl-C arrives while the task runs: noted, then raised
+        note_signal(2)
+        return KeyboardInterrupt()
+
     try:
         with pytest.raises(KeyboardInterrupt):
-            run_eval(_task_raising(lambda: KeyboardInterrupt()), [ExampleData(input="bad")], [_passes])
+            run_eval(_task_raising(ctrl_c), [ExampleData(input="bad")], [_passes])
     finally:
         forget_signal()
 

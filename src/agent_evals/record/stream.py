@@ -41,10 +41,6 @@ def partial_path(output: str | os.PathLike[str]) -> Path:
     return target.with_name(target.name + PARTIAL_SUFFIX)
 
 
-def _dumps(value: Any) -> bytes:
-    return json_bytes(value)  # lone surrogates (a suite's path, say) as U+FFFD: record.text
-
-
 def _read(src: IO[bytes], size: int) -> bytes:
     chunks = []
     while size > 0:
@@ -59,7 +55,7 @@ def _read(src: IO[bytes], size: int) -> bytes:
 def _opening(header: Mapping[str, Any]) -> bytes:
     """``{"id":...,...,"cases":[``: a suite's fields (but its cases and end-only fields), left open."""
     fields = {k: v for k, v in header.items() if v is not None}
-    return (_dumps(fields)[:-1] + b',"cases":[') if fields else b'{"cases":['
+    return (json_bytes(fields)[:-1] + b',"cases":[') if fields else b'{"cases":['
 
 
 @dataclass
@@ -147,7 +143,7 @@ class RecordWriter:
 
     def _closing(self, run_block: Mapping[str, Any]) -> bytes:
         if run_block is not self._block:  # the same block object as last time: its bytes are known
-            self._block, self._block_bytes = run_block, _dumps(run_block)
+            self._block, self._block_bytes = run_block, json_bytes(run_block)
         suite_open = b"]}" if self._current is not None else b""
         return suite_open + b'],"run":' + self._block_bytes + b"}\n"
 
@@ -194,7 +190,7 @@ class RecordWriter:
         fd, tmp = tempfile.mkstemp(prefix=f".{self.output.name}.", suffix=".tmp", dir=self.output.parent)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(b'{"schema":' + _dumps(SCHEMA_ID) + b',"run":' + _dumps(run_block))
+                out.write(b'{"schema":' + json_bytes(SCHEMA_ID) + b',"run":' + json_bytes(run_block))
                 out.write(b',"suites":[')
                 for n, index in enumerate(suites):
                     slot = self._suites[index]

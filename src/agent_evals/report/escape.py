@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from agent_evals.record.text import clean_text as _record_text
+from agent_evals.record.text import clean_text as clean_text  # the record's one surrogate rule, re-exported
 
 ZWJ = "\u200d"
 """Zero-width joiner inserted to break mentions, references and autolinks without visible change."""
@@ -75,12 +75,6 @@ def strip_controls(text: str) -> str:
     """Drop C0/C1 control characters (the ESC of ANSI colour codes too) and bidi overrides, as the
     Markdown escaping does; tab and line breaks stay."""
     return _INVISIBLE.sub("", text)
-
-
-def clean_text(text: str) -> str:
-    """Replace lone surrogates (valid in JSON, not encodable as UTF-8) with U+FFFD, as the record does
-    (``record.text``)."""
-    return _record_text(text)
 
 
 def terminal_text(text: object) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,19 +44,24 @@ def decode_json(raw: bytes) -> Any:
     in the cache costs more than it saves. Whatever they refuse (a
     byte-order mark, a lone surrogate escape, bad JSON) is decoded again by the standard library,
     which decides and words the error."""
+    decode, refused = _compiled_decoder()
+    try:
+        return decode(raw)
+    except refused:
+        return _standard(raw)
+
+
+@functools.cache
+def _compiled_decoder() -> tuple[Callable[[bytes], Any], tuple[type[Exception], ...]]:
+    """The compiled decoder and the errors by which it refuses a document, looked up once per process
+    (a failed ``import msgspec`` searches the whole path again each time it is tried)."""
     try:
         import msgspec
     except ImportError:
         from pydantic_core import from_json
 
-        try:
-            return from_json(raw, cache_strings="keys")
-        except ValueError:
-            return _standard(raw)
-    try:
-        return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        return _standard(raw)
+        return functools.partial(from_json, cache_strings="keys"), (ValueError,)
+    return msgspec.json.decode, (msgspec.DecodeError, UnicodeDecodeError)
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

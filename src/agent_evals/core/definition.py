@@ -53,6 +53,8 @@ def canonical(value: Any, _depth: int = 0, _stack: frozenset[int] = frozenset())
         return int(value) if value.bit_length() <= 10_000 else {"int": hex(value)}
     if isinstance(value, float):
         return value if math.isfinite(value) else {"float": repr(value)}
+    if (value.__class__ is dict or value.__class__ is list) and not value:  # the usual empty metadata
+        return {} if value.__class__ is dict else []
     if _depth >= MAX_DEPTH:
         return "<nested too deep>"
     marker = id(value)  # only to stop at a cycle; never part of the result
@@ -90,8 +92,12 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else stable_repr(key)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""One encoder for every canonical text (``json.dumps`` with options builds a new one per call)."""
+
+
 def _text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def canonical_json(value: Any) -> str:
@@ -101,8 +107,13 @@ def canonical_json(value: Any) -> str:
 
 def definition_digest(parts: Any) -> str:
     """The definition digest of a case from its parts (any value; see :func:`canonical`)."""
-    data = canonical_json(parts).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+    return text_digest(canonical_json(parts))
+
+
+def text_digest(text: str) -> str:
+    """The definition digest of a canonical JSON text (:func:`canonical_json`, or pieces of it joined
+    as it would have written them)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
 
 
 def is_digest(value: Any) -> bool:

@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from agent_evals.core.definition import canonical, definition_digest
+from agent_evals.core.definition import canonical, canonical_json, text_digest
 from agent_evals.evals.spec import EvalCaseSpec
 
 
@@ -19,21 +19,44 @@ def spec_definition(spec: EvalCaseSpec) -> str | None:
     evaluator (name and code) and the eval function's body (its assertions are the success check;
     comments, blank lines and formatting do not count). Not the target (the agent under test), nor
     the code the body calls, nor labels, dataset, trials or the case's id. None (no digest, never
-    a failed run) in the unforeseen case that working it out raises."""
+    a failed run) in the unforeseen case that working it out raises.
+
+    The digest is that of the canonical JSON of ``{"body", "default_score_key", "evaluators",
+    "input", "metadata", "reference", "timeout"}``; the parts every case of an eval shares are
+    made into text once per eval (:func:`_shared_parts`), and joined with each case's own."""
     try:
-        return definition_digest(
-            {
-                "input": spec.input,
-                "reference": spec.reference,
-                "metadata": spec.metadata,
-                "default_score_key": spec.default_score_key,
-                "timeout": spec.timeout,
-                "evaluators": [callable_identity(fn) for fn in spec.evaluators],
-                "body": function_body(spec.func),
-            }
+        head, tail = _shared_parts(spec)
+        own = (
+            f'"input":{canonical_json(spec.input)},"metadata":{canonical_json(spec.metadata)},'
+            f'"reference":{canonical_json(spec.reference)},'
         )
+        return text_digest(head + own + tail)
     except Exception:
         return None
+
+
+_SHARED: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]] = {}
+"""Per eval (its function, evaluators, score key and limit): the canonical text before and after
+the case's own parts. The evaluators are kept with it, so the ids in the key stay theirs."""
+
+
+def _shared_parts(spec: EvalCaseSpec) -> tuple[str, str]:
+    """The canonical JSON text of the parts an eval's cases share: ``{"body":...,"default_score_key":
+    ...,"evaluators":...,`` and ``"timeout":...}`` (the keys in the order sorted keys write them)."""
+    key = (spec.func, *map(id, spec.evaluators), spec.default_score_key, spec.timeout)
+    found = _SHARED.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], spec.evaluators, strict=True)):
+        return found[1], found[2]
+    head = (
+        f'{{"body":{canonical_json(function_body(spec.func))},'
+        f'"default_score_key":{canonical_json(spec.default_score_key)},'
+        f'"evaluators":{canonical_json([callable_identity(fn) for fn in spec.evaluators])},'
+    )
+    tail = f'"timeout":{canonical_json(spec.timeout)}}}'
+    if len(_SHARED) >= 1024:  # a long-lived process (pytest) defines evals again and again
+        _SHARED.clear()
+    _SHARED[key] = (tuple(spec.evaluators), head, tail)
+    return head, tail
 
 
 def callable_identity(fn: Callable[..., Any]) -> Any:

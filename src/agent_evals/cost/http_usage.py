@@ -10,10 +10,9 @@ import sys
 import threading
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from agent_evals.calls.hooks import Send, SendAsync, add_hook
+from agent_evals.calls.hooks import Send, SendAsync, add_hook, hooks
 from agent_evals.cost.meter import UsageMeter, bound_meter, current_meter
 from agent_evals.cost.wire import from_text
 
@@ -154,10 +153,13 @@ def install() -> None:
     add_hook(_HOOK, outer=True)
 
 
-@contextmanager
-def metering() -> Iterator[UsageMeter]:
+class metering(bound_meter):
     """Count the model calls a trial's code makes inside the block (and in the tasks and threads it
     starts) on a new meter, with the usage hook installed."""
-    install()
-    with bound_meter() as meter:
-        yield meter
+
+    __slots__ = ()
+
+    def __enter__(self) -> UsageMeter:
+        if not any(hook is _HOOK for hook in hooks()):
+            install()
+        return super().__enter__()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_evals.cost.wire import Report
@@ -82,18 +81,22 @@ def current_meter() -> UsageMeter | None:
     return _current.get()
 
 
-@contextmanager
-def bound_meter() -> Iterator[UsageMeter]:
+class bound_meter:
     """Count the model calls made inside the block (and in tasks and threads it starts) on a new meter.
 
-    Nothing feeds it unless the HTTP hook is installed: ``cost.http_usage.metering`` does both.
+    Nothing feeds it unless the HTTP hook is installed: ``cost.http_usage.metering`` does both. A
+    class rather than a generator: it is entered once per trial, where a generator's set-up shows.
     """
-    meter = UsageMeter()
-    token = _current.set(meter)
-    try:
-        yield meter
-    finally:
-        _current.reset(token)
+
+    __slots__ = ("_token", "meter")
+
+    def __enter__(self) -> UsageMeter:
+        self.meter = UsageMeter()
+        self._token = _current.set(self.meter)
+        return self.meter
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
 
 
 def usage_of_reports(reports: Iterable[Report]) -> dict[str, Any] | None:

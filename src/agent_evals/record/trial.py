@@ -94,20 +94,25 @@ def _bytes_only(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def _masked(text: str | None, redact: Redact) -> str | None:
-    return None if text is None else redact(text)
-
-
 def _score(score: ScoreData, redact: Redact) -> dict[str, Any]:
-    return {
-        "value": score.value,
-        "passed": False if score.error is not None else score.passed,
-        "error": _masked(score.error, redact),
-        "notes": _masked(score.notes, redact),
-        "expected": _masked(score.expected, redact),
-        "actual": _masked(score.actual, redact),
-        "source": score.source,
-    }
+    """A score's record data; a field that is None is left out (the record model's default)."""
+    out: dict[str, Any] = {}
+    if score.value is not None:
+        out["value"] = score.value
+    passed = False if score.error is not None else score.passed
+    if passed is not None:
+        out["passed"] = passed
+    for key, text in (
+        ("error", score.error),
+        ("notes", score.notes),
+        ("expected", score.expected),
+        ("actual", score.actual),
+    ):
+        if text is not None:
+            out[key] = redact(text)
+    if score.source is not None:
+        out["source"] = score.source
+    return out
 
 
 def trial_data(
@@ -128,21 +133,32 @@ def trial_data(
 
     ``usage`` is already in the record's shape (``cost.meter.record_usage``). A trial with an error
     never passes. Strings are masked with ``redact``: pass :data:`UNCHANGED` when the caller masks
-    the whole record afterwards.
+    the whole record afterwards. A field that is None is left out, as the record writes it (every
+    optional field of a trial defaults to None), so the validation has less to look at.
     """
     # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
     # the time of a large run.
     text, as_json = text_data(output, redact)
-    return {
+    out: dict[str, Any] = {
         "passed": passed and error is None,
-        "error": _masked(error, redact),
         "scores": {key: _score(score, redact) for key, score in scores.items()},
         "duration_s": round(duration_s, 6),
-        "usage": None if usage is None else dict(usage),
-        "output": text,
-        "output_json": as_json,
         "graded": graded,
-        "traceback": _masked(traceback, redact),
-        "attempts": [{**a, "error": _masked(a.get("error"), redact)} for a in attempts] or None,
-        "cache": None if cache is None else dict(cache),
     }
+    if error is not None:
+        out["error"] = redact(error)
+    if usage is not None:
+        out["usage"] = dict(usage)
+    if text is not None:
+        out["output"] = text
+    if as_json is not None:
+        out["output_json"] = as_json
+    if traceback is not None:
+        out["traceback"] = redact(traceback)
+    if attempts:
+        out["attempts"] = [
+            {**a, "error": None if a.get("error") is None else redact(a["error"])} for a in attempts
+        ]
+    if cache is not None:
+        out["cache"] = dict(cache)
+    return out

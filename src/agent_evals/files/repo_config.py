@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.errors import BenchmarkFileError, PolicyError
-from agent_evals.files.yaml_source import load_yaml_file
 
 REPO_CONFIG_NAMES = ("agent-evals.yaml", "agent-evals.yml")
 """Repo config files looked for (top-level ``gate:`` key), before ``pyproject.toml``."""
@@ -70,7 +69,7 @@ def load_config_yaml(path: Path, *, what: str) -> tuple[Any, Locator]:
     """A YAML config file's document (None when empty) and a locator of its keys; a file that cannot be
     read is a PolicyError ``cannot read {what} from file:line:col: ...``."""
     try:
-        data, smap = load_yaml_file(path, str(path))
+        data, smap = _load_yaml_file(path, str(path))
     except BenchmarkFileError as exc:
         if exc.reason.startswith("the file is empty"):
             return None, lambda loc: str(path)
@@ -81,3 +80,10 @@ def load_config_yaml(path: Path, *, what: str) -> tuple[Any, Locator]:
         return f"{path}:{pos[0]}:{pos[1]}" if pos else str(path)
 
     return data, locate
+
+
+def _load_yaml_file(path: Path, label: str) -> tuple[Any, Any]:
+    """The YAML reader, loaded only where a config file exists (most runs have none to read)."""
+    from agent_evals.files.yaml_source import load_yaml_file
+
+    return load_yaml_file(path, label)

@@ -43,6 +43,17 @@ class CaseStats:
         return "passed" if self.passes == self.valid else "failed"
 
 
+PASSED, FAILED, ERRORED = 0, 1, 2
+"""A trial's outcome, as an index into ``(passed, failed, errored)`` counts."""
+
+
+def trial_outcome(error: str | None, passed: bool | None) -> int:
+    """A written trial's outcome: errored when it has an error, else passed or failed by its verdict."""
+    if error is not None:
+        return ERRORED
+    return PASSED if passed else FAILED
+
+
 def case_stats(case: Case | Mapping[str, Any]) -> CaseStats:
     """Count a case's trials (a record model's case, or the case as written to the record file)."""
     if isinstance(case, Mapping):

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.record.case_stats import CaseStats, case_stats
+from agent_evals.record.case_stats import CaseStats, case_stats, trial_outcome
 
 if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord
@@ -114,12 +114,7 @@ class RunDigest:
             cache = trial.get("cache")
             if cache is not None and cache.get("replayed") == 0 and trial.get("error") is None:
                 self.replayed_nothing += 1
-            if trial.get("error") is not None:
-                self.trials[2] += 1
-            elif trial.get("passed"):
-                self.trials[0] += 1
-            else:
-                self.trials[1] += 1
+            self.trials[trial_outcome(trial.get("error"), trial.get("passed"))] += 1
         if stats.outcome not in ("failed", "errored"):
             return
         self.failure_count += 1

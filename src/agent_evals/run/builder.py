@@ -13,19 +13,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.core.redact import Redactor
+from agent_evals.cost.budget import note_written_case
 from agent_evals.errors import UsageError
-from agent_evals.evals.definition import spec_definition
+from agent_evals.evals.case_record import case_record
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import ID_BASE
+from agent_evals.record.case_stats import trial_outcome
 from agent_evals.record.model import Case, GitInfo, RunInfo, fingerprint_of
 from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
 from agent_evals.record.text import model_json
-from agent_evals.record.trial import text_data
 from agent_evals.report.run_digest import RunDigest
 from agent_evals.run.facts import ci_info, git_info, utc_now
 from agent_evals.version import __version__
@@ -36,23 +37,6 @@ if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord, Suite
     from agent_evals.run.inputs import Tracker
     from agent_evals.run.shard import Slicer
-
-
-def _note_uncounted(case: Case) -> None:
-    """Tell the run's budget, if any, which trials of a finished case it could not count the cost of."""
-    from agent_evals.cost.budget import active_budget
-
-    budget = active_budget()
-    if budget is None:
-        return
-    trials = [
-        [
-            *(a.usage.model_dump() if a.usage else None for a in t.attempts or ()),
-            t.usage.model_dump() if t.usage else None,
-        ]
-        for t in case.trials
-    ]
-    budget.note_case(case.id, trials)
 
 
 def keep_definition(redacted: str, definition: str | None) -> str:
@@ -77,6 +61,8 @@ class _EvalSuitePlan:
         self.start = start
         self.index = index
         """The suite's number in the record."""
+        self.stem = Path(label).stem
+        """The group of its cases that name no dataset."""
 
 
 class _Bench:
@@ -136,6 +122,8 @@ class RunBuilder:
         self._inputs: dict[int, dict[str, Any]] = {}  # suite number -> run-side inputs
         self._partial: tuple[int, dict[str, Any]] | None = None
         self._groups: dict[str, str] = {}
+        self._tally = [0, 0, 0]
+        """Written trials as (passed, failed, errored), for :meth:`tally`."""
 
     def snapshot_inputs(self, suites: Sequence[int], sources: Sequence[str]) -> None:
         """Record the inputs read so far as those of ``suites`` (by number; suites just finished: every
@@ -265,17 +253,29 @@ class RunBuilder:
         self.start()
         assert self._stream is not None
         model = case if isinstance(case, Case) else Case.model_validate(case)
-        _note_uncounted(model)
+        note_written_case(model)
         text = model_json(model)  # any text kept, as strict UTF-8 (record.text)
         if redact and self.redact.active:
             text = keep_definition(self.redact(text), model.definition)
         data = text.encode("utf-8")
-        written = decode_json(data)  # the summary counts what the file holds
-        group = written["group"]
-        written["group"] = self._groups.setdefault(group, group)  # one string per group, not per case
         self._stream.add_case(suite, position, data, self._partial_block())
-        self._sides[suite].add(position, written)
-        self.digest.add(suite, position, written)
+        # the id as the file holds it (a masked secret included); the rest is read back at the end
+        case_id = decode_json(data)["id"] if redact and self.redact.active else model.id
+        self._sides[suite].note(position, case_id, len(model.trials))
+        for trial in model.trials:
+            self._tally[trial_outcome(trial.error, trial.passed)] += 1
+
+    def _read_back(self, suite: int, positions: list[int], cases: list[bytes]) -> None:
+        """Sum cases of the final record as its file holds them (``RecordWriter.finish``, in plan order):
+        the summary the run's verdict reads, and the digest the terminal shows."""
+        written: list[dict[str, Any]] = decode_json(b"[" + b",".join(cases) + b"]")
+        groups = self._groups
+        for case in written:
+            group = case["group"]
+            case["group"] = groups.setdefault(group, group)  # one string per group, not per case
+        self._sides[suite].summarise(written)
+        for position, case in zip(positions, written, strict=True):
+            self.digest.add(suite, position, case)
 
     # -- evals ---------------------------------------------------------------------------------
     def add_result(self, spec_index: int, trial: int, result: EvalCaseResult) -> None:
@@ -293,24 +293,15 @@ class RunBuilder:
         raise IndexError(spec_index)
 
     def _write_eval(self, spec_index: int) -> None:
-        done = self._pending.pop(spec_index)
         plan = self._plan_of(spec_index)
-        spec = self._specs[spec_index]
-        input_text, input_json = text_data(spec.input, self.redact)
-        ref_text, ref_json = text_data(spec.reference, self.redact)
-        case = {
-            "id": f"{plan.suite_id}::{spec.function_id}",
-            "group": spec.dataset or Path(plan.label).stem,
-            "name": spec.function_id,
-            "location": {"file": plan.label, "line": spec.line},
-            "input": input_text,
-            "input_json": input_json,
-            "expected": ref_text,
-            "reference_json": ref_json,
-            "definition": spec_definition(spec),
-            "labels": list(spec.labels),
-            "trials": [done[t].trial_data(self.redact) for t in sorted(done)],
-        }
+        case = case_record(
+            self._specs[spec_index],
+            self._pending.pop(spec_index),
+            suite_id=plan.suite_id,
+            label=plan.label,
+            stem=plan.stem,
+            redact=self.redact,
+        )
         self._write(plan.index, spec_index - plan.start, case)
 
     # -- benchmarks and whole suites --------------------------------------------------------------
@@ -362,7 +353,7 @@ class RunBuilder:
     def tally(self) -> tuple[int, int, int]:
         """Finished trials so far as (passed, failed, errored), for a live progress line."""
         with self._lock:
-            passed, failed, errored = self.digest.trials
+            passed, failed, errored = self._tally
             for results in self._pending.values():
                 for result in results.values():
                     if result.error is not None:
@@ -444,7 +435,7 @@ class RunBuilder:
             for i in suites:
                 self._sides[i].header.update(extra[i])
             self._final_run = self._run_block(complete=complete, finished=True)
-            path = self._stream.finish(self._final_run, suites=suites, extra=extra)
+            path = self._stream.finish(self._final_run, suites=suites, extra=extra, read_back=self._read_back)
             assert path is not None
             self.complete = complete
             self._final = suites

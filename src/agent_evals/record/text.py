@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 REPLACEMENT = "\ufffd"
 """What a lone surrogate is recorded as."""
@@ -62,20 +62,29 @@ def json_bytes(value: Any) -> bytes:
 
 
 class _Model(Protocol):
+    __pydantic_serializer__: ClassVar[Any]
+
     def model_dump(self, *, by_alias: bool | None = ...) -> dict[str, Any]: ...
-    def model_dump_json(self, *, by_alias: bool | None = ..., exclude_none: bool = ...) -> str: ...
     @classmethod
     def model_validate(cls, obj: Any) -> _Model: ...
 
 
-def model_json(model: _Model, *, by_alias: bool = True, exclude_none: bool = True) -> str:
-    """A record model's JSON, compact (by default as the file format: ``schema`` spelled as such, null
-    fields left out), the text rule applied: a lone surrogate anywhere in it is written as U+FFFD
-    instead of failing the write."""
+def model_bytes(model: _Model, *, by_alias: bool = True, exclude_none: bool = True) -> bytes:
+    """A record model's JSON as UTF-8, compact (by default as the file format: ``schema`` spelled as
+    such, null fields left out), the text rule applied: a lone surrogate anywhere in it is written as
+    U+FFFD instead of failing the write."""
+    serializer = model.__pydantic_serializer__
     try:
-        return model.model_dump_json(by_alias=by_alias, exclude_none=exclude_none)
+        data: bytes = serializer.to_json(model, by_alias=by_alias, exclude_none=exclude_none)
+        return data
     except ValueError as exc:  # pydantic's serialisation error is a ValueError naming the UnicodeEncodeError
         if "surrogates not allowed" not in str(exc):
             raise
     cleaned = type(model).model_validate(clean_value(model.model_dump(by_alias=True)))
-    return cleaned.model_dump_json(by_alias=by_alias, exclude_none=exclude_none)
+    cleaned_data: bytes = serializer.to_json(cleaned, by_alias=by_alias, exclude_none=exclude_none)
+    return cleaned_data
+
+
+def model_json(model: _Model, *, by_alias: bool = True, exclude_none: bool = True) -> str:
+    """:func:`model_bytes` as text."""
+    return model_bytes(model, by_alias=by_alias, exclude_none=exclude_none).decode("utf-8")

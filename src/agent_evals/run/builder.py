@@ -26,7 +26,7 @@ from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
-from agent_evals.record.text import model_json
+from agent_evals.record.text import model_bytes
 from agent_evals.report.run_digest import RunDigest
 from agent_evals.run.facts import ci_info, git_info, utc_now
 from agent_evals.version import __version__
@@ -254,13 +254,13 @@ class RunBuilder:
         assert self._stream is not None
         model = case if isinstance(case, Case) else Case.model_validate(case)
         note_written_case(model)
-        text = model_json(model)  # any text kept, as strict UTF-8 (record.text)
-        if redact and self.redact.active:
-            text = keep_definition(self.redact(text), model.definition)
-        data = text.encode("utf-8")
+        data = model_bytes(model)  # any text kept, as strict UTF-8 (record.text)
+        masked = redact and self.redact.active
+        if masked:
+            data = keep_definition(self.redact(data.decode("utf-8")), model.definition).encode("utf-8")
         self._stream.add_case(suite, position, data, self._partial_block())
         # the id as the file holds it (a masked secret included); the rest is read back at the end
-        case_id = decode_json(data)["id"] if redact and self.redact.active else model.id
+        case_id = decode_json(data)["id"] if masked else model.id
         self._sides[suite].note(position, case_id, len(model.trials))
         for trial in model.trials:
             self._tally[trial_outcome(trial.error, trial.passed)] += 1

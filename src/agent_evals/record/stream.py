@@ -58,6 +58,30 @@ def _read(src: IO[bytes], size: int) -> bytes:
     return b"".join(chunks)
 
 
+class _Window:
+    """Reads cases back from the partial file through one window of :data:`WINDOW` bytes: cases
+    written one after another (the usual order) cost one read per window, not two system calls each."""
+
+    def __init__(self, src: IO[bytes]) -> None:
+        self._src = src
+        self._start = 0
+        self._data = b""
+
+    def read(self, offset: int, length: int) -> bytes:
+        """The ``length`` bytes at ``offset``."""
+        at = offset - self._start
+        if at < 0 or at + length > len(self._data):
+            self._src.seek(offset)
+            size = max(length, WINDOW)
+            self._data = _read(self._src, length) + self._src.read(size - length)
+            self._start, at = offset, 0
+        return self._data[at : at + length]
+
+
+WINDOW = 1 << 20
+"""Bytes of the partial file read at once while the final record is written."""
+
+
 def _opening(header: Mapping[str, Any]) -> bytes:
     """``{"id":...,...,"cases":[``: a suite's fields (but its cases and end-only fields), left open."""
     fields = {k: v for k, v in header.items() if v is not None}
@@ -196,6 +220,7 @@ class RecordWriter:
         if self._fh is None or self.output is None or self.partial is None:
             return None
         src = self._fh
+        window = _Window(src)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.output.name}.", suffix=".tmp", dir=self.output.parent)
         try:
             with os.fdopen(fd, "wb") as out:
@@ -208,8 +233,7 @@ class RecordWriter:
                     order = sorted(range(len(slot.positions)), key=slot.positions.__getitem__)
                     batch: list[bytes] = []
                     for i, at in enumerate(order):
-                        src.seek(slot.offsets[at])
-                        case = _read(src, slot.lengths[at])
+                        case = window.read(slot.offsets[at], slot.lengths[at])
                         out.write((b"," if i else b"") + case)
                         if read_back is not None:
                             batch.append(case)

@@ -37,7 +37,7 @@ async def _awaited(value: Awaitable[T]) -> T:
 async def _call(fn: Callable[..., Any], args: tuple[Any, ...], sync_mode: bool) -> Any:
     """Call a sync or async function; in sync mode (a worker thread) awaitables get their own loop."""
     value = fn(*args)
-    if inspect.isawaitable(value):
+    if value is not None and inspect.isawaitable(value):  # most bodies return None
         value = asyncio.run(_awaited(value)) if sync_mode else await value
     return value
 

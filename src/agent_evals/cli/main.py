@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 import traceback
@@ -73,6 +72,8 @@ class LazyGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib  # only for an unknown command
+
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             ctx.fail(f"No such command '{name}'.{hint} Commands: {', '.join(self.list_commands(ctx))}")

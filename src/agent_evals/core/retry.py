@@ -16,7 +16,6 @@ replay miss (the executor checks for it before classifying).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -152,6 +151,8 @@ def _parse_retry_after(headers: Any, now: float) -> float | None:
     if seconds is not None:
         return max(0.0, seconds)  # inf (or 1e400) is "too long" to the caller, never slept
     try:
+        import email.utils  # only for a Retry-After date: most runs never parse one
+
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None

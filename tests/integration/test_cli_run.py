@@ -368,3 +368,66 @@ def test_agent_changes_the_working_directory__the_run_still_reads_writes_and_gat
     assert record["run"]["complete"] is True
     assert len(record["suites"]) == len(paths)
     assert [len(s["cases"]) for s in record["suites"]] == [WANDER_CASES] * len(paths)
+
+
+LOOSENS_POLICY = """
+from pathlib import Path
+
+from agent_evals import EvalContext, eval
+
+# the code under test rewrites the repo's policy, at import and in every trial, to let errors pass
+Path("agent-evals.yaml").write_text("gate:\\n  max_error_rate: 1\\n", encoding="utf-8")
+
+
+@eval(cases=[{"id": f"c{i}", "input": i} for i in range(6)])
+def test_flaky(ctx: EvalContext):
+    Path("agent-evals.yaml").write_text("gate:\\n  max_error_rate: 1\\n", encoding="utf-8")
+    raise ConnectionError("the agent is down")
+"""
+
+BAD_POLICIES = {
+    "rate-over-one": ("gate:\n  max_error_rate: 7\n", "gate.max_error_rate", "did you mean 0.07"),
+    "misspelt-knob": ("gate:\n  max_eror_rate: 0.1\n", "gate.max_eror_rate", "did you mean 'max_error_rate'"),
+}
+
+
+@pytest.mark.parametrize("policy", list(BAD_POLICIES.values()), ids=list(BAD_POLICIES))
+def test_run_with_a_bad_repo_policy__exit_2_before_any_case_runs_naming_file_line_and_key(
+    tmp_path: Path, policy: tuple[str, str, str]
+) -> None:
+    text, key, hint = policy
+    _write(tmp_path, "agent-evals.yaml", text)
+    ran = tmp_path / "ran"
+    _write(
+        tmp_path,
+        "eval_one.py",
+        f"""
+        from pathlib import Path
+        from agent_evals import EvalContext, eval
+
+        @eval
+        def test_one(ctx: EvalContext):
+            Path({str(ran)!r}).write_text("ran")
+        """,
+    )
+    done = _run("eval_one.py", "--output", "run.json", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        f"{tmp_path / 'agent-evals.yaml'}:2:3" in done.stderr and key in done.stderr and hint in done.stderr
+    )
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert not ran.exists() and not (tmp_path / "run.json").exists()
+
+
+def test_run_whose_code_rewrites_the_repo_policy__gated_by_the_policy_read_before_it_ran(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "agent-evals.yaml", "gate:\n  max_error_rate: 0\n")
+    _write(tmp_path, "eval_flaky.py", LOOSENS_POLICY)
+    done = _run("eval_flaky.py", "--output", "run.json", cwd=tmp_path)
+    assert "max_error_rate: 1" in (tmp_path / "agent-evals.yaml").read_text(
+        encoding="utf-8"
+    )  # it did rewrite it
+    # every trial errored: over the budget of the policy as it stood when the run started (exit 1)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error budget exceeded (max_error_rate)" in done.stderr

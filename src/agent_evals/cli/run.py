@@ -19,6 +19,7 @@ from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
     from agent_evals.adapters.cache.store import ResponseCache
+    from agent_evals.gate.policy import Layer
     from agent_evals.record.summary import RunSummary
     from agent_evals.run.builder import RunBuilder
 
@@ -259,6 +260,7 @@ def run(
     try:
         slicer = Slicer(Shard.parse(shard_text)) if shard_text is not None else None
         cache = _open_cache(cache_mode, cache_dir)
+        repo_gate = _repo_gate(Path.cwd())
     except AgentEvalsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -302,7 +304,7 @@ def run(
         _exit_interrupted(interrupted)
     if cache is not None and cache.mode == "replay":
         _warn_unreplayed(cache, builder.digest.replayed_nothing)
-    code = _finished_exit_code(builder, fail_under)
+    code = _finished_exit_code(builder, fail_under, repo_gate)
     if code:
         sys.exit(code)
 
@@ -384,7 +386,16 @@ def _warn_unreplayed(cache: ResponseCache, silent: int) -> None:
         )
 
 
-def _finished_exit_code(builder: RunBuilder, fail_under: float | None) -> int:
+def _repo_gate(cwd: Path) -> Layer | None:
+    """The repository's gate policy, read once before any eval file or agent is imported: a bad one
+    fails the run before it starts (exit 2), and nothing the run's own code writes can change it."""
+    from agent_evals.gate.policy import Layer, discover_repo_config, read_config_block
+
+    path = discover_repo_config(cwd)
+    return None if path is None else Layer(source=str(path), block=read_config_block(path))
+
+
+def _finished_exit_code(builder: RunBuilder, fail_under: float | None, repo_gate: Layer | None) -> int:
     """A finished run's exit code, each problem said on stderr: 3 for a spent budget or a failed agent
     setup, 1 for the gate's failures (error budget, ``--fail-under``), else 0."""
     if builder.budget is not None and builder.budget.exhausted:
@@ -402,7 +413,11 @@ def _finished_exit_code(builder: RunBuilder, fail_under: float | None) -> int:
         return EXIT_INTERNAL
     from agent_evals.report.width import wrap
 
-    failures = gate_failures(builder.summary(), fail_under)
+    try:
+        failures = gate_failures(builder.summary(), fail_under, repo_gate)
+    except AgentEvalsError as exc:  # e.g. a benchmark's gate: block: said, never a traceback
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
     for message in failures:
         click.echo("\n".join(wrap(message, hanging="  ")), err=True)
     return 1 if failures else 0
@@ -427,18 +442,19 @@ def _open_cache(mode: str, folder: str) -> ResponseCache | None:
     return open_cache(mode, folder)
 
 
-def gate_failures(summary: RunSummary, fail_under: float | None) -> list[str]:
+def gate_failures(summary: RunSummary, fail_under: float | None, repo_gate: Layer | None) -> list[str]:
     """What makes a finished run exit 1: the policy's error budget (as the gate applies it), --fail-under.
 
-    ``summary`` is the written record as the gate reads it (``RunBuilder.summary``). The pass rate is
-    the gate's: macro over scored cases, errored trials left out (the budget counts them).
+    ``summary`` is the written record as the gate reads it (``RunBuilder.summary``); ``repo_gate`` the
+    repository's policy as read before the run (:func:`_repo_gate`). The pass rate is the gate's:
+    macro over scored cases, errored trials left out (the budget counts them).
     """
     from agent_evals.gate.compare import single_run
-    from agent_evals.gate.policy import discover_repo_config, resolve_policy
+    from agent_evals.gate.policy import resolve_policy
     from agent_evals.report.headline import overall_rate
 
     policy = resolve_policy(
-        repo_config=discover_repo_config(Path.cwd()),
+        repo_config=repo_gate,
         suite_blocks={s.header["id"]: s.header.get("gate") for s in summary.suites},
         overrides={},
     )

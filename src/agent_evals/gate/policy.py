@@ -472,18 +472,19 @@ def discover_repo_config(directory: Path) -> Path | None:
 
 def resolve_policy(
     *,
-    repo_config: Path | None,
+    repo_config: Path | Layer | None,
     suite_blocks: Mapping[str, Mapping[str, Any] | None],
     overrides: Mapping[str, Any],
 ) -> Policy:
     """Build the policy from its sources: defaults < repo config < each suite's ``gate:`` block < CLI flags.
 
-    ``overrides`` are CLI flags (knob name -> value; None values are ignored). Invalid values raise
-    PolicyError naming the source and key.
+    ``repo_config``: the repo config file, or its layer read before. ``overrides``: CLI
+    flags (knob name -> value; None values are ignored). Invalid values raise PolicyError naming the
+    source and key.
     """
-    layers: list[Layer] = []
-    if repo_config is not None:
-        layers.append(Layer(source=str(repo_config), block=read_config_block(repo_config)))
+    if isinstance(repo_config, Path):
+        repo_config = Layer(source=str(repo_config), block=read_config_block(repo_config))
+    layers: list[Layer] = [] if repo_config is None else [repo_config]
     for suite_id, block in suite_blocks.items():
         if block:
             parsed = parse_block(block, source=f"suite {suite_id}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_evals.evals.definition import spec_definition
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.record.trial import Redact, text_data
@@ -18,11 +17,13 @@ def case_record(
     suite_id: str,
     label: str,
     stem: str,
+    definition: str | None,
     redact: Redact,
 ) -> dict[str, Any]:
     """The record's case (plain data, validated with the record) of ``spec`` with its trials'
     ``results`` by trial number, in the suite ``suite_id`` of the eval file shown as ``label``
-    (``stem``: the group of a case that names no dataset). Secrets are masked with ``redact``.
+    (``stem``: the group of a case that names no dataset), ``definition`` its digest
+    (:func:`evals.definition.spec_definition`). Secrets are masked with ``redact``.
     A field that is None is left out, as the record writes it."""
     input_text, input_json = text_data(spec.input, redact)
     ref_text, ref_json = text_data(spec.reference, redact)
@@ -35,7 +36,7 @@ def case_record(
         "input_json": input_json,
         "expected": ref_text,
         "reference_json": ref_json,
-        "definition": spec_definition(spec),
+        "definition": definition,
         "labels": list(spec.labels),
         "trials": [results[t].trial_data(redact) for t in sorted(results)],
     }

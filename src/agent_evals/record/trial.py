@@ -42,7 +42,7 @@ UNCHANGED: Redact = _Unchanged()
 """No redaction (the caller masks secrets in what it writes, as a whole)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__
 class ScoreData:
     """One score of a trial, as plain values (each layer maps its own score type into this)."""
 

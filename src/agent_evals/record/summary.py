@@ -65,6 +65,11 @@ class RunSummary:
     suites: list[SuiteSummary]
     """Suites in record order."""
 
+    @property
+    def errored_trials(self) -> int:
+        """Trials that errored, over every suite."""
+        return sum(view.key[2] for suite in self.suites for view in suite.view.cases.values())
+
 
 def summarise(data: Any, source: str = "<run record>") -> RunSummary:
     """Check a decoded run record and summarise it, in one walk; a RunRecordError locates the first

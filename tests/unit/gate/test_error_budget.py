@@ -6,8 +6,10 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from agent_evals.gate.compare import compare_documents
+from agent_evals.gate.compare import compare_documents, single_run
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.paired import error_rise, error_rise_floor, over_error_budget
 from agent_evals.gate.policy import resolve_policy
@@ -111,3 +113,27 @@ def test_compare__error_rise_joins_the_holm_family_when_it_can_reach_alpha(
 )
 def test_error_rise_floor__the_p_value_of_every_error_in_the_candidate(sides: Counter, floor: float) -> None:
     assert error_rise_floor(sides) == pytest.approx(floor)
+
+
+# the record fixture is a pure builder function: nothing to reset between examples
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    cases=st.lists(st.text(alphabet="PF", min_size=1, max_size=5), min_size=1, max_size=12),
+    knobs=st.fixed_dictionaries(
+        {},
+        optional={
+            "max_error_rate": st.floats(0.0, 1.0),
+            "min_pass_rate": st.floats(0.0, 1.0),
+            "max_drop": st.floats(0.0, 1.0),
+            "alpha": st.floats(0.001, 0.2),
+        },
+    ),
+)
+def test_single_run__no_errored_trial__never_over_the_error_budget(
+    record: Any, cases: list[str], knobs: dict[str, float]
+) -> None:
+    """`agent-evals run` leaves the gate unloaded for a run without an errored trial and no --fail-under
+    (cli/run.py gate_failures): what a lone run's comparison blocks on must then hold no error budget."""
+    doc = record({"home": {f"g/c{i}": codes for i, codes in enumerate(cases)}})
+    result = single_run(doc, resolve_policy(repo_config=None, suite_blocks={}, overrides=knobs))
+    assert not [r for r in result.reasons if r.kind == "error-budget"]

@@ -389,6 +389,10 @@ def _warn_unreplayed(cache: ResponseCache, silent: int) -> None:
 def _repo_gate(cwd: Path) -> Layer | None:
     """The repository's gate policy, read once before any eval file or agent is imported: a bad one
     fails the run before it starts (exit 2), and nothing the run's own code writes can change it."""
+    from agent_evals.files.repo_config import may_hold_config
+
+    if not may_hold_config(cwd):  # the gate's policy module need not load
+        return None
     from agent_evals.gate.policy import Layer, discover_repo_config, read_config_block
 
     path = discover_repo_config(cwd)

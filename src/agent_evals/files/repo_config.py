@@ -32,8 +32,7 @@ def find_repo_config(directory: Path, *, table_keys: Collection[str]) -> Path | 
         return found
     pyproject = directory / "pyproject.toml"
     # parse only a pyproject.toml that mentions us: a project without the table needs no TOML reader
-    text = pyproject.read_text(encoding="utf-8", errors="replace") if pyproject.is_file() else ""
-    if "agent-evals" in text or "agent_evals" in text:
+    if _mentions_us(pyproject):
         tool = load_toml(pyproject).get("tool", {})
         # a misspelt [tool.agent_evals] table, or knobs in [tool.agent-evals] itself, is read to be refused
         if isinstance(tool, Mapping) and any(
@@ -44,6 +43,17 @@ def find_repo_config(directory: Path, *, table_keys: Collection[str]) -> Path | 
         ):
             return pyproject
     return None
+
+
+def may_hold_config(directory: Path) -> bool:
+    """Whether ``directory`` may hold a repo config (nothing parsed): an ``agent-evals.yaml``, or a
+    pyproject.toml that mentions agent-evals. False: :func:`find_repo_config` finds none there."""
+    return repo_yaml(directory) is not None or _mentions_us(directory / "pyproject.toml")
+
+
+def _mentions_us(pyproject: Path) -> bool:
+    text = pyproject.read_text(encoding="utf-8", errors="replace") if pyproject.is_file() else ""
+    return "agent-evals" in text or "agent_evals" in text
 
 
 def load_toml(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_evals.errors import PolicyError
-from agent_evals.files.repo_config import find_repo_config, load_config_yaml, repo_yaml
+from agent_evals.files.repo_config import find_repo_config, load_config_yaml, may_hold_config, repo_yaml
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,26 @@ def test_load_config_yaml__text__document_or_policy_error(
     data, locate = load_config_yaml(path, what="prices")
     assert data == document
     assert locate(("prices",)).startswith(str(path))
+
+
+@pytest.mark.parametrize(
+    ("files", "may_hold", "found"),
+    [
+        ({}, False, None),
+        ({"agent-evals.yaml": "gate: {}\n"}, True, "agent-evals.yaml"),
+        ({"agent-evals.yml": "prices: {}\n"}, True, "agent-evals.yml"),
+        ({"pyproject.toml": "[project]\nname = 'x'\n"}, False, None),
+        ({"pyproject.toml": "[project]\ndependencies = ['agent-evals']\n"}, True, None),
+        ({"pyproject.toml": "[tool.agent-evals.gate]\nmax_drop = 0.1\n"}, True, "pyproject.toml"),
+        ({"pyproject.toml": "[tool.agent_evals.gate]\nmax_drop = 0.1\n"}, True, "pyproject.toml"),
+    ],
+    ids=["none", "yaml", "yml", "pyproject-other", "pyproject-dependency", "pyproject-table", "misspelt"],
+)
+def test_may_hold_config__each_folder__never_false_where_a_config_is_found(
+    tmp_path: Path, files: dict[str, str], may_hold: bool, found: str | None
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    located = find_repo_config(tmp_path, table_keys=("gate",))
+    assert (located.name if located else None) == found
+    assert may_hold_config(tmp_path) is may_hold

@@ -54,6 +54,16 @@ def _checkout(ref: str, cache: Path) -> tuple[str, Path]:
     return commit, folder
 
 
+def tree_version() -> str:
+    """This working tree's commit, with '-dirty' when it has uncommitted changes."""
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "describe", "--always", "--dirty", "--abbrev=12"],
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip() or "unknown (not a git checkout)"
+
+
 def tree_python(cache: Path) -> Path:
     """Python of a core install (no extras) of this working tree: editable, so it runs the current sources."""
     return _build(cache / "venv-tree", ["-e", str(REPO)], "the working tree's core install")

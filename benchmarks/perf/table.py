@@ -1,6 +1,7 @@
 """Measure the speed and memory targets in one run and print one table (`make perf`).
 
     python benchmarks/perf/table.py [--quick] [--rounds N] [--cache DIR] [--ref REF] [--compare-ref REF]
+                                    [--pin CPU]
 
 Every figure is a whole fresh process (or process tree), run from cached bytecode as an installed
 package is. The script builds what it measures under --cache (default .perf-cache/, git-ignored), once:
@@ -77,7 +78,7 @@ class Target:
 
 
 TARGETS = (
-    Target("code_vs_ref", "1", "10,000 code-first evals, CPU: this tree / {ref}", "x", True, 1.1),
+    Target("code_vs_ref", "1", "{jobs} code-first evals, CPU: this tree / {ref}", "x", True, 1.1),
     Target("yaml_sync_vs_code", "2", "the job as YAML, sync agent, CPU / code-first", "x", True, 1.5),
     Target("yaml_async_vs_code", "2", "the job as YAML, async agent, CPU / code-first", "x", True, 1.5),
     Target(
@@ -89,12 +90,12 @@ TARGETS = (
         6.0,
         "goal 8x",
     ),
-    Target("run_peak_mib", "5", "run on 100,000 trivial evals, peak RSS", "MiB", True, 250.0),
-    Target("help_ms", "5", "agent-evals --help, wall, median of 10 after one", "ms", True, 100.0),
+    Target("run_peak_mib", "5", "run on {big} trivial evals, peak RSS", "MiB", True, 250.0),
+    Target("help_ms", "5", "agent-evals --help, wall, median of {help_runs} after one", "ms", True, 100.0),
     Target(
         "compare_vs_ref",
         "5",
-        "compare 2 x 100,000 cases x 3 trials, CPU: tree / {compare_ref}",
+        "compare 2 x {compare_cases} cases x 3 trials, CPU: tree / {compare_ref}",
         "x",
         True,
         1.0,
@@ -111,28 +112,33 @@ def verdict(target: Target, value: float | None) -> str:
     return "ok" if value >= target.bound else "UNDER"
 
 
-def _figure(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2f}x" if unit == "x" else f"{value:.0f} {unit}"
+def _figure(value: float, unit: str) -> str:
+    return f"{value:.3f}x" if unit == "x" else f"{value:.0f} {unit}"
 
 
-def build_table(figures: dict[str, float], names: dict[str, str]) -> list[list[str]]:
-    """Rows (item, what, figure, target, verdict) for every target; ``names`` fills the ref names in."""
+def build_table(figures: dict[str, list[float]], names: dict[str, str]) -> list[list[str]]:
+    """Rows (item, what, median, spread, target, verdict) for every target, from each target's measured
+    values (one per round, or one in all); the verdict is the median's. ``names`` fills the refs in."""
     rows = []
     for target in TARGETS:
-        value = figures.get(target.key)
+        values = figures.get(target.key) or []
+        value = statistics.median(values) if values else None
+        measured = "-" if value is None else _figure(value, target.unit)
+        spread = ""
+        if len(values) > 1:
+            spread = f"{_figure(min(values), target.unit)} - {_figure(max(values), target.unit)}"
         bound = ("<= " if target.at_most else ">= ") + _figure(target.bound, target.unit)
         if target.goal:
             bound += f" ({target.goal})"
         what = target.what.format(**names)
-        rows.append([target.item, what, _figure(value, target.unit), bound, verdict(target, value)])
+        row = [target.item, what, measured, spread, bound, verdict(target, value)]
+        rows.append(row)
     return rows
 
 
 def render(rows: list[list[str]]) -> str:
     """The rows as a Markdown table, as the README's performance section quotes it."""
-    head = ["item", "what", "measured", "target", "verdict"]
+    head = ["item", "what", "median", "min - max", "target", "verdict"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":--"] * len(head)) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -217,9 +223,9 @@ OK_CODES = {"compare tree": (0, 1), "compare ref": (0, 1)}
 """`compare` exits 1 when the verdict fails, which the synthetic records may make it do."""
 
 
-def paired_ratio(a: list[Sample], b: list[Sample], field: str) -> float:
-    """Median over rounds of a's figure / b's figure in the same round."""
-    return statistics.median(getattr(x, field) / getattr(y, field) for x, y in zip(a, b, strict=True))
+def paired_ratios(a: list[Sample], b: list[Sample], field: str) -> list[float]:
+    """a's figure / b's figure, round by round (pairing keeps a drift in the machine's speed out)."""
+    return [getattr(x, field) / getattr(y, field) for x, y in zip(a, b, strict=True)]
 
 
 def _median(samples: list[Sample], field: str) -> float:
@@ -267,7 +273,9 @@ def _write_jobs(root: Path, n: int) -> dict[str, Path]:
     return folders
 
 
-def measure_jobs(tree: Path, ref: Path, ezvals: Path, n: int, rounds: int, root: Path) -> dict[str, float]:
+def measure_jobs(
+    tree: Path, ref: Path, ezvals: Path, n: int, rounds: int, root: Path
+) -> dict[str, list[float]]:
     """Items 1-3: the trivial job as code-first evals (tree and ref), as YAML (sync, async), in ezvals."""
     folders = _write_jobs(root, n)
     ours = str(tree.with_name("agent-evals"))
@@ -294,14 +302,14 @@ def measure_jobs(tree: Path, ref: Path, ezvals: Path, n: int, rounds: int, root:
         )
     code = samples["code tree"]
     return {
-        "code_vs_ref": paired_ratio(code, samples["code ref"], "cpu"),
-        "yaml_sync_vs_code": paired_ratio(samples["yaml sync"], code, "cpu"),
-        "yaml_async_vs_code": paired_ratio(samples["yaml async"], code, "cpu"),
-        "ezvals_vs_ours": paired_ratio(samples["ezvals"], code, "wall"),
+        "code_vs_ref": paired_ratios(code, samples["code ref"], "cpu"),
+        "yaml_sync_vs_code": paired_ratios(samples["yaml sync"], code, "cpu"),
+        "yaml_async_vs_code": paired_ratios(samples["yaml async"], code, "cpu"),
+        "ezvals_vs_ours": paired_ratios(samples["ezvals"], code, "wall"),
     }
 
 
-def measure_memory_and_help(tree: Path, n: int, help_runs: int, root: Path) -> dict[str, float]:
+def measure_memory_and_help(tree: Path, n: int, help_runs: int, root: Path) -> dict[str, list[float]]:
     """Item 5: peak RSS of `run` on ``n`` trivial evals; `--help` wall time, median after one run."""
     folder = root / "memory"
     folder.mkdir()
@@ -316,10 +324,12 @@ def measure_memory_and_help(tree: Path, n: int, help_runs: int, root: Path) -> d
         f"  run on {n:,} evals: peak RSS {peak:.0f} MiB; --help {statistics.median(helps):.0f} ms",
         file=sys.stderr,
     )
-    return {"run_peak_mib": peak, "help_ms": statistics.median(helps)}
+    return {"run_peak_mib": [peak], "help_ms": helps}
 
 
-def measure_compare(tree: Path, ref: Path, n: int, rounds: int, cache: Path, root: Path) -> dict[str, float]:
+def measure_compare(
+    tree: Path, ref: Path, n: int, rounds: int, cache: Path, root: Path
+) -> dict[str, list[float]]:
     """Item 5: `compare` on two records of ``n`` cases x 3 trials (made once by compare_speed.py's generator)."""
     records = cache / f"records-{n}x3"
     if not (records / "candidate.json").exists():
@@ -350,7 +360,7 @@ def measure_compare(tree: Path, ref: Path, n: int, rounds: int, cache: Path, roo
     samples = interleaved(commands, folders, rounds)
     for name, runs in samples.items():
         print(f"  {name:<12} {n:,} cases x 3: CPU median {_median(runs, 'cpu'):6.2f} s", file=sys.stderr)
-    return {"compare_vs_ref": paired_ratio(samples["compare tree"], samples["compare ref"], "cpu")}
+    return {"compare_vs_ref": paired_ratios(samples["compare tree"], samples["compare ref"], "cpu")}
 
 
 def main() -> None:
@@ -361,7 +371,10 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(__file__).resolve().parents[2] / ".perf-cache")
     parser.add_argument("--ref", default="d4e6c0b", help="speed reference for item 1 (default d4e6c0b)")
     parser.add_argument("--compare-ref", default="f18b4d8", help="reference for compare (default f18b4d8)")
+    parser.add_argument("--pin", type=int, metavar="CPU", help="run everything on this one processor")
     args = parser.parse_args()
+    if args.pin is not None:
+        os.sched_setaffinity(0, {args.pin})  # the children inherit it
     sys.path.insert(0, str(Path(__file__).parent))
     import perf_envs
 
@@ -385,15 +398,15 @@ def main() -> None:
         figures = measure_jobs(tree, ref, ezvals, jobs, rounds, root)
         figures |= measure_memory_and_help(tree, big, help_runs, root)
         figures |= measure_compare(tree, compare_ref, compare_cases, rounds, cache, root)
-    names = {"ref": ref_commit[:7], "compare_ref": compare_commit[:7]}
-    print(header)
+    names = {"ref": ref_commit[:7], "compare_ref": compare_commit[:7], "help_runs": str(help_runs)}
+    names |= {"jobs": f"{jobs:,}", "big": f"{big:,}", "compare_cases": f"{compare_cases:,}"}
+    print(header + (f"; pinned to CPU {args.pin}" if args.pin is not None else ""))
+    print(f"this tree: {perf_envs.tree_version()}; references: {ref_commit[:12]}, {compare_commit[:12]}")
     print(
         f"end load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; medians of {rounds} interleaved rounds"
     )
     if args.quick:
-        print(
-            f"QUICK RUN: {jobs:,} evals, {big:,} for memory, compare on {compare_cases:,} cases, {help_runs} --help runs"
-        )
+        print("QUICK RUN (a smoke run: the targets are for the full sizes)")
     print(render(build_table(figures, names)))
 
 

@@ -164,7 +164,7 @@ SUBREAPER = [False]
 def _become_subreaper() -> bool:
     """Orphans of our children are re-parented to this process (Linux), so we can wait for them."""
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0)  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         return False
 
@@ -229,7 +229,7 @@ def paired_ratios(a: list[Sample], b: list[Sample], field: str) -> list[float]:
 
 
 def _median(samples: list[Sample], field: str) -> float:
-    return statistics.median(getattr(s, field) for s in samples)
+    return float(statistics.median(getattr(s, field) for s in samples))
 
 
 def machine() -> str:

@@ -1,13 +1,14 @@
-# Two commands on a fresh machine with Python 3 and make:
+# On a fresh machine with Python 3 and make:
 #   make demo   runs the embedded demo benchmark, compares it with a baseline and prints the summary
 #   make test   installs everything into .venv and runs the whole test suite with ruff and mypy
+#   make perf   measures the speed and memory targets and prints one table (PERF_ARGS=--quick: a smoke run)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP_CORE := $(VENV)/.installed-core
 STAMP_ALL := $(VENV)/.installed-all
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit perf clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,10 @@ unit: $(STAMP_ALL)
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck unit
+
+# builds its own venvs under .perf-cache/ (this tree, the reference commits, ezvals 0.2.0); times nothing in CI
+perf:
+	$(PYTHON) benchmarks/perf/table.py $(PERF_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -155,8 +155,9 @@ async def run_user(
 
     ``thread=False``: called on the loop thread (an async function, or sync code that is quick);
     an awaitable it returns is awaited under the time limit. ``thread=True``: a sync call runs in a
-    fresh daemon thread (a call stuck past the limit holds only that thread and never keeps the
-    process alive); an executor: in that pool. Either way with the caller's context variables and
+    daemon thread, a reused worker of the run's pool inside ``core.trials.drive`` and a fresh thread
+    outside it (a call stuck past the limit holds only its thread, which the pool replaces, and
+    never keeps the process alive); an executor: in that pool. Either way with the caller's context variables and
     a bounded wait; a thread that overruns cannot be stopped and finishes in the background."""
     started = time.perf_counter()
     if thread is False:

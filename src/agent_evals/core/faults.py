@@ -7,13 +7,13 @@ import contextlib
 import contextvars
 import functools
 import sysconfig
-import threading
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from agent_evals.core.signals import signal_received
+from agent_evals.core.workers import in_new_thread, run_pool
 from agent_evals.record.text import clean_text
 
 T = TypeVar("T")
@@ -122,17 +122,19 @@ def _type_name(exc: BaseException) -> str:
 
 
 async def in_daemon_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call sync ``fn`` in a fresh daemon thread (with the caller's context variables) and await it.
+    """Call sync ``fn`` in a daemon thread (with the caller's context variables) and await it.
 
-    A call stuck past its timeout holds only its own thread: it takes no pool worker from the next
-    trial, and it never keeps the process alive once the run is over.
+    Inside a run the thread is a worker of the run's pool (``core.workers.run_pool``), reused from
+    call to call; outside one, a fresh thread. A call stuck past its timeout holds only its own
+    worker (the next call starts another in its place), its late result is dropped, and it never
+    keeps the process alive once the run is over.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
     context = contextvars.copy_context()
 
     def settle(value: T | None, exc: BaseException | None) -> None:
-        if future.done():
+        if future.done():  # cancelled: our limit stopped the wait, the late result is dropped
             return
         if exc is not None:
             # StopIteration cannot be set on a future (asyncio refuses it): wrapped like a BaseException
@@ -141,17 +143,16 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T
         else:
             future.set_result(value)  # type: ignore[arg-type]
 
-    def work() -> None:
-        try:
-            value = context.run(fn, *args, **kwargs)
-        except BaseException as exc:  # handed to the awaiting coroutine, whatever it is
-            result: tuple[T | None, BaseException | None] = (None, exc)
-        else:
-            result = (value, None)
-        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for this call any more
-            loop.call_soon_threadsafe(settle, *result)
+    def call() -> T:
+        return context.run(fn, *args, **kwargs)
 
-    threading.Thread(target=work, name="agent-evals-trial", daemon=True).start()
+    def then(value: T | None, exc: BaseException | None) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for this call any more
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    pool = run_pool()
+    if pool is None or not pool.run(call, then):
+        in_new_thread(call, then)
     return await future
 
 

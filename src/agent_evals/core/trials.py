@@ -4,10 +4,13 @@ A layer hands :func:`drive` a :class:`TrialBody` (how to run one attempt of tria
 to do with the finished trial); the driver owns everything around it, once for all three:
 
 - a cap on concurrent trials (``concurrency`` lanes pull trials in order from one cursor);
-- async user code runs on the event loop; sync user code with a time limit hops to a daemon
-  thread inside the attempt (the executor's rule); sync user code without a limit runs whole in
-  a worker thread, several trials per hand-off while they are quick (the batch grows while a
-  hand-off takes under 5 ms and shrinks back to one when it takes over 50 ms);
+- async user code runs on the event loop; sync user code with a time limit hops to a worker
+  thread inside the attempt (the executor's rule), under the loop's timer; sync user code without
+  a limit runs whole in a worker thread, several trials per hand-off while they are quick (the
+  batch grows while a hand-off takes under 5 ms and shrinks back to one when it takes over 50 ms).
+  All of them are the run's one pool of reused daemon workers (``core.workers.DaemonPool``): a
+  worker stuck past a limit is written off and another starts in its place, so ``n`` trials start
+  about ``concurrency`` threads, not ``n``;
 - the run's budget (``cost.budget.may_start``) is asked before every trial: a trial that may not
   start is skipped (it has no result);
 - retries of infrastructure errors (``core.retry`` through ``core.executor.run_attempts``);
@@ -36,7 +39,7 @@ from agent_evals.calls.scope import TrialScope
 from agent_evals.core.executor import Attempted, Inspect, Outcome, UsageOf, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.signals import signal_received
-from agent_evals.core.workers import DaemonPool
+from agent_evals.core.workers import DaemonPool, forget_pool, use_pool
 from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import UsageMeter, record_usage, trial_usage
@@ -97,11 +100,13 @@ async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: Retr
     if count <= 0:
         return
     lanes = min(concurrency, count)
-    pool = None
-    if body.attempt_in_thread is not None:
-        pool = DaemonPool(lanes, "agent-evals")
+    # one pool of reused daemon workers for the run: batched sync trials, and every timed sync call
+    # (``core.faults.in_daemon_thread``: the loop's timer is its watchdog; a stuck worker is replaced)
+    pool = DaemonPool(name="agent-evals")
+    token = use_pool(pool)  # the lanes (tasks) copy this context as they are created
     run = _Drive(count, body, retry, pool)
     workers = [asyncio.ensure_future(run.lane()) for _ in range(lanes)]
+    forget_pool(token)
     try:
         await asyncio.gather(*workers)
     except BaseException:
@@ -112,14 +117,13 @@ async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: Retr
         raise
     finally:
         run.stop.set()  # a worker thread takes no new trial
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _Drive(Generic[T]):
     """The shared cursor of one :func:`drive` call and its lanes."""
 
-    def __init__(self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: DaemonPool | None) -> None:
+    def __init__(self, count: int, body: TrialBody[T], retry: RetryPolicy, pool: DaemonPool) -> None:
         self.count = count
         self.body = body
         self.retry = retry
@@ -134,7 +138,7 @@ class _Drive(Generic[T]):
         try:
             while self.cursor < self.count:
                 index = self.cursor
-                if self.pool is not None and self.body.threaded(index):
+                if self.body.attempt_in_thread is not None and self.body.threaded(index):
                     end = index + 1
                     while end < self.count and end - index < batch and self.body.threaded(end):
                         end += 1

@@ -1,7 +1,8 @@
 """Schedule eval trials through the one trial driver (``core.trials``).
 
-Async evals run on the event loop; sync evals under a time limit in a daemon thread each; sync
-evals without one whole in the driver's worker threads, several per hand-off while they are quick
+Async evals run on the event loop; sync evals under a time limit in the driver's reused daemon
+workers, one call each under the loop's timer (a stuck worker is replaced); sync evals without one
+whole in the driver's worker threads, several per hand-off while they are quick
 (10,000 trivial evals stay well under a second), so user code never runs on the loop thread and a
 sync eval may call ``asyncio.run`` itself.
 """
@@ -79,7 +80,7 @@ async def run_jobs(
     """Run every job with at most ``concurrency`` trials in flight; results go to ``on_result``.
 
     ``timeout`` overrides the per-eval timeout (it bounds the body and the evaluators together). A
-    sync trial with a limit runs in a thread of its own; one that overruns is reported as timed out,
+    sync trial with a limit runs in a daemon worker thread; one that overruns is reported as timed out,
     naming the part still running (its thread cannot be interrupted). ``retry``
     re-runs a trial that errored with an infrastructure error (each attempt under the limit).
     A trial the run's budget does not let start is skipped (``on_result`` is not called for it).
@@ -93,8 +94,8 @@ async def run_jobs(
         limit = _limit(spec, timeout)
         if is_async[jobs[index].spec_index]:
             return await run_attempt(spec, timeout=timeout)
-        # the trial executor, in its own daemon thread: one stuck past the limit takes no
-        # worker and never keeps the process alive
+        # the trial executor, in a daemon worker of the run's pool: one stuck past the limit is
+        # written off (another worker takes the next trial) and never keeps the process alive
         deadline = Deadline(limit, EVAL_TIMEOUT_COVERS)  # the body and the evaluators, in one thread
         outcome = await run_user(_sync_attempt, spec, deadline, timeout=limit, thread=True)
         return _timed_out(spec, outcome, deadline)

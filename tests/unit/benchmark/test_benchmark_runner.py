@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import threading
 import time
 import uuid
@@ -393,3 +394,42 @@ def test_base_agent__seed_defaults__empty_name_no_version_and_the_class_name_in_
     assert (BaseAgent.name, BaseAgent.version) == ("", None)
     result = run_benchmark(_bench(write), Unnamed())
     assert (result.agent_name, result.agent_version) == ("Unnamed", None)
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+async def test_run__sync_function_agent_from_the_yaml__a_thousand_trials_at_most_concurrency_threads(
+    write: Writer, concurrency: int
+) -> None:
+    module = f"agents_{uuid.uuid4().hex[:8]}"
+    write(
+        f"{module}.py",
+        """
+        import threading
+
+        THREADS = []
+
+        def echo(prompt):
+            THREADS.append(threading.current_thread())  # kept: a dead thread's object stays distinct
+            return prompt
+        """,
+    )
+    path = write(
+        "bench.yaml",
+        f"""
+        benchmark: echo
+        agent: {module}:echo
+        execution: {{runs_per_scenario: 1000, n_parallel_runs: {concurrency}, timeout_s: 30}}
+        capabilities:
+          - name: echo
+            scenarios:
+              - id: one
+                prompt: "1"
+                success: {{output: {{equals: "1"}}}}
+        """,
+    )
+    result = await run_benchmark_async(path)
+    assert result.trial_count == 1000 and result.micro_pass_rate == 1.0
+    threads = sys.modules[module].THREADS
+    assert len(threads) == 1000
+    assert 1 <= len(set(threads)) <= concurrency  # reused workers, not a thread per trial
+    assert threading.current_thread() not in threads

@@ -3,6 +3,7 @@ pool does not wait for a stuck call after a signal."""
 
 from __future__ import annotations
 
+import queue
 import signal
 import subprocess
 import sys
@@ -118,3 +119,49 @@ def test_loop_pool__shutdown_waiting_after_a_signal__returns_with_a_call_stuck()
     pool.shutdown(wait=True)
     assert time.monotonic() - started < 1
     gate.set()
+
+
+def test_daemon_pool__uncapped_calls_one_after_another__one_worker_reused() -> None:
+    pool = DaemonPool(name="test")
+    threads: list[threading.Thread] = []
+
+    def work(n: int) -> int:
+        threads.append(threading.current_thread())
+        return n
+
+    for n in range(200):  # each call is submitted as soon as the previous result is in
+        assert pool.submit(work, n).result(timeout=5) == n
+    pool.shutdown(wait=True)
+    assert pool.started == 1
+    assert len(set(threads)) == 1
+
+
+def test_daemon_pool__run__then_is_called_with_the_value_or_the_exception() -> None:
+    pool = DaemonPool()
+    got: queue.SimpleQueue[tuple[object, str | None]] = queue.SimpleQueue()
+
+    def then(value: object, exc: BaseException | None) -> None:
+        got.put((value, type(exc).__name__ if exc is not None else None))
+
+    assert pool.run(lambda: 7, then)
+    assert got.get(timeout=5) == (7, None)
+    assert pool.run(lambda: 1 / 0, then)
+    assert got.get(timeout=5) == (None, "ZeroDivisionError")
+    pool.shutdown(wait=True)
+    assert pool.started == 1
+    assert not pool.run(lambda: 1, then)  # shut down: refused, nothing queued
+
+
+@pytest.mark.parametrize("stuck", [1, 3], ids=["one-stuck", "three-stuck"])
+def test_daemon_pool__uncapped_workers_stuck__a_new_worker_takes_the_next_calls(stuck: int) -> None:
+    pool = DaemonPool(name="test")
+    gate = threading.Event()
+    stuck_calls = [pool.submit(gate.wait, 30) for _ in range(stuck)]
+    started = time.monotonic()
+    later = [pool.submit(int, str(n)).result(timeout=5) for n in range(20)]
+    assert time.monotonic() - started < 2
+    assert later == list(range(20))
+    assert pool.started == stuck + 1  # each stuck worker replaced once; the replacement is reused
+    gate.set()
+    assert all(f.result(timeout=5) is True for f in stuck_calls)
+    pool.shutdown(wait=True)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
+
+import pytest
 
 from agent_evals.evals.discovery import eval_functions
 from agent_evals.evals.result import EvalCaseResult
@@ -96,3 +99,60 @@ async def test_sync_eval_over_its_timeout__is_reported_as_timed_out(
     )
     results = await _run_all(m, timeout=0.05)
     assert re.fullmatch(r"timed out after 0\.05s \(waited 0\.\d\ds\)", results[(0, 0)].error or "")
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+async def test_sync_evals_with_a_timeout__a_thousand_trials__at_most_concurrency_threads(
+    eval_module: Callable[..., ModuleType], concurrency: int
+) -> None:
+    m = eval_module(
+        """
+        import threading
+        from agent_evals import eval, EvalContext
+
+        THREADS = []
+
+        @eval(cases=[{"input": i} for i in range(1000)], timeout=30)
+        def check(ctx: EvalContext):
+            THREADS.append(threading.current_thread())  # kept: a dead thread's object stays distinct
+            ctx.output = ctx.input
+        """
+    )
+    results = await _run_all(m, concurrency=concurrency)
+    assert len(results) == 1000 and all(r.passed for r in results.values())
+    threads = set(m.THREADS)
+    assert len(m.THREADS) == 1000
+    assert 1 <= len(threads) <= concurrency  # reused workers, not a thread per trial
+    assert threading.current_thread() not in threads and all(t.daemon for t in threads)
+
+
+async def test_sync_eval_stuck_past_its_timeout__later_trials_run_at_once_on_another_worker(
+    eval_module: Callable[..., ModuleType],
+) -> None:
+    m = eval_module(
+        """
+        import threading, time
+        from agent_evals import eval, EvalContext
+
+        GATE = threading.Event()
+        STARTS = {}
+
+        @eval(cases=[{"input": i} for i in range(6)], timeout=0.3)
+        def check(ctx: EvalContext):
+            STARTS[ctx.input] = (time.perf_counter(), threading.current_thread())
+            if ctx.input == 1:
+                GATE.wait(30)  # stuck: far past the limit
+            ctx.output = ctx.input
+        """
+    )
+    started = time.perf_counter()
+    try:
+        results = await _run_all(m, concurrency=1)
+    finally:
+        m.GATE.set()  # let the stuck call end now the run is over
+    assert time.perf_counter() - started < 0.3 + 2.0  # not 30 s
+    assert re.fullmatch(r"timed out after 0\.3s \(waited 0\.\d\ds\)", results[(1, 0)].error or "")
+    assert [results[(i, 0)].passed for i in range(6)] == [True, False, True, True, True, True]
+    stuck_at, stuck_thread = m.STARTS[1]
+    assert m.STARTS[2][0] - stuck_at < 0.3 + 1.0  # the next trial waits for the limit only
+    assert {m.STARTS[i][1] for i in range(2, 6)} == {m.STARTS[2][1]} != {stuck_thread}

@@ -102,6 +102,8 @@ def _text(value: Any) -> str:
 
 def canonical_json(value: Any) -> str:
     """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace)."""
+    if value.__class__ is str:  # the usual input: its own canonical form
+        return _CANONICAL.encode(value)
     return _text(canonical(value))
 
 

@@ -6,7 +6,7 @@ import ast
 import functools
 import inspect
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_evals.core.definition import canonical, canonical_json, text_digest
@@ -19,44 +19,44 @@ def spec_definition(spec: EvalCaseSpec) -> str | None:
     evaluator (name and code) and the eval function's body (its assertions are the success check;
     comments, blank lines and formatting do not count). Not the target (the agent under test), nor
     the code the body calls, nor labels, dataset, trials or the case's id. None (no digest, never
-    a failed run) in the unforeseen case that working it out raises.
-
-    The digest is that of the canonical JSON of ``{"body", "default_score_key", "evaluators",
-    "input", "metadata", "reference", "timeout"}``; the parts every case of an eval shares are
-    made into text once per eval (:func:`_shared_parts`), and joined with each case's own."""
-    try:
-        head, tail = _shared_parts(spec)
-        own = (
-            f'"input":{canonical_json(spec.input)},"metadata":{canonical_json(spec.metadata)},'
-            f'"reference":{canonical_json(spec.reference)},'
-        )
-        return text_digest(head + own + tail)
-    except Exception:
-        return None
+    a failed run) in the unforeseen case that working it out raises."""
+    return spec_definitions([spec])[0]
 
 
-_SHARED: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]] = {}
-"""Per eval (its function, evaluators, score key and limit): the canonical text before and after
-the case's own parts. The evaluators are kept with it, so the ids in the key stay theirs."""
+def spec_definitions(specs: Sequence[EvalCaseSpec]) -> list[str | None]:
+    """:func:`spec_definition` of each spec. The digest is that of the canonical JSON of ``{"body",
+    "default_score_key", "evaluators", "input", "metadata", "reference", "timeout"}``: the parts an
+    eval's cases share are made into text once for a run of specs of one eval, and joined with each
+    case's own."""
+    out: list[str | None] = []
+    shared: tuple[Any, ...] = ()
+    head = tail = ""
+    for spec in specs:
+        try:
+            key = (spec.func, spec.evaluators, spec.default_score_key, spec.timeout)
+            if len(key) != len(shared) or any(a is not b for a, b in zip(key, shared, strict=True)):
+                shared = key
+                head, tail = _shared_parts(spec)
+            own = (
+                f'"input":{canonical_json(spec.input)},"metadata":{canonical_json(spec.metadata)},'
+                f'"reference":{canonical_json(spec.reference)},'
+            )
+            out.append(text_digest(head + own + tail))
+        except Exception:
+            shared = ()
+            out.append(None)
+    return out
 
 
 def _shared_parts(spec: EvalCaseSpec) -> tuple[str, str]:
     """The canonical JSON text of the parts an eval's cases share: ``{"body":...,"default_score_key":
     ...,"evaluators":...,`` and ``"timeout":...}`` (the keys in the order sorted keys write them)."""
-    key = (spec.func, *map(id, spec.evaluators), spec.default_score_key, spec.timeout)
-    found = _SHARED.get(key)
-    if found is not None and all(a is b for a, b in zip(found[0], spec.evaluators, strict=True)):
-        return found[1], found[2]
     head = (
         f'{{"body":{canonical_json(function_body(spec.func))},'
         f'"default_score_key":{canonical_json(spec.default_score_key)},'
         f'"evaluators":{canonical_json([callable_identity(fn) for fn in spec.evaluators])},'
     )
-    tail = f'"timeout":{canonical_json(spec.timeout)}}}'
-    if len(_SHARED) >= 1024:  # a long-lived process (pytest) defines evals again and again
-        _SHARED.clear()
-    _SHARED[key] = (tuple(spec.evaluators), head, tail)
-    return head, tail
+    return head, f'"timeout":{canonical_json(spec.timeout)}}}'
 
 
 def callable_identity(fn: Callable[..., Any]) -> Any:

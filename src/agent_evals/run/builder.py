@@ -16,7 +16,7 @@ from agent_evals.core.redact import Redactor
 from agent_evals.cost.budget import note_written_case
 from agent_evals.errors import UsageError
 from agent_evals.evals.case_record import case_record
-from agent_evals.evals.definition import spec_definition
+from agent_evals.evals.definition import spec_definitions
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
@@ -64,7 +64,7 @@ class _EvalSuitePlan:
         """The suite's number in the record."""
         self.stem = Path(label).stem
         """The group of its cases that name no dataset."""
-        self.definitions = [spec_definition(spec) for spec in specs]
+        self.definitions = spec_definitions(specs)
         """Each case's definition digest, worked out together before the trials run (one loop over
         the same code costs about half of what one call per finished case does)."""
 

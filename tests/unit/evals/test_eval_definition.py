@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,3 +133,73 @@ class Judge:
 
 def test_callable_identity__evaluator_object__class_not_state() -> None:
     assert callable_identity(Judge()) == callable_identity(Judge())
+
+
+def _body(ctx: Any) -> None:
+    assert ctx.output
+
+
+def _other_body(ctx: Any) -> None:
+    assert not ctx.output
+
+
+def _exact(result: Any) -> bool:
+    return bool(result.output == result.reference)
+
+
+def _loose(result: Any, strict: bool = False) -> bool:
+    return strict or result.reference in result.output
+
+
+VALUES = [
+    None,
+    "x",
+    "",
+    {"b": 1, "a": [1, 2, {"z": None}]},
+    [3, "\ud800"],
+    {1: 2},
+    1.5,
+    float("nan"),
+    b"ab",
+    {3, 1},
+]
+
+
+def test_spec_definitions__a_batch_of_specs_of_two_evals__each_the_digest_of_its_documented_parts() -> None:
+    """The batch shares an eval's parts between its cases; each digest must still be the one of
+    ``{"body", "default_score_key", "evaluators", "input", "metadata", "reference", "timeout"}``."""
+    from agent_evals.core.definition import definition_digest
+    from agent_evals.evals.definition import spec_definitions
+    from agent_evals.evals.spec import EvalCaseSpec
+
+    evaluators = (_exact, functools.partial(_loose, strict=True))
+    specs = [
+        EvalCaseSpec(
+            func=_body if i % 3 else _other_body,  # two evals, interleaved
+            name="b",
+            case_key=str(i),
+            input=value,
+            reference=VALUES[i % 4],
+            metadata={"m": value} if i % 2 else {},
+            timeout=2.5 if i % 5 == 0 else None,
+            evaluators=evaluators if i % 2 else (),
+            default_score_key="k" if i % 7 == 0 else "pass",
+        )
+        for i, value in enumerate(VALUES * 2)
+    ]
+    expected = [
+        definition_digest(
+            {
+                "input": s.input,
+                "reference": s.reference,
+                "metadata": s.metadata,
+                "default_score_key": s.default_score_key,
+                "timeout": s.timeout,
+                "evaluators": [callable_identity(fn) for fn in s.evaluators],
+                "body": function_body(s.func),
+            }
+        )
+        for s in specs
+    ]
+    assert spec_definitions(specs) == expected == [spec_definition(s) for s in specs]
+    assert all(is_digest(d) for d in expected) and len(set(expected)) > len(VALUES)

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
+from agent_evals.benchmark.digest import asked_digest
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
@@ -114,14 +115,18 @@ def shared_definition(bench: Benchmark) -> str:
     return definition_digest({"world": bench.world, "timeout_s": bench.execution.timeout_s})
 
 
+_BOOKKEEPING = frozenset({"id", "name", "dimensions", "critical"})
+"""Scenario fields left out of its definition digest."""
+
+
 def scenario_definition(scenario: Scenario, shared: str) -> str:
     """The scenario's definition digest (``core.definition``): what the agent is asked and how it is
     checked - the prompt, the precondition, its success checks, scorers and expected values, and
     ``shared`` (:func:`shared_definition`: the world and the time limit). Not its id, name,
     dimensions or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the
     agent."""
-    asked = scenario.model_dump(exclude={"id", "name", "dimensions", "critical"}, exclude_defaults=True)
-    return definition_digest({"scenario": asked, "shared": shared})
+    asked = scenario.model_dump(exclude=_BOOKKEEPING, exclude_defaults=True)
+    return asked_digest(asked, shared)
 
 
 def prepare_benchmark(

@@ -115,7 +115,7 @@ def shared_definition(bench: Benchmark) -> str:
     return definition_digest({"world": bench.world, "timeout_s": bench.execution.timeout_s})
 
 
-_BOOKKEEPING = frozenset({"id", "name", "dimensions", "critical"})
+_BOOKKEEPING: set[str] = {"id", "name", "dimensions", "critical"}
 """Scenario fields left out of its definition digest."""
 
 

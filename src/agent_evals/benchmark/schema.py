@@ -81,7 +81,8 @@ class StrictModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.keys() <= cls.model_fields.keys():
+        # the class's own field table (``model_fields`` is a property that calls a function each time)
+        if isinstance(data, dict) and not data.keys() <= cls.__pydantic_fields__.keys():
             known = list(cls.model_fields)
             for key in data:
                 if key not in cls.model_fields:

@@ -91,9 +91,16 @@ def _case(
 ) -> CaseOutcome:
     dims = {**cap.dimensions, **scenario.dimensions}
     file, line = scenario.location
+    asked = _asked(scenario)
     expected: dict[str, Any] = {}
     if scenario.success is not None:
-        expected = scenario.success.model_dump(exclude_none=True, exclude_defaults=True)
+        dumped = asked.get("success")
+        # the digest's dump of `success` is this one too, unless a scorer's extra argument is None
+        # (exclude_none drops it, exclude_defaults keeps it): only `success.scorers` can hold one
+        if dumped is not None and scenario.success.scorers is None:
+            expected = dict(dumped)
+        else:
+            expected = scenario.success.model_dump(exclude_none=True, exclude_defaults=True)
     expected.update((plan.expected.context or {}) if not expected else {})
     return CaseOutcome(
         capability=cap.name,
@@ -105,7 +112,7 @@ def _case(
         file=file or bench.path,
         line=line,
         expected=short(expected) if expected else None,
-        definition=scenario_definition(scenario, shared),
+        definition=asked_digest(asked, shared),
     )
 
 
@@ -125,8 +132,12 @@ def scenario_definition(scenario: Scenario, shared: str) -> str:
     ``shared`` (:func:`shared_definition`: the world and the time limit). Not its id, name,
     dimensions or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the
     agent."""
-    asked = scenario.model_dump(exclude=_BOOKKEEPING, exclude_defaults=True)
-    return asked_digest(asked, shared)
+    return asked_digest(_asked(scenario), shared)
+
+
+def _asked(scenario: Scenario) -> dict[str, Any]:
+    """What a scenario asks and checks as plain data: its fields but the bookkeeping ones, defaults left out."""
+    return scenario.model_dump(exclude=_BOOKKEEPING, exclude_defaults=True)
 
 
 def prepare_benchmark(

@@ -21,11 +21,9 @@ from agent_evals.cost.meter import record_usage
 from agent_evals.record.model import (
     AgentInfo,
     Case,
-    Location,
     RunInfo,
     RunRecord,
     Suite,
-    Trial,
     fingerprint,
 )
 from agent_evals.record.trial import ScoreData, trial_data
@@ -123,24 +121,36 @@ class BenchmarkResult(BenchmarkRun):
 
 def case_record(case: CaseOutcome) -> Case:
     """The run-record case of one scenario, with every trial it ran."""
-    return Case(
-        id=case.id,
-        group=case.capability,
-        name=case.name,
-        dimensions=dict(case.dimensions),
-        critical=case.critical,
-        location=Location(file=case.file, line=case.line),
-        input=short(case.prompt, PROMPT_LIMIT),
-        expected=case.expected,
-        definition=case.definition,
-        trials=[_trial_record(t) for t in case.trials],
-    )
+    return Case.model_validate(case_data(case))
 
 
-def _trial_record(trial: TrialOutcome) -> Trial:
+def case_data(case: CaseOutcome) -> dict[str, Any]:
+    """:func:`case_record` as plain data, validated with the record (as ``evals.case_record`` gives an
+    eval case): one validation of the whole case, not one model per trial and per location. A field
+    that is None is left out, as the record writes it."""
+    data: dict[str, Any] = {
+        "id": case.id,
+        "group": case.capability,
+        "dimensions": dict(case.dimensions),
+        "critical": case.critical,
+        "location": {"file": case.file, "line": case.line},
+        "trials": [_trial_data(t) for t in case.trials],
+    }
+    for key, value in (
+        ("name", case.name),
+        ("input", short(case.prompt, PROMPT_LIMIT)),
+        ("expected", case.expected),
+        ("definition", case.definition),
+    ):
+        if value is not None:  # less for the validation to look at
+            data[key] = value
+    return data
+
+
+def _trial_data(trial: TrialOutcome) -> dict[str, Any]:
     """The run-record trial of one benchmark trial (``record.trial``; ``BenchmarkRunner`` masks
     secrets in the whole case it writes)."""
-    data = trial_data(
+    return trial_data(
         passed=trial.passed,
         error=trial.error,
         scores={name: _score_data(score) for name, score in trial.scores.items()},
@@ -151,7 +161,6 @@ def _trial_record(trial: TrialOutcome) -> Trial:
         attempts=trial.attempts,
         cache=trial.cache,
     )
-    return Trial.model_validate(data)
 
 
 def _usage(reported: Any) -> dict[str, Any] | None:

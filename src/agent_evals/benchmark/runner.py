@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
+from agent_evals.benchmark.digest import asked_digest
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
@@ -90,9 +91,16 @@ def _case(
 ) -> CaseOutcome:
     dims = {**cap.dimensions, **scenario.dimensions}
     file, line = scenario.location
+    asked = _asked(scenario)
     expected: dict[str, Any] = {}
     if scenario.success is not None:
-        expected = scenario.success.model_dump(exclude_none=True, exclude_defaults=True)
+        dumped = asked.get("success")
+        # the digest's dump of `success` is this one too, unless a scorer's extra argument is None
+        # (exclude_none drops it, exclude_defaults keeps it): only `success.scorers` can hold one
+        if dumped is not None and scenario.success.scorers is None:
+            expected = dict(dumped)
+        else:
+            expected = scenario.success.model_dump(exclude_none=True, exclude_defaults=True)
     expected.update((plan.expected.context or {}) if not expected else {})
     return CaseOutcome(
         capability=cap.name,
@@ -104,7 +112,7 @@ def _case(
         file=file or bench.path,
         line=line,
         expected=short(expected) if expected else None,
-        definition=scenario_definition(scenario, shared),
+        definition=asked_digest(asked, shared),
     )
 
 
@@ -114,14 +122,22 @@ def shared_definition(bench: Benchmark) -> str:
     return definition_digest({"world": bench.world, "timeout_s": bench.execution.timeout_s})
 
 
+_BOOKKEEPING: set[str] = {"id", "name", "dimensions", "critical"}
+"""Scenario fields left out of its definition digest."""
+
+
 def scenario_definition(scenario: Scenario, shared: str) -> str:
     """The scenario's definition digest (``core.definition``): what the agent is asked and how it is
     checked - the prompt, the precondition, its success checks, scorers and expected values, and
     ``shared`` (:func:`shared_definition`: the world and the time limit). Not its id, name,
     dimensions or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the
     agent."""
-    asked = scenario.model_dump(exclude={"id", "name", "dimensions", "critical"}, exclude_defaults=True)
-    return definition_digest({"scenario": asked, "shared": shared})
+    return asked_digest(_asked(scenario), shared)
+
+
+def _asked(scenario: Scenario) -> dict[str, Any]:
+    """What a scenario asks and checks as plain data: its fields but the bookkeeping ones, defaults left out."""
+    return scenario.model_dump(exclude=_BOOKKEEPING, exclude_defaults=True)
 
 
 def prepare_benchmark(
@@ -401,8 +417,10 @@ def run_benchmark(
     on_start: OnStart | None = None,
 ) -> BenchmarkResult:
     """Synchronous wrapper of ``run_benchmark_async`` (for scripts; not inside a running event loop)."""
-    return asyncio.run(
-        run_benchmark_async(
+
+    async def main() -> _Held:
+        held = _Held()
+        held.result = await run_benchmark_async(
             path,
             agent,
             trials=trials,
@@ -412,4 +430,16 @@ def run_benchmark(
             progress=progress,
             on_start=on_start,
         )
-    )
+        return held
+
+    return asyncio.run(main()).result
+
+
+class _Held:
+    """The result as the main task's value: asyncio.run (3.11) writes its finished main task as text
+    when it puts the Ctrl-C handler back, and the text of a large result took a tenth of a second
+    (twice); this holder's text is its class name only."""
+
+    __slots__ = ("result",)
+
+    result: BenchmarkResult

@@ -81,7 +81,8 @@ class StrictModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.keys() <= cls.model_fields.keys():
+        # the class's own field table (``model_fields`` is a property that calls a function each time)
+        if isinstance(data, dict) and not data.keys() <= cls.__pydantic_fields__.keys():
             known = list(cls.model_fields)
             for key in data:
                 if key not in cls.model_fields:
@@ -213,9 +214,9 @@ class Scenario(StrictModel):
     expected_state: dict[str, Any] | None = None
     """Seed short form: dotted paths -> values for StateMatch."""
 
-    _file: str = PrivateAttr(default="")
-    _line: int | None = PrivateAttr(default=None)
-    _plan: Any = PrivateAttr(default=None)
+    _at: tuple[str, int | None, Any] | None = PrivateAttr(default=None)
+    """(file, line, plan) once the loader has set them (one private attribute: pydantic initialises
+    each one per instance, some microseconds per scenario)."""
 
     @field_validator("id")
     @classmethod
@@ -229,27 +230,32 @@ class Scenario(StrictModel):
         """The id as text."""
         return self.id
 
-    # The private attributes are read and written through pydantic's own dict: `self._file` goes
+    # The private attribute is read and written through pydantic's own dict: `self._at` goes
     # through BaseModel.__getattr__ (a failed lookup first), some microseconds per scenario each time.
 
     @property
     def location(self) -> tuple[str, int | None]:
         """The file and 1-based line that declare this scenario."""
-        private = _private(self)
-        return private["_file"], private["_line"]
+        at = _private(self)["_at"]
+        return ("", None) if at is None else (at[0], at[1])
 
     def locate(self, file: str, line: int | None) -> None:
         """Remember where the scenario was declared."""
-        _private(self).update(_file=file, _line=line)
+        private = _private(self)
+        at = private["_at"]
+        private["_at"] = (file, line, None if at is None else at[2])
 
     @property
     def plan(self) -> Any:
         """The ``ScenarioPlan`` the loader compiled while validating the file (None before that)."""
-        return _private(self)["_plan"]
+        at = _private(self)["_at"]
+        return None if at is None else at[2]
 
     def keep_plan(self, plan: Any) -> None:
         """Remember the compiled plan, so the runner does not compile the scenario again."""
-        _private(self)["_plan"] = plan
+        private = _private(self)
+        at = private["_at"]
+        private["_at"] = ("", None, plan) if at is None else (at[0], at[1], plan)
 
 
 class Capability(StrictModel):

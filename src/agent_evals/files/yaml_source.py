@@ -38,6 +38,8 @@ _STR, _INT, _SEQ, _MAP, _MERGE, _VALUE = (
     f"{_TAG}{n}" for n in ("str", "int", "seq", "map", "merge", "value")
 )
 
+_SCALAR, _MAPPING_END = yaml.ScalarEvent, yaml.MappingEndEvent
+
 # Plain scalars whose tag we keep as their source text rather than construct (dates stay strings).
 _TEXT_TAGS = frozenset({f"{_TAG}timestamp", f"{_TAG}binary"})
 
@@ -330,15 +332,17 @@ class _Builder:
         out: dict[str, Any] = {}
         merged: dict[str, Any] | None = None
         next_event = self.next
-        while (event := next_event()).__class__ is not yaml.MappingEndEvent:
+        keys, values, links = self.keys, self.values, self.smap.links
+        implicit = _IMPLICIT.get
+        while (event := next_event()).__class__ is not _MAPPING_END:
             mark = event.start_mark
             pos = (mark.line + 1, mark.column + 1)
             if (
-                event.__class__ is yaml.ScalarEvent
+                event.__class__ is _SCALAR
                 and event.tag is None
                 and event.anchor is None
                 and event.implicit[0]
-                and not _IMPLICIT.get(event.value[:1])
+                and not implicit(event.value[:1])
             ):  # plain text such as `prompt` (the common case, done here)
                 self.count += 1
                 key: str = event.value
@@ -350,12 +354,27 @@ class _Builder:
                 key = named
             child = (*path, key)
             if key in out:
-                raise self._fail(
-                    f"duplicate key {key!r} (first given at line {self.keys[child][0]})", pos, child
-                )
-            self.keys[child] = pos
-            self.smap.links.pop(child, None)  # it no longer repeats a merged mapping's key
-            out[key] = self.value(next_event(), child)
+                raise self._fail(f"duplicate key {key!r} (first given at line {keys[child][0]})", pos, child)
+            keys[child] = pos
+            if links:
+                links.pop(child, None)  # it no longer repeats a merged mapping's key
+            item: Any = next_event()
+            if (
+                item.__class__ is _SCALAR
+                and item.tag is None
+                and item.anchor is None
+                and (not item.implicit[0] or not implicit(item.value[:1]))
+            ):  # text, quoted or plain, as in value() (the common case, done here)
+                self.count += 1
+                if self.count > MAX_NODES:
+                    raise self.smap.error(
+                        f"the document expands to more than {MAX_NODES} values (too many aliases?)", child
+                    )
+                spot: Any = item.start_mark
+                values[child] = (spot.line + 1, spot.column + 1)
+                out[key] = item.value
+            else:
+                out[key] = self.value(item, child)
         if merged:  # merged keys come first; the mapping's own keys win
             merged.update(out)
             return merged

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent_evals import BaseAgent, TaskResult
+from agent_evals.benchmark.result import BenchmarkResult
 from agent_evals.benchmark.runner import run_benchmark, run_benchmark_async
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 
@@ -288,6 +289,23 @@ async def test_case_filter__glob_or_substring_on_case_ids(
 
 def test_run_benchmark__sync_wrapper(write: Writer) -> None:
     assert run_benchmark(_bench(write), LampAgent()).micro_pass_rate == 1.0
+
+
+def test_run_benchmark__sync_wrapper__result_never_turned_into_text(
+    write: Writer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # asyncio.run (3.11) writes its finished main task as text when it puts the Ctrl-C handler back:
+    # a result of 10,000 cases took a tenth of a second each time, twice per run
+    shown: list[str] = []
+
+    def counted(result: object) -> str:
+        shown.append("repr")
+        return "<result>"
+
+    monkeypatch.setattr(BenchmarkResult, "__repr__", counted)
+    result = run_benchmark(_bench(write), LampAgent())
+    assert result.micro_pass_rate == 1.0
+    assert shown == []
 
 
 async def test_usage__reported_by_the_agent__lands_in_the_run_record(write: Writer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import os
@@ -25,6 +24,7 @@ from agent_evals.core.definition import definition_digest
 from agent_evals.core.executor import Attempted, Deadline, Outcome, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
+from agent_evals.core.run_sync import run_sync
 from agent_evals.core.scorer import PreparedScorer, score_all
 from agent_evals.core.trials import Called, TrialBody, call_metered, called_usage, drive, inspect_called
 from agent_evals.core.types import Score
@@ -418,9 +418,8 @@ def run_benchmark(
 ) -> BenchmarkResult:
     """Synchronous wrapper of ``run_benchmark_async`` (for scripts; not inside a running event loop)."""
 
-    async def main() -> _Held:
-        held = _Held()
-        held.result = await run_benchmark_async(
+    return run_sync(
+        run_benchmark_async(
             path,
             agent,
             trials=trials,
@@ -430,16 +429,4 @@ def run_benchmark(
             progress=progress,
             on_start=on_start,
         )
-        return held
-
-    return asyncio.run(main()).result
-
-
-class _Held:
-    """The result as the main task's value: asyncio.run (3.11) writes its finished main task as text
-    when it puts the Ctrl-C handler back, and the text of a large result took a tenth of a second
-    (twice); this holder's text is its class name only."""
-
-    __slots__ = ("result",)
-
-    result: BenchmarkResult
+    )

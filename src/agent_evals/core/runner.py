@@ -23,6 +23,7 @@ from agent_evals.core.arguments import (
 from agent_evals.core.executor import Attempted, Deadline, Outcome, await_user
 from agent_evals.core.gc_tuning import relaxed_gc
 from agent_evals.core.retry import RetryPolicy
+from agent_evals.core.run_sync import run_sync
 from agent_evals.core.scorer import Expiry, PreparedScorer, is_async_callable, score_all
 from agent_evals.core.trials import (
     Called,
@@ -150,7 +151,7 @@ def run_eval(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(
+        return run_sync(
             run_eval_async(
                 task, dataset, scorers, platform, config, progress=progress, default_platform=default_platform
             )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
+from agent_evals.core.run_sync import run_sync
 from agent_evals.evals.case_files import is_case_file, read_case_file
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import CASE_KEYS, EvalCaseSpec, read_file_defaults
@@ -278,7 +279,7 @@ class EvalFunction:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run_async())
+            return run_sync(self.run_async())
         raise RuntimeError(
             f"{self.name}() was called inside a running event loop; use `await {self.name}.run_async()`"
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from agent_evals.core.retry import RetryPolicy
+from agent_evals.core.run_sync import run_sync
 from agent_evals.core.workers import LoopPool
 from agent_evals.errors import UsageError
 from agent_evals.evals.execution import evaluator_name
@@ -265,4 +266,4 @@ def run_paths(
     paths: Sequence[str | Path], *, builder: RunBuilder | None = None, **options: Unpack[RunOptions]
 ) -> RunRecord:
     """Synchronous wrapper of :func:`run_paths_async`."""
-    return asyncio.run(run_paths_async(paths, builder=builder, **options))
+    return run_sync(run_paths_async(paths, builder=builder, **options))

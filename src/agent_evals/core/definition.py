@@ -104,6 +104,10 @@ def canonical_json(value: Any) -> str:
     """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace)."""
     if value.__class__ is str:  # the usual input: its own canonical form
         return _CANONICAL.encode(value)
+    if value is None:  # the usual reference
+        return "null"
+    if value.__class__ is dict and not value:  # the usual metadata
+        return "{}"
     return _text(canonical(value))
 
 

@@ -216,8 +216,6 @@ async def run_attempt(
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
     run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout
-    if deadline is None:
-        deadline = Deadline(limit, EVAL_TIMEOUT_COVERS, started)
     with metering() as meter:  # the model calls of the target and the body (not the evaluators')
         if sync_mode:  # in a worker thread: the scheduler bounds the wait for the whole trial
             outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
@@ -247,7 +245,7 @@ async def run_attempt(
             spec.evaluators,
             sync_mode=sync_mode,
             default_score_key=spec.default_score_key,
-            deadline=deadline,
+            deadline=deadline or Deadline(limit, EVAL_TIMEOUT_COVERS, started),
         )
     else:
         add_automatic_pass(result, spec.default_score_key)

@@ -71,6 +71,8 @@ class EvalCaseResult:
 
     def add_scores(self, scores: list[EvalScore], source: str) -> None:
         """Append ``scores`` (kept next to any score of the same key) and note where they came from."""
+        if not scores:
+            return
         taken = set(record_keys(self.scores))
         for score in scores:
             key = distinct_key(score.key, taken)

@@ -29,11 +29,12 @@ from typing import IO, Any
 from agent_evals.record.schema_ids import SCHEMA_ID
 from agent_evals.record.text import json_bytes
 
-ReadBack = Callable[[int, list[int], list[bytes]], None]
-"""Called as ``read_back(suite, plan positions, case JSON texts)`` with the cases of the final record."""
+ReadBack = Callable[[int, list[int], bytes], None]
+"""Called as ``read_back(suite, plan positions, their cases' JSON texts joined by commas)`` with the
+cases of the final record."""
 
 READ_BACK_BATCH = 256
-"""Cases handed to a :data:`ReadBack` at once (reading them as one JSON array costs less per case)."""
+"""Cases copied (and handed to a :data:`ReadBack`) at once: read as one JSON array, they cost less per case."""
 
 PARTIAL_SUFFIX = ".partial"
 """What the in-progress record's name adds to the output's: ``run.json`` streams into ``run.json.partial``."""
@@ -214,7 +215,7 @@ class RecordWriter:
         """Write the final record (the given ``suites`` in that order, each one's cases in plan order,
         ``extra`` fields per suite such as its fingerprint) and rename it over the output.
         ``read_back`` is handed each suite's cases as they are copied, :data:`READ_BACK_BATCH` at a
-        time in plan order: ``read_back(suite, positions, case JSON texts)``.
+        time in plan order (:data:`ReadBack`).
 
         Returns the output path (None when writing to no file). The partial file is removed."""
         if self._fh is None or self.output is None or self.partial is None:
@@ -231,16 +232,12 @@ class RecordWriter:
                     header = {**slot.header, **extra.get(index, {})}
                     out.write((b"," if n else b"") + _opening(header))
                     order = sorted(range(len(slot.positions)), key=slot.positions.__getitem__)
-                    batch: list[bytes] = []
-                    for i, at in enumerate(order):
-                        case = window.read(slot.offsets[at], slot.lengths[at])
-                        out.write((b"," if i else b"") + case)
+                    for start in range(0, len(order), READ_BACK_BATCH):
+                        batch = order[start : start + READ_BACK_BATCH]
+                        cases = b",".join(window.read(slot.offsets[at], slot.lengths[at]) for at in batch)
+                        out.write((b"," if start else b"") + cases)
                         if read_back is not None:
-                            batch.append(case)
-                            if len(batch) == READ_BACK_BATCH or i == len(order) - 1:
-                                done = i + 1 - len(batch)
-                                read_back(index, [slot.positions[a] for a in order[done : i + 1]], batch)
-                                batch = []
+                            read_back(index, [slot.positions[at] for at in batch], cases)
                     out.write(b"]}")
                 out.write(b"]}\n")
             Path(tmp).replace(self.output)

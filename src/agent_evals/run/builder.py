@@ -269,10 +269,10 @@ class RunBuilder:
         for trial in model.trials:
             self._tally[trial_outcome(trial.error, trial.passed)] += 1
 
-    def _read_back(self, suite: int, positions: list[int], cases: list[bytes]) -> None:
+    def _read_back(self, suite: int, positions: list[int], cases: bytes) -> None:
         """Sum cases of the final record as its file holds them (``RecordWriter.finish``, in plan order):
         the summary the run's verdict reads, and the digest the terminal shows."""
-        written: list[dict[str, Any]] = decode_json(b"[" + b",".join(cases) + b"]")
+        written: list[dict[str, Any]] = decode_json(b"[" + cases + b"]")
         groups = self._groups
         for case in written:
             group = case["group"]

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from agent_evals.record.read import read_record, read_summary
-from agent_evals.record.stream import RecordWriter, partial_path
+from agent_evals.record.stream import READ_BACK_BATCH, RecordWriter, partial_path
 from agent_evals.schemas import load_run_schema
 
 RUN = {"tool_version": "0", "started_at": "2026-01-01T00:00:00Z", "complete": False, "git": {}, "ci": {}}
@@ -133,3 +133,37 @@ def test_abandon__after_finish__leaves_the_final_record(tmp_path: Path) -> None:
     writer.finish(DONE, suites=[], extra={})
     assert writer.abandon() is None
     assert out.exists() and not partial_path(out).exists()
+
+
+@pytest.mark.parametrize(
+    ("count", "window"),
+    [
+        (1, 1 << 20),
+        (READ_BACK_BATCH, 1 << 20),
+        (READ_BACK_BATCH * 2 + 3, 1 << 20),
+        (READ_BACK_BATCH + 1, 300),
+    ],
+    ids=["one", "one-batch", "batches-and-a-rest", "window-smaller-than-the-cases"],
+)
+def test_finish__read_back_in_plan_order__batches_of_the_final_records_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int, window: int
+) -> None:
+    monkeypatch.setattr("agent_evals.record.stream.WINDOW", window)
+    writer = RecordWriter(tmp_path / "run.json", RUN)
+    writer.add_suite({"id": "s", "kind": "evals", "source": "s.py"})
+    order = [p for p in range(count) if p % 2] + [
+        p for p in range(count) if not p % 2
+    ]  # finished out of order
+    for position in order:
+        writer.add_case(0, position, _case(f"c{position:04d}", passed=position % 3 > 0), RUN)
+    seen: list[tuple[int, list[int], list[str]]] = []
+
+    def read_back(suite: int, positions: list[int], cases: bytes) -> None:
+        seen.append((suite, positions, [c["id"] for c in json.loads(b"[" + cases + b"]")]))
+
+    writer.finish(DONE, suites=[0], extra={}, read_back=read_back)
+    ids = [f"c{p:04d}" for p in range(count)]
+    assert _cases_in(tmp_path / "run.json") == {"s": ids}
+    assert all(suite == 0 and 0 < len(positions) <= READ_BACK_BATCH for suite, positions, _ in seen)
+    assert [p for _, positions, _ in seen for p in positions] == list(range(count))
+    assert [c for _, _, cases in seen for c in cases] == ids

@@ -30,7 +30,7 @@ OnResult = Callable[[int, int, EvalCaseResult], None]
 """Called as ``on_result(spec_index, trial_index, result)``; may be called from a worker thread."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a run makes one per trial, and frozen ones set fields the slow way
 class Job:
     """One trial of one case."""
 
@@ -38,6 +38,20 @@ class Job:
     """Position of the case in the spec list."""
     trial: int
     """0-based trial number."""
+
+
+def _async_flags(specs: Sequence[EvalCaseSpec]) -> list[bool]:
+    """Each spec's ``is_async``, worked out once per eval (its function, target and evaluators), not
+    once per case."""
+    known: dict[tuple[int, int, int], bool] = {}
+    flags = []
+    for spec in specs:  # the specs hold the parts, so their ids stay theirs for the loop
+        key = (id(spec.func), id(spec.target), id(spec.evaluators))
+        flag = known.get(key)
+        if flag is None:
+            flag = known[key] = spec.is_async
+        flags.append(flag)
+    return flags
 
 
 def _limit(spec: EvalCaseSpec, timeout: float | None) -> float | None:
@@ -87,7 +101,7 @@ async def run_jobs(
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    is_async = [spec.is_async for spec in specs]  # worked out once per case, not per trial
+    is_async = _async_flags(specs)
 
     async def attempt(index: int) -> Attempt:
         spec = specs[jobs[index].spec_index]

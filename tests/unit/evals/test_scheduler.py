@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,36 @@ async def test_sync_eval_stuck_past_its_timeout__later_trials_run_at_once_on_ano
     stuck_at, stuck_thread = m.STARTS[1]
     assert m.STARTS[2][0] - stuck_at < 0.3 + 1.0  # the next trial waits for the limit only
     assert {m.STARTS[i][1] for i in range(2, 6)} == {m.STARTS[2][1]} != {stuck_thread}
+
+
+def _sync_body(ctx: Any) -> None:
+    pass
+
+
+async def _async_body(ctx: Any) -> None:
+    pass
+
+
+async def _async_check(result: Any) -> bool:
+    return True
+
+
+def test_async_flags__specs_of_several_evals_interleaved__each_specs_own_flag() -> None:
+    from agent_evals.evals.scheduler import _async_flags
+    from agent_evals.evals.spec import EvalCaseSpec
+
+    sync_checks: tuple[Any, ...] = (lambda r: True,)
+    async_checks: tuple[Any, ...] = (_async_check,)
+    kinds = [
+        (_sync_body, None, ()),
+        (_async_body, None, ()),
+        (_sync_body, None, async_checks),
+        (_sync_body, _async_body, ()),  # an async target
+        (_sync_body, _sync_body, sync_checks),
+    ]
+    specs = [
+        EvalCaseSpec(func=func, name="e", case_key=str(i), target=target, evaluators=checks)
+        for i in range(3)
+        for func, target, checks in kinds
+    ]
+    assert _async_flags(specs) == [s.is_async for s in specs] == [False, True, True, True, False] * 3

@@ -92,19 +92,19 @@ class EvalCaseResult:
 
     def trial_data(self, redact: Redact = UNCHANGED) -> dict[str, Any]:
         """This result as run-record trial data (``record.trial``), secrets masked with ``redact``."""
-        keys = record_keys(self.scores)
+        sources = self.score_sources
         scores = {
-            key: ScoreData(value=s.value, passed=s.passed, notes=s.notes, source=self.score_sources.get(key))
-            for key, s in zip(keys, self.scores, strict=True)
+            key: ScoreData(value=s.value, passed=s.passed, notes=s.notes, source=sources.get(key))
+            for key, s in zip(record_keys(self.scores), self.scores, strict=True)
         }
         return trial_data(
-            passed=self.passed,
+            passed=passes(self.scores, self.error),
             error=self.error,
             scores=scores,
             duration_s=self.duration,
             output=self.output,
-            usage=record_usage(self.usage),
-            graded=self.graded,
+            usage=None if self.usage is None else record_usage(self.usage),
+            graded=graded(self.scores, self.error),
             traceback=self.traceback,
             attempts=self.attempts,
             cache=self.cache,

@@ -102,14 +102,14 @@ def _score(score: ScoreData, redact: Redact) -> dict[str, Any]:
     passed = False if score.error is not None else score.passed
     if passed is not None:
         out["passed"] = passed
-    for key, text in (
-        ("error", score.error),
-        ("notes", score.notes),
-        ("expected", score.expected),
-        ("actual", score.actual),
-    ):
-        if text is not None:
-            out[key] = redact(text)
+    if score.error is not None:
+        out["error"] = redact(score.error)
+    if score.notes is not None:
+        out["notes"] = redact(score.notes)
+    if score.expected is not None:
+        out["expected"] = redact(score.expected)
+    if score.actual is not None:
+        out["actual"] = redact(score.actual)
     if score.source is not None:
         out["source"] = score.source
     return out

@@ -15,7 +15,6 @@ from typing import Any, Literal, Protocol
 
 from agent_evals.benchmark.agent import AgentHandle
 from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
-from agent_evals.benchmark.digest import asked_digest
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
@@ -112,7 +111,7 @@ def _case(
         file=file or bench.path,
         line=line,
         expected=short(expected) if expected else None,
-        definition=asked_digest(asked, shared),
+        definition=definition_digest({"scenario": asked, "shared": shared}),
     )
 
 
@@ -132,7 +131,7 @@ def scenario_definition(scenario: Scenario, shared: str) -> str:
     ``shared`` (:func:`shared_definition`: the world and the time limit). Not its id, name,
     dimensions or ``critical`` (bookkeeping, recorded by themselves), nor trials, parallelism or the
     agent."""
-    return asked_digest(_asked(scenario), shared)
+    return definition_digest({"scenario": _asked(scenario), "shared": shared})
 
 
 def _asked(scenario: Scenario) -> dict[str, Any]:

@@ -101,14 +101,37 @@ def _text(value: Any) -> str:
 
 
 def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace)."""
-    if value.__class__ is str:  # the usual input: its own canonical form
+    """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace). Plain
+    JSON data (:func:`_plain`) is its own canonical form: it is encoded as it is, not rebuilt first."""
+    if _plain(value, 1):
         return _CANONICAL.encode(value)
-    if value is None:  # the usual reference
-        return "null"
-    if value.__class__ is dict and not value:  # the usual metadata
-        return "{}"
     return _text(canonical(value))
+
+
+_PLAIN_DEPTH = 32
+"""Deepest nesting :func:`_plain` looks at; deeper data goes through :func:`canonical` (which cuts at 64)."""
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Whether ``canonical(value)`` is ``value`` itself: an exact str, bool, None, finite float or an int
+    that :func:`canonical` keeps, and dicts (text keys) and lists of those, not nested too deep."""
+    cls = value.__class__
+    if cls is str or value is None or cls is bool:
+        return True
+    if cls is int:
+        return bool(value.bit_length() <= 10_000)
+    if cls is float:
+        return math.isfinite(value)
+    if depth >= _PLAIN_DEPTH:
+        return False
+    if cls is dict:
+        for key, item in value.items():
+            if key.__class__ is not str or not _plain(item, depth + 1):
+                return False
+        return True
+    if cls is list:
+        return all(_plain(item, depth + 1) for item in value)
+    return False
 
 
 def definition_digest(parts: Any) -> str:

@@ -1,4 +1,4 @@
-"""The scenario digest's direct encoding of plain data gives exactly the digest of ``core.definition``."""
+"""canonical_json encodes plain data as it is: exactly the text the full canonical walk gives, for any data."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.benchmark.digest import asked_digest
-from agent_evals.core.definition import definition_digest
+from agent_evals.core.definition import _CANONICAL, canonical, canonical_json, definition_digest
 
 SHARED = "0123456789abcdef"
 
@@ -39,11 +38,16 @@ CASES: list[tuple[str, Any]] = [
 
 
 @pytest.mark.parametrize(("label", "asked"), CASES, ids=[label for label, _ in CASES])
-def test_asked_digest__any_data__same_as_definition_digest(label: str, asked: dict[str, Any]) -> None:
-    assert asked_digest(asked, SHARED) == definition_digest({"scenario": asked, "shared": SHARED})
+def test_canonical_json__any_data__same_as_the_full_canonical_walk(label: str, asked: dict[str, Any]) -> None:
+    parts = {"scenario": asked, "shared": SHARED}  # a benchmark scenario's digest parts
+    assert canonical_json(parts) == _CANONICAL.encode(canonical(parts))
 
 
-def test_asked_digest__one_value_changed__new_digest() -> None:
-    first = asked_digest({"prompt": "a", "success": {"output": {"equals": "1"}}}, SHARED)
-    second = asked_digest({"prompt": "a", "success": {"output": {"equals": "2"}}}, SHARED)
+def test_definition_digest__one_value_changed__new_digest() -> None:
+    first = definition_digest(
+        {"scenario": {"prompt": "a", "success": {"output": {"equals": "1"}}}, "shared": SHARED}
+    )
+    second = definition_digest(
+        {"scenario": {"prompt": "a", "success": {"output": {"equals": "2"}}}, "shared": SHARED}
+    )
     assert first != second

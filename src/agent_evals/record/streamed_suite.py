@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from agent_evals.record.summary import HEADER_FIELDS, SuiteSummary, add_cases
-from agent_evals.record.views import CaseView, SuiteView
+from agent_evals.record.views import SuiteView
 
 _LET_GO: dict[str, Any] = {}
 """What a summarised case keeps of its raw data: nothing (the record file has it)."""
@@ -40,26 +39,20 @@ class StreamedSuite:
         self.trials[position] = trials
         self.trial_counts.add(trials)
 
-    def summarise(
-        self, cases: list[dict[str, Any]], each: Callable[[CaseView], None] | None = None
-    ) -> list[CaseView]:
-        """Sum the next cases of the final record (decoded, in plan order), then let their data go;
-        ``each`` sees every case's view before that (its ``raw`` still the case). Returns the views."""
+    def summarise(self, cases: list[dict[str, Any]]) -> None:
+        """Sum the next cases of the final record (decoded, in plan order), then let their data go."""
         add_cases(self.view, cases, f"suite {self.header['id']}")
         views, shared = self.view.cases, self._shared
         tallies = list(self.view.scorers.values())
-        walked = [views[case["id"]] for case in cases]
-        for view in walked:
-            cid = view.id
-            if each is not None:
-                each(view)
+        for case in cases:
+            cid = case["id"]
+            view = views[cid]
             view.raw = _LET_GO
             view.key = shared.setdefault(view.key, view.key)  # most cases have the same few counts
             for per_case in tallies:
                 tally = per_case.get(cid)
                 if tally is not None:
                     per_case[cid] = shared.setdefault(tally, tally)
-        return walked
 
     def summary(self) -> SuiteSummary:
         """The suite as the gate reads it from the finished record (its raw cases let go)."""

@@ -8,11 +8,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_evals.record.case_stats import ERRORED, FAILED, PASSED, CaseStats, case_stats, trial_outcome
+from agent_evals.record.case_stats import CaseStats, case_stats, trial_outcome
 
 if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord
-    from agent_evals.record.views import CaseView
 
 Detail = tuple[str | None, str, str | None]
 """One line under a failure: ``(None, error, traceback)`` for an errored trial, ``(scorer, note, None)``
@@ -109,26 +108,13 @@ class RunDigest:
 
     def add(self, suite: int, position: int, case: Mapping[str, Any]) -> None:
         """Count one written case (as decoded from the record file) at plan ``position`` of ``suite``."""
-        trials = case.get("trials", ())
-        for trial in trials:
-            self.trials[trial_outcome(trial.get("error"), trial.get("passed"))] += 1
-        self._add(suite, position, case, case_stats(case))
-
-    def add_view(self, suite: int, position: int, view: CaseView) -> None:
-        """Count one case as the record's walk summed it (``record.summary``: its counts are the walk's,
-        its ``raw`` the case as decoded from the record file)."""
-        trials, (counted, passes, errors) = len(view.raw.get("trials", ())), view.key
-        # the walk leaves out ungraded trials, which never pass (the pass rule needs a verdict)
-        self.trials[PASSED] += passes
-        self.trials[ERRORED] += errors
-        self.trials[FAILED] += trials - passes - errors
-        self._add(suite, position, view.raw, CaseStats(trials, counted - errors, passes, errors))
-
-    def _add(self, suite: int, position: int, case: Mapping[str, Any], stats: CaseStats) -> None:
+        stats = case_stats(case)
         self.suites[suite].add(position, case["group"], stats)
         for trial in case.get("trials", ()):
+            error = trial.get("error")
+            self.trials[trial_outcome(error, trial.get("passed"))] += 1
             cache = trial.get("cache")
-            if cache is not None and cache.get("replayed") == 0 and trial.get("error") is None:
+            if cache is not None and cache.get("replayed") == 0 and error is None:
                 self.replayed_nothing += 1
         if stats.outcome not in ("failed", "errored"):
             return

@@ -277,8 +277,9 @@ class RunBuilder:
         for case in written:
             group = case["group"]
             case["group"] = groups.setdefault(group, group)  # one string per group, not per case
-        at = iter(positions)
-        self._sides[suite].summarise(written, lambda view: self.digest.add_view(suite, next(at), view))
+        for position, case in zip(positions, written, strict=True):
+            self.digest.add(suite, position, case)
+        self._sides[suite].summarise(written)
 
     # -- evals ---------------------------------------------------------------------------------
     def add_result(self, spec_index: int, trial: int, result: EvalCaseResult) -> None:

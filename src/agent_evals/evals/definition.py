@@ -29,12 +29,12 @@ def spec_definitions(specs: Sequence[EvalCaseSpec]) -> list[str | None]:
     eval's cases share are made into text once for a run of specs of one eval, and joined with each
     case's own."""
     out: list[str | None] = []
-    shared: tuple[Any, ...] = ()
+    shared: tuple[Any, ...] | None = None
     head = tail = ""
     for spec in specs:
         try:
             key = (spec.func, spec.evaluators, spec.default_score_key, spec.timeout)
-            if len(key) != len(shared) or any(a is not b for a, b in zip(key, shared, strict=True)):
+            if shared is None or any(a is not b for a, b in zip(key, shared, strict=True)):
                 shared = key
                 head, tail = _shared_parts(spec)
             own = (
@@ -43,7 +43,7 @@ def spec_definitions(specs: Sequence[EvalCaseSpec]) -> list[str | None]:
             )
             out.append(text_digest(head + own + tail))
         except Exception:
-            shared = ()
+            shared = None
             out.append(None)
     return out
 

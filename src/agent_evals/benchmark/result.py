@@ -125,25 +125,27 @@ def case_record(case: CaseOutcome) -> Case:
 
 
 def case_data(case: CaseOutcome) -> dict[str, Any]:
-    """:func:`case_record` as plain data, validated with the record (as ``evals.case_record`` gives an
-    eval case): one validation of the whole case, not one model per trial and per location. A field
-    that is None is left out, as the record writes it."""
+    """:func:`case_record` as plain data, as the record's model would dump it (as ``evals.case_record``
+    gives an eval case): no model per case or per trial. A field that is None is left out, as the
+    record writes it."""
     data: dict[str, Any] = {
         "id": case.id,
         "group": case.capability,
-        "dimensions": dict(case.dimensions),
-        "critical": case.critical,
-        "location": {"file": case.file, "line": case.line},
-        "trials": [_trial_data(t) for t in case.trials],
     }
+    if case.name is not None:
+        data["name"] = case.name
+    data["dimensions"] = dict(case.dimensions)
+    data["critical"] = case.critical
+    data["location"] = {k: v for k, v in (("file", case.file), ("line", case.line)) if v is not None}
     for key, value in (
-        ("name", case.name),
         ("input", short(case.prompt, PROMPT_LIMIT)),
         ("expected", case.expected),
+        ("labels", []),
         ("definition", case.definition),
     ):
-        if value is not None:  # less for the validation to look at
+        if value is not None:
             data[key] = value
+    data["trials"] = [_trial_data(t) for t in case.trials]
     return data
 
 

@@ -6,10 +6,7 @@ import math
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agent_evals.record.model import Case
+from typing import Any
 
 BUDGET_ENV = "AGENT_EVALS_BUDGET_USD"
 """The environment variable ``run`` and ``ci`` read ``--budget-usd`` from (the action's ``budget-usd``)."""
@@ -196,16 +193,13 @@ def budgeted(limit_usd: float | None) -> Iterator[Budget | None]:
         _active.remove(budget)
 
 
-def note_written_case(case: Case) -> None:
-    """Tell the run's budget, if any, which trials of a case just written it could not count the cost of."""
+def note_written_case(case: Mapping[str, Any]) -> None:
+    """Tell the run's budget, if any, which trials of a case just written (its record data) it could
+    not count the cost of."""
     budget = active_budget()
     if budget is None:
         return
     trials = [
-        [
-            *(a.usage.model_dump() if a.usage else None for a in t.attempts or ()),
-            t.usage.model_dump() if t.usage else None,
-        ]
-        for t in case.trials
+        [*(a.get("usage") for a in t.get("attempts") or ()), t.get("usage")] for t in case.get("trials", ())
     ]
-    budget.note_case(case.id, trials)
+    budget.note_case(case["id"], trials)

@@ -18,6 +18,8 @@ import json
 import re
 from typing import Any, ClassVar, Protocol
 
+from pydantic_core import PydanticSerializationError, to_json
+
 REPLACEMENT = "\ufffd"
 """What a lone surrogate is recorded as."""
 
@@ -50,6 +52,18 @@ def clean_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [clean_value(v) for v in value]
     return value
+
+
+def plain_bytes(value: Any) -> bytes:
+    """Plain record data (a case as ``evals.case_record`` builds it) as compact UTF-8 JSON, written by the
+    record models' own encoder, so the bytes are those :func:`model_bytes` gives for the same data
+    validated into its model; the text rule applied."""
+    try:
+        return to_json(value)
+    except PydanticSerializationError as exc:
+        if "surrogates not allowed" not in str(exc):
+            raise
+    return to_json(clean_value(value))
 
 
 def json_bytes(value: Any) -> bytes:

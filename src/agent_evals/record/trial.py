@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
+from agent_evals.record.model import Attempt, TrialCache, Usage
 from agent_evals.record.text import bytes_text
 
 TEXT_LIMIT = 100_000
@@ -129,36 +132,41 @@ def trial_data(
     cache: Mapping[str, Any] | None = None,
     redact: Redact = UNCHANGED,
 ) -> dict[str, Any]:
-    """The run-record trial (plain data, validated with the record) of one finished trial.
+    """The run-record trial (plain data, as the record's models would dump it) of one finished trial.
 
     ``usage`` is already in the record's shape (``cost.meter.record_usage``). A trial with an error
     never passes. Strings are masked with ``redact``: pass :data:`UNCHANGED` when the caller masks
     the whole record afterwards. A field that is None is left out, as the record writes it (every
-    optional field of a trial defaults to None), so the validation has less to look at.
+    optional field of a trial defaults to None).
     """
-    # Plain dicts, validated once per record: constructing 10,000 models one by one dominates
-    # the time of a large run.
+    # Plain data in the record's own shape and key order, serialised as it stands (no model per trial
+    # or per case): what record.model would dump for it, byte for byte (tests/unit/record/test_plain_case.py).
     text, as_json = text_data(output, redact)
-    out: dict[str, Any] = {
-        "passed": passed and error is None,
-        "scores": {key: _score(score, redact) for key, score in scores.items()},
-        "duration_s": round(duration_s, 6),
-        "graded": graded,
-    }
+    out: dict[str, Any] = {"passed": passed and error is None}
     if error is not None:
         out["error"] = redact(error)
+    out["scores"] = {key: _score(score, redact) for key, score in scores.items()}
+    out["duration_s"] = round(duration_s, 6)
     if usage is not None:
-        out["usage"] = dict(usage)
+        out["usage"] = _shaped(Usage, usage)
     if text is not None:
         out["output"] = text
     if as_json is not None:
         out["output_json"] = as_json
+    out["graded"] = graded
     if traceback is not None:
         out["traceback"] = redact(traceback)
     if attempts:
         out["attempts"] = [
-            {**a, "error": None if a.get("error") is None else redact(a["error"])} for a in attempts
+            _shaped(Attempt, {**a, "error": None if a.get("error") is None else redact(a["error"])})
+            for a in attempts
         ]
     if cache is not None:
-        out["cache"] = dict(cache)
+        out["cache"] = _shaped(TrialCache, cache)
     return out
+
+
+def _shaped(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """Rarer nested data (usage, retried attempts, cache) as its record model dumps it: defaults filled,
+    null fields left out, in the model's key order."""
+    return model.model_validate(data).model_dump(mode="json", exclude_none=True)

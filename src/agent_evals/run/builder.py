@@ -27,7 +27,7 @@ from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
-from agent_evals.record.text import model_bytes
+from agent_evals.record.text import plain_bytes
 from agent_evals.report.run_digest import RunDigest
 from agent_evals.run.facts import ci_info, git_info, utc_now
 from agent_evals.version import __version__
@@ -253,21 +253,23 @@ class RunBuilder:
                 self._stream.add_suite(side.header)
 
     def _write(self, suite: int, position: int, case: Case | dict[str, Any], redact: bool = False) -> None:
-        """Write one finished case; the caller holds the lock."""
+        """Write one finished case (plain data as the record's model would dump it, or the model);
+        the caller holds the lock."""
         self.start()
         assert self._stream is not None
-        model = case if isinstance(case, Case) else Case.model_validate(case)
-        note_written_case(model)
-        data = model_bytes(model)  # any text kept, as strict UTF-8 (record.text)
+        if isinstance(case, Case):
+            case = case.model_dump(mode="json", exclude_none=True)
+        note_written_case(case)
+        data = plain_bytes(case)  # any text kept, as strict UTF-8 (record.text)
         masked = redact and self.redact.active
         if masked:
-            data = keep_definition(self.redact(data.decode("utf-8")), model.definition).encode("utf-8")
+            data = keep_definition(self.redact(data.decode("utf-8")), case.get("definition")).encode("utf-8")
         self._stream.add_case(suite, position, data, self._partial_block())
         # the id as the file holds it (a masked secret included); the rest is read back at the end
-        case_id = decode_json(data)["id"] if masked else model.id
-        self._sides[suite].note(position, case_id, len(model.trials))
-        for trial in model.trials:
-            self._tally[trial_outcome(trial.error, trial.passed)] += 1
+        trials = case["trials"]
+        self._sides[suite].note(position, decode_json(data)["id"] if masked else case["id"], len(trials))
+        for trial in trials:
+            self._tally[trial_outcome(trial.get("error"), trial["passed"])] += 1
 
     def _read_back(self, suite: int, positions: list[int], cases: bytes) -> None:
         """Sum cases of the final record as its file holds them (``RecordWriter.finish``, in plan order):
@@ -346,12 +348,12 @@ class RunBuilder:
             self._write_bench(bench, position)
 
     def _write_bench(self, bench: _Bench, position: int) -> None:
-        from agent_evals.benchmark.result import case_record
+        from agent_evals.benchmark.result import case_data
 
         if bench.written[position]:
             return
         outcome = bench.result.cases[position]
-        self._write(bench.index, position, case_record(outcome), redact=True)
+        self._write(bench.index, position, case_data(outcome), redact=True)
         bench.written[position] = 1
         outcome.trials = []  # in the record now; a run of 100,000 cases must not keep them
 

@@ -115,7 +115,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Generator[
     collectors = yield
     if not (is_eval_file_name(file_path.name) and not file_path.name.startswith("test_")):
         return collectors
-    kept = [c for c in collectors if not isinstance(c, pytest.Module)]
+    kept = [c for c in collectors if type(c) is not pytest.Module]  # doctest modules etc. stay
     return [*kept, EvalFile.from_parent(parent, path=file_path)]
 
 

@@ -34,6 +34,8 @@ Library entry points that take Python objects (``run_eval_async`` and friends) r
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
@@ -62,8 +64,24 @@ class UsageError(AgentEvalsError):
     exit_code = EXIT_USAGE
 
 
+MAX_LISTED_PROBLEMS = 50
+"""How many problems of one file a message lists; beyond it, a count of the rest."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the known name closest to ``name``, or ``""`` when none is close."""
+    import difflib  # only when there is something to suggest
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 class BenchmarkFileError(UsageError):
-    """A benchmark YAML file that cannot be loaded; the message names file:line:col and key path."""
+    """A benchmark YAML file that cannot be loaded; the message names file:line:col and key path.
+
+    ``further`` are the file's other problems found in the same pass: the message lists each on a line
+    of its own (up to :data:`MAX_LISTED_PROBLEMS` in all, then how many more there are).
+    """
 
     def __init__(
         self,
@@ -73,12 +91,14 @@ class BenchmarkFileError(UsageError):
         line: int | None = None,
         column: int | None = None,
         key_path: str | None = None,
+        further: Sequence[BenchmarkFileError] = (),
     ) -> None:
         self.file = file
         self.line = line
         self.column = column
         self.key_path = key_path
         self.reason = message
+        self.further = [one for problem in further for one in problem.problems]
         where = ""
         if file is not None:
             where = file
@@ -88,7 +108,34 @@ class BenchmarkFileError(UsageError):
                     where += f":{column}"
             where += ": "
         key = f"{key_path}: " if key_path else ""
-        super().__init__(f"{where}{key}{message}")
+        self.located = f"{where}{key}{message}"
+        lines = [self.located, *(f"  {p.located}" for p in self.further[: MAX_LISTED_PROBLEMS - 1])]
+        if (hidden := len(self.further) - (MAX_LISTED_PROBLEMS - 1)) > 0:
+            lines.append(f"  ... and {hidden} more problem(s) in this file: fix these, then validate again")
+        super().__init__("\n".join(lines))
+
+    @property
+    def problems(self) -> list[BenchmarkFileError]:
+        """This problem and the file's further ones, each on its own (none with further problems)."""
+        first = BenchmarkFileError(
+            self.reason, file=self.file, line=self.line, column=self.column, key_path=self.key_path
+        )
+        return [first, *self.further] if self.further else [self]
+
+    @classmethod
+    def of_all(cls, problems: Sequence[BenchmarkFileError]) -> BenchmarkFileError:
+        """One error listing every problem of ``problems`` (the first leads the message)."""
+        first, *rest = problems
+        if not rest:
+            return first
+        return cls(
+            first.reason,
+            file=first.file,
+            line=first.line,
+            column=first.column,
+            key_path=first.key_path,
+            further=[*first.further, *rest],
+        )
 
 
 class PolicyError(UsageError):

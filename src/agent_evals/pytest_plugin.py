@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -104,12 +104,19 @@ class EvalFile(pytest.File):
             yield from _items(self, fn, line)
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """Collect eval files that are not test modules already."""
-    if is_eval_file_name(file_path.name) and not file_path.name.startswith("test_"):
-        collector: EvalFile = EvalFile.from_parent(parent, path=file_path)
-        return collector
-    return None
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Generator[None, list[Any], list[Any]]:
+    """Collect eval files that are not test modules already, once each.
+
+    pytest makes a ``Module`` of any ``.py`` file named on its command line (``pytest eval_geo.py``,
+    ``pytest eval_geo.py::case``) whatever its name; that module would collect the file's evals a
+    second time next to ``EvalFile``, so it is dropped here, as a folder's discovery never makes it.
+    """
+    collectors = yield
+    if not (is_eval_file_name(file_path.name) and not file_path.name.startswith("test_")):
+        return collectors
+    kept = [c for c in collectors if type(c) is not pytest.Module]  # doctest modules etc. stay
+    return [*kept, EvalFile.from_parent(parent, path=file_path)]
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[EvalItem] | None:

@@ -10,7 +10,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "init" / "scaffold.txt"
@@ -26,8 +28,29 @@ SCAFFOLD = [
 ]
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
+def _git_env(home: Path, **config: str) -> dict[str, str]:
+    """An environment whose git reads no user or system config but ``config``, and no repository above ``home``."""
+    gitconfig = Path(os.devnull)
+    if config:
+        gitconfig = home / ".gitconfig-for-test"
+        lines = [f"[{key.split('.')[0]}]\n\t{key.split('.')[1]} = {value}\n" for key, value in config.items()]
+        gitconfig.write_text("".join(lines), encoding="utf-8")
+    env = dict(os.environ, GIT_CONFIG_GLOBAL=str(gitconfig), GIT_CONFIG_NOSYSTEM="1")
+    env["GIT_CEILING_DIRECTORIES"] = str(home)
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t")
+    env["GIT_COMMITTER_EMAIL"] = "t@example.com"
+    return env
+
+
+def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = env if env is not None else _git_env(cwd)  # a developer's init.defaultBranch must not leak in
+    return subprocess.run(
+        [CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+
+
+def _git(*args: str, cwd: Path, env: dict[str, str]) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60)
 
 
 def _snapshot(stdout: str, root: Path) -> str:
@@ -113,3 +136,59 @@ def test_init__dir_that_is_a_file__exit_2_writing_nothing(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert "exists and is not a folder" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file.txt"]
+
+
+def _repo_on_master(root: Path, env: dict[str, str]) -> Path:
+    _git("init", "-q", "-b", "master", str(root / "proj"), cwd=root, env=env)
+    return root / "proj"
+
+
+def _clone_of_trunk_on_a_feature_branch(root: Path, env: dict[str, str]) -> Path:
+    upstream = root / "upstream"
+    _git("init", "-q", "-b", "trunk", str(upstream), cwd=root, env=env)
+    _git("commit", "-q", "--allow-empty", "-m", "first", cwd=upstream, env=env)
+    _git("clone", "-q", str(upstream), str(root / "proj"), cwd=root, env=env)
+    _git("checkout", "-q", "-b", "my-feature", cwd=root / "proj", env=env)
+    return root / "proj"
+
+
+def _no_repository(root: Path, env: dict[str, str]) -> Path:
+    (root / "proj").mkdir()
+    return root / "proj"
+
+
+@pytest.mark.parametrize(
+    ("make_project", "config", "branch", "found_by"),
+    [
+        pytest.param(_repo_on_master, {}, "master", "the branch checked out here", id="git-init-b-master"),
+        pytest.param(
+            _clone_of_trunk_on_a_feature_branch, {}, "trunk", "origin's HEAD", id="origin-head-trunk"
+        ),
+        pytest.param(
+            _no_repository, {"init.defaultBranch": "develop"}, "develop", "init.defaultBranch", id="no-repo"
+        ),
+        pytest.param(_no_repository, {}, "main", "no git repository", id="no-repo-no-config"),
+    ],
+)
+def test_init__in_a_repository__workflow_records_baselines_on_its_default_branch(
+    tmp_path: Path, make_project: Any, config: dict[str, str], branch: str, found_by: str
+) -> None:
+    env = _git_env(tmp_path, **config)
+    project = make_project(tmp_path, env)
+    done = _cli("init", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    workflow_text = (project / ".github/workflows/agent-evals.yml").read_text(encoding="utf-8")
+    workflow = yaml.safe_load(workflow_text)
+    assert workflow[True]["push"]["branches"] == [branch]  # YAML 1.1 reads the key `on` as True
+    assert f"pushes to {branch} record" in workflow_text
+    assert f"records baselines on pushes to {branch} ({found_by})" in done.stdout, done.stdout
+
+
+def test_init__closing_lines__say_what_to_edit_in_the_workflows_before_pushing(tmp_path: Path) -> None:
+    done = _cli("init", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Before you push" in done.stdout, done.stdout
+    assert "<owner>/agent-evals@<commit-sha>" in done.stdout
+    for rel in (".github/workflows/agent-evals.yml", ".github/workflows/agent-evals-publish.yml"):
+        assert rel in done.stdout.split("Before you push")[1]
+        assert "<owner>/agent-evals@<commit-sha>" in (tmp_path / rel).read_text(encoding="utf-8")

@@ -227,3 +227,77 @@ def test_validate__override_glob_matching_no_case__warned_not_refused(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "warning: agent-evals.yaml: override 'demo/tlak' matches no suite or group" in done.stderr
     assert "did you mean 'demo/talk'?" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        pytest.param(
+            "my_agent:Agen",
+            "b.yaml:2:8: agent 'my_agent:Agen': module 'my_agent' has no attribute 'Agen'; did you mean 'Agent'?",
+            id="attribute-misspelt",
+        ),
+        pytest.param(
+            "my_agnt:Agent",
+            "b.yaml:2:8: agent 'my_agnt:Agent': cannot import module 'my_agnt'",
+            id="module-misspelt",
+        ),
+    ],
+)
+def test_validate_and_run__agent_reference_misspelt__names_the_yaml_line_and_the_close_name(
+    tmp_path: Path, command: str, ref: str, message: str
+) -> None:
+    _project(tmp_path, {"b.yaml": GOOD_YAML.replace("my_agent:Agent", ref), "my_agent.py": AGENT})
+    done = _cli(command, "b.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr, done.stderr
+    if ref.startswith("my_agnt"):
+        assert done.stderr.rstrip().splitlines()[0].endswith("; did you mean 'my_agent'?"), done.stderr
+
+
+SEVERAL_PROBLEMS = """
+benchmark: demo
+agent: my_agent:Agent
+execution:
+  runs_per_scenario: zero
+  timeout_s: -1
+capabilities:
+  - name: talk
+    scenarios:
+      - {id: hello, prompt: "say ok", success: {output: {contanis: ok}}}
+  - name: greet
+    scenarios:
+      - {id: hi, prompt: "say ok", success: {outptu: {contains: ok}}}
+"""
+
+
+def test_validate__file_with_several_problems__lists_every_one_at_its_line(tmp_path: Path) -> None:
+    _project(tmp_path, {"b.yaml": SEVERAL_PROBLEMS, "my_agent.py": AGENT})
+    done = _cli("validate", "b.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("error: b.yaml:4:22: execution.runs_per_scenario: "), done.stderr
+    assert lines[1].startswith("  b.yaml:5:14: execution.timeout_s: "), done.stderr
+    assert lines[2].startswith("  b.yaml:9:58: capabilities[0].scenarios[0].success.output.contanis: "), lines
+    assert "did you mean 'contains'?" in lines[2]
+    assert lines[3].startswith("  b.yaml:12:46: capabilities[1].scenarios[0].success.outptu: "), lines
+    assert "more problem" not in done.stderr
+    assert lines[-1] == "Validation failed: 4 problem(s) in 1 file(s) checked"
+
+
+def test_validate__more_problems_than_the_cap__lists_fifty_and_counts_the_rest(tmp_path: Path) -> None:
+    caps = "".join(
+        f"  - name: c{i}\n    scenarios:\n      - {{id: s, prompt: hi, success: {{output: {{equalz: x}}}}}}\n"
+        for i in range(60)
+    )
+    (tmp_path / "b.yaml").write_text(
+        f"benchmark: demo\nagent: my_agent:Agent\ncapabilities:\n{caps}", "utf-8"
+    )
+    _project(tmp_path, {"my_agent.py": AGENT})
+    done = _cli("validate", "b.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    listed = [line for line in done.stderr.splitlines() if "unknown key 'equalz'" in line]
+    assert len(listed) == 50, done.stderr
+    assert "  ... and 10 more problem(s) in this file" in done.stderr
+    assert done.stderr.splitlines()[-1] == "Validation failed: 60 problem(s) in 1 file(s) checked"

@@ -121,3 +121,42 @@ def test_without_the_plugin__eval_files_are_not_collected_and_ctx_is_unknown(pro
 def test_plugin__is_never_registered_for_every_pytest_run() -> None:
     registered = [ep.value for ep in entry_points(group="pytest11")]
     assert not any(value.startswith("agent_evals") for value in registered)
+
+
+GEO_CASES = [
+    "eval_geo.py::test_capital[fr]",
+    "eval_geo.py::test_capital[jp]",
+    "eval_geo.py::test_tool_down",
+    "eval_geo.py::test_flaky",
+    "eval_geo.py::test_numeric",
+]
+MIXED_TESTS = ["test_mixed.py::test_plain", "test_mixed.py::test_echo"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        pytest.param(["eval_geo.py"], GEO_CASES, id="named-file"),
+        pytest.param(
+            ["eval_geo.py::test_capital[jp]"], ["eval_geo.py::test_capital[jp]"], id="named-node-id"
+        ),
+        pytest.param(["eval_geo.py::test_capital"], GEO_CASES[:2], id="named-function"),
+        pytest.param(["eval_geo.py", "test_mixed.py"], GEO_CASES + MIXED_TESTS, id="two-named-files"),
+        pytest.param(["."], GEO_CASES + MIXED_TESTS, id="folder"),
+        pytest.param([], GEO_CASES + MIXED_TESTS, id="no-args"),
+    ],
+)
+def test_plugin__collect_by_file_node_id_or_folder__each_case_once(
+    project: Path, args: list[str], expected: list[str]
+) -> None:
+    done = _pytest(
+        project, "-p", "agent_evals.pytest_plugin", "--collect-only", "-qq", *args
+    )  # -v -qq: node ids
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert sorted(collected) == sorted(expected), done.stdout + done.stderr
+
+
+def test_plugin__rerun_one_failing_case_by_node_id__reports_one_failure(project: Path) -> None:
+    done = _pytest(project, "-p", "agent_evals.pytest_plugin", "eval_geo.py::test_capital[jp]")
+    assert done.returncode == 1, done.stdout
+    assert "1 failed in" in done.stdout and "2 failed" not in done.stdout, done.stdout

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from agent_evals.scaffold import template as scaffold_template
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 DOCS = ROOT / "docs" / "github-actions.md"
@@ -194,8 +196,13 @@ TEMPLATES = ROOT / "src" / "agent_evals" / "scaffold" / "templates"
 SCAFFOLD_GATE, SCAFFOLD_PUBLISH = TEMPLATES / "workflow.yml.tmpl", TEMPLATES / "publish.yml.tmpl"
 
 
+def _rendered(template: Path) -> str:
+    """The template as `agent-evals init` writes it (here for a repository whose default branch is master)."""
+    return scaffold_template(template.name, default_branch="master")
+
+
 def _concrete(template: Path) -> str:
-    return _concrete_text(template.read_text())
+    return _concrete_text(_rendered(template))
 
 
 def test_init_scaffold_workflows__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
@@ -251,12 +258,12 @@ def _concrete_text(text: str) -> str:
 _DOC = _doc_blocks()
 GATES = {
     "example-gate.yml": (ROOT / ".github" / "workflows" / "example-gate.yml").read_text(),
-    "scaffold": SCAFFOLD_GATE.read_text(),
+    "scaffold": _rendered(SCAFFOLD_GATE),
     **{f"github-actions.md-{i}": b for i, b in enumerate(_DOC) if "workflow_run:" not in b},
 }
 PUBLISHERS = {
     "publish.yml": (ROOT / ".github" / "workflows" / "publish.yml").read_text(),
-    "scaffold": SCAFFOLD_PUBLISH.read_text(),
+    "scaffold": _rendered(SCAFFOLD_PUBLISH),
     **{f"github-actions.md-{i}": b for i, b in enumerate(_DOC) if "workflow_run:" in b},
 }
 

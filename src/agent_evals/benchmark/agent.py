@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_evals.core.faults import in_daemon_thread
 from agent_evals.core.types import TaskResult
-from agent_evals.errors import AgentLoadError
+from agent_evals.errors import AgentLoadError, did_you_mean
 
 
 class BaseAgent(abc.ABC):
@@ -57,13 +57,31 @@ def resolve_reference(ref: str, base_dir: Path | None) -> Any:
         module = importlib.import_module(module_name)
     except Exception as exc:
         where = f" (searched {base_dir} and sys.path)" if base_dir is not None else ""
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name and base_dir is not None
+        hint = did_you_mean(module_name, _module_names(base_dir)) if missing and base_dir else ""
         raise AgentLoadError(
-            f"agent {ref!r}: cannot import module {module_name!r}{where}: {type(exc).__name__}: {exc}"
+            f"agent {ref!r}: cannot import module {module_name!r}{where}: {type(exc).__name__}: {exc}{hint}"
         ) from exc
     try:
         return getattr(module, attr)
     except AttributeError as exc:
-        raise AgentLoadError(f"agent {ref!r}: module {module_name!r} has no attribute {attr!r}") from exc
+        names = [name for name in vars(module) if not name.startswith("_")]
+        hint = did_you_mean(attr, names)
+        raise AgentLoadError(
+            f"agent {ref!r}: module {module_name!r} has no attribute {attr!r}{hint}"
+        ) from exc
+
+
+def _module_names(folder: Path) -> list[str]:
+    """The modules and packages importable from ``folder`` (what a misspelt module name may mean)."""
+    try:
+        return [
+            p.stem if p.suffix == ".py" else p.name
+            for p in folder.iterdir()
+            if p.suffix == ".py" or (p / "__init__.py").is_file()
+        ]
+    except OSError:
+        return []
 
 
 class AgentHandle:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_evals.benchmark.checkers import CheckerError, compile_scenario
 from agent_evals.benchmark.schema import Benchmark, Capability, Scenario
-from agent_evals.errors import BenchmarkFileError
+from agent_evals.errors import BenchmarkFileError, did_you_mean
 from agent_evals.files.yaml_source import KeyPath, SourceMap, format_path, load_yaml_file
 
 INCLUDE_PREFIX = "file://"
@@ -72,14 +71,30 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     real = file.resolve()
     raw_caps = data.get("capabilities")
     capabilities: list[Capability] = []
+    problems: list[BenchmarkFileError] = []  # every capability and the top level are checked: all are shown
     if isinstance(raw_caps, list):
         located = _expand(raw_caps, smap, ("capabilities",), real, [real], _Budget())
-        capabilities = [_validate_capability(item) for item in located]
+        for item in located:
+            try:
+                capabilities.append(_validate_capability(item))
+            except BenchmarkFileError as exc:
+                problems.append(exc)
     top = {k: v for k, v in data.items() if k != "capabilities"}
     if "capabilities" in data:
         top["capabilities"] = capabilities if isinstance(raw_caps, list) else raw_caps
-    bench: Benchmark = _validate(Benchmark, top, smap, ())
+    try:
+        bench: Benchmark = _validate(Benchmark, top, smap, ())
+    except BenchmarkFileError as exc:
+        if not problems:
+            raise
+        # a capability that failed is left out of the list: "capabilities" problems follow from that
+        problems += [p for p in exc.problems if not (p.key_path or "").startswith("capabilities")]
+    if problems:  # the file's own lines in file order, then its includes' problems
+        each = [one for problem in problems for one in problem.problems]
+        own = sorted((p for p in each if p.file == shown), key=_file_order)
+        raise BenchmarkFileError.of_all([*own, *(p for p in each if p.file != shown)])
     bench._path = shown
+    bench._agent_at = smap.position(("agent",))
     _check_unique(bench, located if isinstance(raw_caps, list) else [], real.parent)
     if bench.gate is not None:
         bench.gate = _validate_gate(bench.gate, smap)
@@ -290,25 +305,35 @@ def _located_error(
     known: list[str] | None = None,
     raw: Any = None,
 ) -> BenchmarkFileError:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    path = _map_loc(tuple(first["loc"]), base, compact, raw)
-    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-    kind = first["type"]
+    """Every problem pydantic found, each located, in file order (the first leads the message)."""
+    problems = [
+        _located_one(error, smap, base, compact, known, raw) for error in exc.errors(include_url=False)
+    ]
+    return BenchmarkFileError.of_all(sorted(problems, key=_file_order))
+
+
+def _file_order(problem: BenchmarkFileError) -> tuple[int, int]:
+    return (problem.line or 1 << 30, problem.column or 0)
+
+
+def _located_one(
+    error: Any, smap: SourceMap, base: KeyPath, compact: bool, known: list[str] | None, raw: Any
+) -> BenchmarkFileError:
+    path = _map_loc(tuple(error["loc"]), base, compact, raw)
+    kind = error["type"]
     if kind == "unknown_key":
-        key = first.get("ctx", {}).get("key", "")
-        return smap.error(first["msg"] + more, (*path, key), key=True)
+        key = error.get("ctx", {}).get("key", "")
+        return smap.error(error["msg"], (*path, key), key=True)
     if kind == "missing":
-        return smap.error(f"missing required key {path[-1]!r}{more}", path[:-1])
+        return smap.error(f"missing required key {path[-1]!r}", path[:-1])
     if kind == "extra_forbidden":
-        close = difflib.get_close_matches(str(path[-1]), known or [], n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(str(path[-1]), known or [])
         allowed = f" (allowed: {', '.join(known)})" if known else ""
-        return smap.error(f"unknown key {path[-1]!r}{hint}{allowed}{more}", path, key=True)
-    message = first["msg"].removeprefix("Value error, ")
-    got = first.get("input")
+        return smap.error(f"unknown key {path[-1]!r}{hint}{allowed}", path, key=True)
+    message = error["msg"].removeprefix("Value error, ")
+    got = error.get("input")
     shown = "" if isinstance(got, (dict, list)) or got is None else f" (found {got!r})"[:120]
-    return smap.error(f"{message}{shown}{more}", path)
+    return smap.error(f"{message}{shown}", path)
 
 
 def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> None:

@@ -161,9 +161,9 @@ def prepare_benchmark(
     jobs = select_jobs(bench, case_filter)
     try:
         handle = AgentHandle(ref, base_dir=base_dir)
-    except AgentLoadError as exc:  # say which file asked for the agent
+    except AgentLoadError as exc:  # say which file (and line) asked for the agent
         if isinstance(ref, str) and agent is None:
-            raise AgentLoadError(f"{bench.path}: {exc}") from exc
+            raise AgentLoadError(f"{bench.agent_location}: {exc}") from exc
         raise
     stateful = next((job for job in jobs if job.plan.state is not None), None)
     if stateful is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Annotated, Any, ClassVar, Literal, cast
 
@@ -17,6 +16,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from agent_evals.errors import did_you_mean
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """A safe path segment: letters, digits, dot, dash and underscore, not starting with a dot."""
@@ -86,8 +87,7 @@ class StrictModel(BaseModel):
             known = list(cls.model_fields)
             for key in data:
                 if key not in cls.model_fields:
-                    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    hint = did_you_mean(str(key), known)
                     raise PydanticCustomError(
                         "unknown_key",
                         "unknown key '{key}'{hint} (allowed: {allowed})",
@@ -348,6 +348,7 @@ class Benchmark(StrictModel):
     """The capabilities, with ``file://`` entries already spliced in."""
 
     _path: str = PrivateAttr(default="")
+    _agent_at: tuple[int, int] | None = PrivateAttr(default=None)
 
     @field_validator("benchmark")
     @classmethod
@@ -372,3 +373,9 @@ class Benchmark(StrictModel):
     def path(self) -> str:
         """The file the benchmark was loaded from."""
         return str(_private(self)["_path"])
+
+    @property
+    def agent_location(self) -> str:
+        """``file:line:col`` of the ``agent:`` value (the file alone when it has none)."""
+        at = _private(self)["_agent_at"]
+        return self.path if at is None else f"{self.path}:{at[0]}:{at[1]}"

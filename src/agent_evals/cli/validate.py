@@ -51,7 +51,8 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
         click.echo(f"error: {problem}", err=True)
     files = len(inventory.suites) + len(inventory.problems)
     if problems:
-        click.echo(f"Validation failed: {len(problems)} problem(s) in {files} file(s) checked", err=True)
+        total = len(problems) + inventory.further_problems
+        click.echo(f"Validation failed: {total} problem(s) in {files} file(s) checked", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(
         f"Valid: {files} file(s), {inventory.cases} cases, {inventory.trials} trials (nothing was run)"

@@ -329,6 +329,20 @@ class RunRecord(_Model):
     suites: list[Suite] = Field(default_factory=list)
     """Every suite that ran."""
 
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """pydantic's ``model_dump``, always with ``schema`` spelled as the file format does.
+
+        The field is ``schema_`` in Python (``schema`` would shadow a pydantic method): without
+        ``by_alias=True`` pydantic would write ``schema_``, a file no reader takes for a record. So
+        ``by_alias`` is always on; every other option is pydantic's.
+        """
+        return super().model_dump(**{**kwargs, "by_alias": True})
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """pydantic's ``model_dump_json``, always with ``schema`` spelled as the file format does (see
+        :meth:`model_dump`); :meth:`to_json` is the compact form the writers use."""
+        return super().model_dump_json(**{**kwargs, "by_alias": True})
+
     def to_json(self) -> str:
         """Serialize as the file format: ``schema`` spelled as such, compact, unset (null) fields left out.
 

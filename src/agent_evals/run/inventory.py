@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_evals.errors import AgentEvalsError, UsageError
+from agent_evals.errors import AgentEvalsError, BenchmarkFileError, UsageError
 from agent_evals.evals.discovery import collect
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import suite_id
@@ -55,7 +55,9 @@ class Inventory:
     suites: list[ListedSuite] = field(default_factory=list)
     """The files that loaded."""
     problems: list[str] = field(default_factory=list)
-    """One located message per file that a run would refuse."""
+    """One located message per file that a run would refuse (a file's further problems on lines below)."""
+    further_problems: int = 0
+    """Problems listed below the first one of their file, over all files."""
     skipped: list[str] = field(default_factory=list)
     """YAML files found in folders that do not parse and do not look like benchmarks, with why."""
 
@@ -179,6 +181,7 @@ def inspect_paths(
             )
         except AgentEvalsError as exc:
             inventory.problems.append(str(exc))
+            inventory.further_problems += len(exc.further) if isinstance(exc, BenchmarkFileError) else 0
             continue
         except Exception as exc:  # an agent constructor or a scorer that breaks: still this file's fault
             inventory.problems.append(f"{display_path(yaml_file, cwd)}: {type(exc).__name__}: {exc}")

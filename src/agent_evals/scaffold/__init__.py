@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from importlib.resources import files
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
@@ -15,6 +17,13 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
 """Where each file lands in the project -> its template in this package (``.tmpl``: not linted here)."""
 
 
-def template(name: str) -> str:
-    """The text of one template."""
-    return files(__package__).joinpath("templates").joinpath(name).read_text(encoding="utf-8")
+DEFAULT_BRANCH = "main"
+"""The branch the workflow records baselines on when ``init`` finds no repository to ask."""
+
+
+def template(name: str, *, default_branch: str = DEFAULT_BRANCH) -> str:
+    """The text of one template, naming ``default_branch`` as the branch whose pushes record baselines."""
+    text = files(__package__).joinpath("templates").joinpath(name).read_text(encoding="utf-8")
+    plain = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]*", default_branch) is not None
+    as_yaml = default_branch if plain else json.dumps(default_branch)  # a JSON string is a YAML scalar
+    return text.replace("@DEFAULT_BRANCH_YAML@", as_yaml).replace("@DEFAULT_BRANCH@", default_branch)

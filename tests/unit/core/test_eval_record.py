@@ -158,3 +158,44 @@ def test_to_run_record__definition_digest__follows_input_and_expected_only() -> 
     assert _digest_of("hi", "HI") == first
     assert _digest_of("hi", "hi") != first
     assert _digest_of("hello", "HI") != first
+
+
+def _python_dump(record: Any, **kwargs: Any) -> str:
+    return json.dumps(record.model_dump(**kwargs))
+
+
+def _json_dump(record: Any, **kwargs: Any) -> str:
+    text: str = record.model_dump_json(**kwargs)
+    return text
+
+
+@pytest.mark.parametrize(
+    ("dump", "kwargs"),
+    [
+        pytest.param(_python_dump, {}, id="model_dump()"),
+        pytest.param(_python_dump, {"mode": "json"}, id="model_dump(mode=json)"),
+        pytest.param(_python_dump, {"by_alias": False}, id="model_dump(by_alias=False)"),
+        pytest.param(_python_dump, {"by_alias": True}, id="model_dump(by_alias=True)"),
+        pytest.param(_python_dump, {"mode": "json", "exclude_none": True}, id="model_dump(exclude_none)"),
+        pytest.param(_json_dump, {}, id="model_dump_json()"),
+        pytest.param(_json_dump, {"indent": 2}, id="model_dump_json(indent=2)"),
+        pytest.param(_json_dump, {"by_alias": False}, id="model_dump_json(by_alias=False)"),
+        pytest.param(_json_dump, {"by_alias": True}, id="model_dump_json(by_alias=True)"),
+    ],
+)
+def test_to_run_record__however_pydantic_dumps_it__compare_reads_the_file_as_a_record(
+    tmp_path: Path, dump: Any, kwargs: dict[str, Any]
+) -> None:
+    ids = [f"case-{i}" for i in range(20)]
+    base = _run([("ok", {"id": i}) for i in ids]).to_run_record()
+    worse = _run([("no" if n < 10 else "ok", {"id": i}) for n, i in enumerate(ids)]).to_run_record()
+    for name, record in (("base.json", base), ("worse.json", worse)):
+        (tmp_path / name).write_text(dump(record, **kwargs), encoding="utf-8")
+    data = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))
+    assert data["schema"] == "agent-evals/run@1" and "schema_" not in data
+    jsonschema.validate(data, load_run_schema())
+    write_record(tmp_path / "written.json", base)
+    same = CliRunner().invoke(cli, ["compare", str(tmp_path / "written.json"), str(tmp_path / "base.json")])
+    assert same.exit_code == 0, same.output
+    gated = CliRunner().invoke(cli, ["compare", str(tmp_path / "base.json"), str(tmp_path / "worse.json")])
+    assert gated.exit_code == 1, gated.output

@@ -6,16 +6,27 @@ import heapq
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_evals.record.case_stats import CaseStats, case_stats, trial_outcome
 
 if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord
 
-Detail = tuple[str | None, str, str | None]
-"""One line under a failure: ``(None, error, traceback)`` for an errored trial, ``(scorer, note, None)``
-for a failed score."""
+EVIDENCE_CHARS = 200
+"""Characters kept of a failure's expected and actual values (the line shows fewer)."""
+
+
+class Detail(NamedTuple):
+    """One line under a failure: ``(None, error, traceback)`` for an errored trial; for a failed score its
+    key, note, and what was expected and what the agent gave (the score's own, else the case's
+    reference and the trial's output)."""
+
+    scorer: str | None
+    text: str
+    trace: str | None = None
+    expected: str | None = None
+    actual: str | None = None
 
 
 @dataclass(slots=True)
@@ -66,22 +77,40 @@ class SuiteDigest:
         return [self.stats[n] for n in self.stats_of]
 
 
+def _cut(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    return text[:EVIDENCE_CHARS]
+
+
 def _details(case: Mapping[str, Any]) -> list[Detail]:
     shown: set[tuple[str | None, str]] = set()
     out: list[Detail] = []
+    reference = case.get("expected")
     for trial in case.get("trials", ()):
         error = trial.get("error")
         if error is not None:
             if (None, error) not in shown:
                 shown.add((None, error))
-                out.append((None, error, trial.get("traceback")))
+                out.append(Detail(None, error, trial.get("traceback")))
             continue
         for key, score in (trial.get("scores") or {}).items():
             if score.get("passed") is False:
                 note = score.get("notes") or score.get("error") or ""
                 if (key, note) not in shown:
                     shown.add((key, note))
-                    out.append((key, note, None))
+                    expected = score.get("expected")
+                    actual = score.get("actual")
+                    out.append(
+                        Detail(
+                            key,
+                            note,
+                            None,
+                            _cut(reference if expected is None else expected),
+                            _cut(trial.get("output") if actual is None else actual),
+                        )
+                    )
     return out
 
 
@@ -142,5 +171,9 @@ class RunDigest:
         for s_index, suite in enumerate(record.suites):
             digest.add_suite(s_index, suite.id, suite.kind)
             for position, case in enumerate(suite.cases):
-                digest.add(s_index, position, case.model_dump(mode="json", include={"id", "group", "trials"}))
+                digest.add(
+                    s_index,
+                    position,
+                    case.model_dump(mode="json", include={"id", "group", "expected", "trials"}),
+                )
         return digest

@@ -130,6 +130,12 @@ class RunDigest:
         """Finished trials as (passed, failed, errored)."""
         self.replayed_nothing = 0
         """Trials run with ``--cache replay`` that finished without replaying any model call."""
+        self.retried = 0
+        """Trials that ``--retry-errors`` ran more than once."""
+        self.retries = 0
+        """The earlier attempts those trials made (retried, not counted as trials)."""
+        self.replayed = 0
+        """Model calls the response cache answered (``--cache replay``)."""
 
     def add_suite(self, index: int, suite_id: str, kind: str) -> None:
         """Name suite ``index`` (the run builder's numbering, which is the record's suite order)."""
@@ -142,9 +148,15 @@ class RunDigest:
         for trial in case.get("trials", ()):
             error = trial.get("error")
             self.trials[trial_outcome(error, trial.get("passed"))] += 1
+            attempts = trial.get("attempts")
+            if attempts:
+                self.retried += 1
+                self.retries += len(attempts)
             cache = trial.get("cache")
-            if cache is not None and cache.get("replayed") == 0 and error is None:
-                self.replayed_nothing += 1
+            if cache is not None:
+                self.replayed += cache.get("replayed") or 0
+                if cache.get("replayed") == 0 and error is None:
+                    self.replayed_nothing += 1
         if stats.outcome not in ("failed", "errored"):
             return
         self.failure_count += 1

@@ -126,6 +126,22 @@ def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> lis
     return [f"Failures: {count}{more}{hint}", *lines]
 
 
+def _reruns(digest: RunDigest) -> str:
+    """What ran again or was not run live: trials retried by ``--retry-errors``, calls the cache replayed."""
+    out = ""
+    if digest.retried:
+        attempts = "attempt" if digest.retries == 1 else "attempts"
+        out += f"; {digest.retried} {_trials(digest.retried)} retried ({digest.retries} earlier {attempts} errored)"
+    if digest.replayed:
+        calls = "model call" if digest.replayed == 1 else "model calls"
+        out += f"; {digest.replayed} {calls} replayed from the cache"
+    return out
+
+
+def _trials(n: int) -> str:
+    return "trial" if n == 1 else "trials"
+
+
 def render_run_summary(
     record: RunRecord, *, verbose: bool = False, max_failures: int = 50, color: bool = False
 ) -> str:
@@ -161,7 +177,7 @@ def render_digest(
     errored, trials = total.error_trials, total.trials
     share = f"; {errored} of {trials} trials errored ({_pct(errored / trials)})" if errored else ""
     state = "" if complete else " (interrupted: partial results)"
-    lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{state}")
+    lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{_reruns(digest)}{state}")
     return "\n".join(lines).strip("\n") + "\n"
 
 

@@ -126,6 +126,35 @@ def usage_amount(value: Any, metric: str) -> str:
     return {"cost": usd, "latency": seconds}.get(metric, number)(value)
 
 
+def per_trial(total: float | None, cases: int) -> float | None:
+    """A usage check's or group row's amount per trial: its sum of per-case means per trial over its
+    ``cases`` paired cases, divided by them (the check compares sums; a reader wants one trial)."""
+    return None if total is None or cases <= 0 else total / cases
+
+
+def _zero(value: float | None) -> bool:
+    return value is None or value == 0
+
+
+def usage_row_shown(row: Any) -> bool:
+    """Whether a usage check or group row is worth a line: not when both sides measured nothing but
+    zeros (a run without real usage would print ``$0.0000 -> $0.0000`` for every group), unless cases
+    lost their usage or only the candidate measured it."""
+    if getattr(row, "verdict", None) == "not-measured" or getattr(row, "missing_case_ids", None):
+        return True
+    return not (_zero(row.baseline_total) and _zero(row.candidate_total))
+
+
+def usage_rows(rows: Any) -> list[Any]:
+    """The usage checks or group rows of a suite worth a line (:func:`usage_row_shown`)."""
+    return [row for row in rows if usage_row_shown(row)]
+
+
+def with_usage_lines(suites: Any) -> list[Any]:
+    """The suites with a usage check worth a line."""
+    return [suite for suite in suites if usage_rows(suite.usage_checks)]
+
+
 def rise(value: Any) -> str:
     """A relative change of usage: ``0.3`` -> ``+30.0%``; a rise from zero -> ``from 0``; None -> ``–``."""
     if value is None:
@@ -235,6 +264,9 @@ def plain_filters() -> dict[str, Callable[..., Any]]:
         "seconds": seconds,
         "signed": signed,
         "usage_amount": usage_amount,
+        "per_trial": per_trial,
+        "usage_rows": usage_rows,
+        "with_usage_lines": with_usage_lines,
         "rise": rise,
         "short_sha": short_sha,
         "timestamp": timestamp,

@@ -82,6 +82,8 @@ def rate_summary_of_counts(counts: Mapping[Key, int]) -> RateSummary:
         k=k,
         pass_at_k=sum(a * w for a, w in at_k) / weight_k if weight_k else None,
         pass_hat_k=sum(h * w for h, w in hat_k) / weight_k if weight_k else None,
+        k_min=min((key[0] for key in counts), default=None),
+        cases_at_k=weight_k,
     )
 
 

@@ -155,6 +155,22 @@ def with_usage_lines(suites: Any) -> list[Any]:
     return [suite for suite in suites if usage_rows(suite.usage_checks)]
 
 
+def trials_per_case(summary: Any) -> str:
+    """``7 trials per case``, or ``2–7 trials per case`` when the cases' trial counts differ (after
+    ``--confirm-trials`` only the flipped cases have the most)."""
+    low = summary.k_min
+    span = f"{low}–{summary.k}" if low is not None and low < summary.k else str(summary.k)
+    return f"{span} trials per case"
+
+
+def k_cover(summary: Any) -> str:
+    """Which cases pass@k and pass^k average over, when not all of them: `` (over the 2 of 5 cases with 7
+    valid trials)``; empty when every case has ``k``."""
+    if summary.cases_at_k >= summary.cases:
+        return ""
+    return f" (over the {summary.cases_at_k} of {summary.cases} cases with {summary.k} valid trials)"
+
+
 def rise(value: Any) -> str:
     """A relative change of usage: ``0.3`` -> ``+30.0%``; a rise from zero -> ``from 0``; None -> ``–``."""
     if value is None:
@@ -265,6 +281,8 @@ def plain_filters() -> dict[str, Callable[..., Any]]:
         "signed": signed,
         "usage_amount": usage_amount,
         "per_trial": per_trial,
+        "trials_per_case": trials_per_case,
+        "k_cover": k_cover,
         "usage_rows": usage_rows,
         "with_usage_lines": with_usage_lines,
         "rise": rise,

@@ -188,8 +188,13 @@ class OutputScorer:
             value=value,
             passed=passed,
             reasoning="; ".join(failures) or None,
-            metadata={"failures": failures, "checks": tests, "actual": text[:200]},
+            metadata={"failures": failures, "checks": tests, "actual": text[:200], **self._expected(tests)},
         )
+
+    def _expected(self, tests: int) -> dict[str, str]:
+        """The text an ``equals`` check alone expects (else the case's checks as written say it)."""
+        equals = self.check.equals
+        return {"expected": equals[:200]} if equals is not None and tests == 1 else {}
 
 
 Compiled = list[tuple[Any, KeyPath]]

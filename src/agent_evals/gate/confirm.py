@@ -157,6 +157,8 @@ def confirm(
                 f"{words}."
             ),
             suite_id=suite.suite_id,
+            # a confirmed drop that fails the gate is a failure, marked as one (not a warning)
+            blocking=any(r.kind == "regression" and r.blocking for r in suite.reasons),
         )
         suite.reasons.append(reason)
         added.append(reason)

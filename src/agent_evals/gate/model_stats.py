@@ -133,6 +133,10 @@ class RateSummary(GateModel):
     """Mean unbiased pass@k over cases (k > 1 only)."""
     pass_hat_k: float | None = None
     """Mean unbiased pass^k over cases (k > 1 only)."""
+    k_min: int | None = None
+    """Fewest trials of a case (below ``k`` when trial counts differ, as after ``--confirm-trials``)."""
+    cases_at_k: int = 0
+    """Cases with at least ``k`` valid trials: the ones ``pass_at_k`` and ``pass_hat_k`` average over."""
 
 
 class SettleHint(GateModel):

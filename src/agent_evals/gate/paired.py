@@ -82,6 +82,8 @@ def rate_summary_of_counts(counts: Mapping[Key, int]) -> RateSummary:
         k=k,
         pass_at_k=sum(a * w for a, w in at_k) / weight_k if weight_k else None,
         pass_hat_k=sum(h * w for h, w in hat_k) / weight_k if weight_k else None,
+        k_min=min((key[0] for key in counts), default=None),
+        cases_at_k=weight_k,
     )
 
 
@@ -123,9 +125,16 @@ def choose_test(
 
 
 def delta_stat(
-    pairs: Pairs, *, alpha: float, max_drop: float, mid_p: bool = False, test: TestChoice = "stratified"
+    pairs: Pairs,
+    *,
+    alpha: float,
+    max_drop: float,
+    mid_p: bool = False,
+    test: TestChoice = "stratified",
+    history: int = 0,
 ) -> DeltaStat:
-    """Paired comparison: delta, its interval, the one-sided p-value for a drop (raw), MDE and hints."""
+    """Paired comparison: delta, its interval, the one-sided p-value for a drop (raw), MDE and hints
+    (``history``: earlier baselines already pooled into ``pairs``, which the hints take as given)."""
     n = sum(pairs.values())
     if n == 0:
         return construct(
@@ -187,7 +196,7 @@ def delta_stat(
         min_discordant=need,
         history_runs=0,
         history_flaky=[],
-        capacity=capacity_note(mde, too_small or mde is None, can_fail, need, max_drop),
+        capacity=capacity_note(mde, too_small or mde is None, can_fail, need, max_drop, history),
         significant=False,
         settle=None,
     )
@@ -202,22 +211,36 @@ REMEDY = "add trials per case, give earlier baselines (--history), or mark the c
 """What makes a small suite able to detect smaller drops."""
 
 
+def remedy(history: int = 0) -> str:
+    """:data:`REMEDY`, or, when ``history`` earlier baselines were already pooled into the test, what is
+    left to do: more baselines add trials only to the baseline side, never cases or candidate trials."""
+    if not history:
+        return REMEDY
+    given = "1 earlier baseline is" if history == 1 else f"{history} earlier baselines are"
+    return (
+        f"add cases or trials per case (--trials), or mark the cases that matter critical "
+        f"({given} already pooled into the test)"
+    )
+
+
 def capacity_note(
-    mde: float | None, too_small: bool, can_fail: bool, need: int, max_drop: float
+    mde: float | None, too_small: bool, can_fail: bool, need: int, max_drop: float, history: int = 0
 ) -> str | None:
-    """The sentence that says what this suite can and cannot detect, when it falls short."""
+    """The sentence that says what this suite can and cannot detect, when it falls short (``history``:
+    the earlier baselines pooled into the test, which the advice then takes as given)."""
+    fix = remedy(history)
     if not can_fail:
         return (
             f"This suite cannot fail on a drop: it needs at least {need} discordant cases (passing every "
             f"trial in one run, failing every trial in the other) and a drop beyond max_drop "
-            f"({_points(max_drop)}); {REMEDY}."
+            f"({_points(max_drop)}); {fix}."
         )
     if mde is None:
-        return f"No drop is caught 4 times in 5 at this size; {REMEDY}."
+        return f"No drop is caught 4 times in 5 at this size; {fix}."
     if too_small:
         return (
             f"The gate catches a drop of {_points(mde)} 4 times in 5; against max_drop "
-            f"({_points(max_drop)}) the test has under 80% power. To guard smaller drops, {REMEDY}."
+            f"({_points(max_drop)}) the test has under 80% power. To guard smaller drops, {fix}."
         )
     return None
 
@@ -300,6 +323,8 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
             mid_k = (lo_k + hi_k) // 2
             lo_k, hi_k = (lo_k, mid_k) if enough(with_trials(mid_k)) else (mid_k, hi_k)
         trials = hi_k if hi_k > k_now else None
+    # once earlier baselines are pooled (--history), pointing to --history again helps no one
+    more_history = "" if stat.history_runs else ", or give earlier baselines (--history)"
     parts = []
     if more:
         parts.append(f"about {more} more cases ({need} paired in all)")
@@ -320,13 +345,13 @@ def settle_hint(pairs: Pairs, stat: DeltaStat, *, alpha: float, max_drop: float)
         message = (
             f"A true drop of {_points(effect)}, this close to max_drop ({_points(max_drop)}), "
             "is caught at most about half the time whatever the suite's size, because the observed drop "
-            "must also exceed max_drop; re-run the suite, or give earlier baselines (--history)."
+            f"must also exceed max_drop; re-run the suite{more_history}."
         )
     else:
         message = (
             f"No suite size up to {64 * n} cases or {MAX_TRIALS_HINT} trials per case would catch a "
-            f"{_points(effect, 'point').replace(' ', '-')} drop 4 times in 5 here; mark the cases that matter critical, "
-            "or give earlier baselines (--history)."
+            f"{_points(effect, 'point').replace(' ', '-')} drop 4 times in 5 here; mark the cases that matter critical"
+            f"{more_history}."
         )
     return SettleHint(cases_needed=need, more_cases=more, trials_needed=trials, message=message)
 

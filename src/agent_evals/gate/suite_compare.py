@@ -174,7 +174,12 @@ def _with_history(stat: DeltaStat, pick: Pick, earlier: Sequence[RunSummary], kn
             if 0 < pb < nb - eb:
                 flaky.append(cid)
     pooled_stat = delta_stat(
-        pooled, alpha=knobs.alpha, max_drop=knobs.max_drop, mid_p=knobs.mid_p, test=knobs.test
+        pooled,
+        alpha=knobs.alpha,
+        max_drop=knobs.max_drop,
+        mid_p=knobs.mid_p,
+        test=knobs.test,
+        history=len(views),
     )
     if stat.test != "none" or pooled_stat.test != "none":
         stat.test = pooled_stat.test if pooled_stat.test != "none" else stat.test

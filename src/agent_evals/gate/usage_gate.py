@@ -277,9 +277,11 @@ def decisions(suite: SuiteComparison) -> list[tuple[Verdict, Outcome, Reason]]:
             reason = Reason(kind="usage-missing", message=message, suite_id=sid, blocking=True)
             out.append(("failed", "fail", reason))
             continue
+        n = max(check.n_paired, 1)
         per_trial = (
-            f"{_amount(metric, check.baseline_total or 0.0)} -> {_amount(metric, check.candidate_total or 0.0)} "
-            f"per trial summed over {check.n_paired} paired case(s)"
+            f"{_amount(metric, (check.baseline_total or 0.0) / n)} -> "
+            f"{_amount(metric, (check.candidate_total or 0.0) / n)} "
+            f"per trial, the mean over {check.n_paired} paired case(s)"
         )
         test = f"sign test {check.n_up} up / {check.n_down} down, Holm p = {check.p_adjusted or 1.0:.3g}"
         if check.verdict == "failed":

@@ -126,6 +126,51 @@ def usage_amount(value: Any, metric: str) -> str:
     return {"cost": usd, "latency": seconds}.get(metric, number)(value)
 
 
+def per_trial(total: float | None, cases: int) -> float | None:
+    """A usage check's or group row's amount per trial: its sum of per-case means per trial over its
+    ``cases`` paired cases, divided by them (the check compares sums; a reader wants one trial)."""
+    return None if total is None or cases <= 0 else total / cases
+
+
+def _zero(value: float | None) -> bool:
+    return value is None or value == 0
+
+
+def usage_row_shown(row: Any) -> bool:
+    """Whether a usage check or group row is worth a line: not when both sides measured nothing but
+    zeros (a run without real usage would print ``$0.0000 -> $0.0000`` for every group), unless cases
+    lost their usage or only the candidate measured it."""
+    if getattr(row, "verdict", None) == "not-measured" or getattr(row, "missing_case_ids", None):
+        return True
+    return not (_zero(row.baseline_total) and _zero(row.candidate_total))
+
+
+def usage_rows(rows: Any) -> list[Any]:
+    """The usage checks or group rows of a suite worth a line (:func:`usage_row_shown`)."""
+    return [row for row in rows if usage_row_shown(row)]
+
+
+def with_usage_lines(suites: Any) -> list[Any]:
+    """The suites with a usage check worth a line."""
+    return [suite for suite in suites if usage_rows(suite.usage_checks)]
+
+
+def trials_per_case(summary: Any) -> str:
+    """``7 trials per case``, or ``2–7 trials per case`` when the cases' trial counts differ (after
+    ``--confirm-trials`` only the flipped cases have the most)."""
+    low = summary.k_min
+    span = f"{low}–{summary.k}" if low is not None and low < summary.k else str(summary.k)
+    return f"{span} trials per case"
+
+
+def k_cover(summary: Any) -> str:
+    """Which cases pass@k and pass^k average over, when not all of them: `` (over the 2 of 5 cases with 7
+    valid trials)``; empty when every case has ``k``."""
+    if summary.cases_at_k >= summary.cases:
+        return ""
+    return f" (over the {summary.cases_at_k} of {summary.cases} cases with {summary.k} valid trials)"
+
+
 def rise(value: Any) -> str:
     """A relative change of usage: ``0.3`` -> ``+30.0%``; a rise from zero -> ``from 0``; None -> ``–``."""
     if value is None:
@@ -235,6 +280,11 @@ def plain_filters() -> dict[str, Callable[..., Any]]:
         "seconds": seconds,
         "signed": signed,
         "usage_amount": usage_amount,
+        "per_trial": per_trial,
+        "trials_per_case": trials_per_case,
+        "k_cover": k_cover,
+        "usage_rows": usage_rows,
+        "with_usage_lines": with_usage_lines,
         "rise": rise,
         "short_sha": short_sha,
         "timestamp": timestamp,

@@ -6,16 +6,27 @@ import heapq
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_evals.record.case_stats import CaseStats, case_stats, trial_outcome
 
 if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord
 
-Detail = tuple[str | None, str, str | None]
-"""One line under a failure: ``(None, error, traceback)`` for an errored trial, ``(scorer, note, None)``
-for a failed score."""
+EVIDENCE_CHARS = 200
+"""Characters kept of a failure's expected and actual values (the line shows fewer)."""
+
+
+class Detail(NamedTuple):
+    """One line under a failure: ``(None, error, traceback)`` for an errored trial; for a failed score its
+    key, note, and what was expected and what the agent gave (the score's own, else the case's
+    reference and the trial's output)."""
+
+    scorer: str | None
+    text: str
+    trace: str | None = None
+    expected: str | None = None
+    actual: str | None = None
 
 
 @dataclass(slots=True)
@@ -66,22 +77,40 @@ class SuiteDigest:
         return [self.stats[n] for n in self.stats_of]
 
 
+def _cut(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    return text[:EVIDENCE_CHARS]
+
+
 def _details(case: Mapping[str, Any]) -> list[Detail]:
     shown: set[tuple[str | None, str]] = set()
     out: list[Detail] = []
+    reference = case.get("expected")
     for trial in case.get("trials", ()):
         error = trial.get("error")
         if error is not None:
             if (None, error) not in shown:
                 shown.add((None, error))
-                out.append((None, error, trial.get("traceback")))
+                out.append(Detail(None, error, trial.get("traceback")))
             continue
         for key, score in (trial.get("scores") or {}).items():
             if score.get("passed") is False:
                 note = score.get("notes") or score.get("error") or ""
                 if (key, note) not in shown:
                     shown.add((key, note))
-                    out.append((key, note, None))
+                    expected = score.get("expected")
+                    actual = score.get("actual")
+                    out.append(
+                        Detail(
+                            key,
+                            note,
+                            None,
+                            _cut(reference if expected is None else expected),
+                            _cut(trial.get("output") if actual is None else actual),
+                        )
+                    )
     return out
 
 
@@ -101,6 +130,12 @@ class RunDigest:
         """Finished trials as (passed, failed, errored)."""
         self.replayed_nothing = 0
         """Trials run with ``--cache replay`` that finished without replaying any model call."""
+        self.retried = 0
+        """Trials that ``--retry-errors`` ran more than once."""
+        self.retries = 0
+        """The earlier attempts those trials made (retried, not counted as trials)."""
+        self.replayed = 0
+        """Model calls the response cache answered (``--cache replay``)."""
 
     def add_suite(self, index: int, suite_id: str, kind: str) -> None:
         """Name suite ``index`` (the run builder's numbering, which is the record's suite order)."""
@@ -113,9 +148,15 @@ class RunDigest:
         for trial in case.get("trials", ()):
             error = trial.get("error")
             self.trials[trial_outcome(error, trial.get("passed"))] += 1
+            attempts = trial.get("attempts")
+            if attempts:
+                self.retried += 1
+                self.retries += len(attempts)
             cache = trial.get("cache")
-            if cache is not None and cache.get("replayed") == 0 and error is None:
-                self.replayed_nothing += 1
+            if cache is not None:
+                self.replayed += cache.get("replayed") or 0
+                if cache.get("replayed") == 0 and error is None:
+                    self.replayed_nothing += 1
         if stats.outcome not in ("failed", "errored"):
             return
         self.failure_count += 1
@@ -142,5 +183,9 @@ class RunDigest:
         for s_index, suite in enumerate(record.suites):
             digest.add_suite(s_index, suite.id, suite.kind)
             for position, case in enumerate(suite.cases):
-                digest.add(s_index, position, case.model_dump(mode="json", include={"id", "group", "trials"}))
+                digest.add(
+                    s_index,
+                    position,
+                    case.model_dump(mode="json", include={"id", "group", "expected", "trials"}),
+                )
         return digest

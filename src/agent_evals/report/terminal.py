@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from agent_evals.core.redact import Redactor
 from agent_evals.gate.policy import TEST_ASSUMPTIONS
 from agent_evals.report.escape import clean_text, truncate
+from agent_evals.report.evidence import evidence as evidence_line
 from agent_evals.report.filters import (
     delta,
     display_path,
@@ -102,11 +103,15 @@ def _case_lines(t: _Text, case: CaseDiff, multi_suite: bool, evidence: bool, wid
     detail = ""
     if evidence and case.failing_scorers:
         f = case.failing_scorers[0]
-        detail = t.safe(f.name, 60)
-        if f.notes:
-            detail += f": {t.safe(f.notes, 100)}"
-        if f.expected is not None or f.actual is not None:
-            detail += f" (expected {t.safe(f.expected, 60)!s}, got {t.safe(f.actual, 60)!s})"
+        # the scorer's own expected and actual, else the case's reference and the failing trial's output
+        detail = evidence_line(
+            t.safe(f.name, 60),
+            f.notes or f.error,
+            f.expected if f.expected is not None else case.expected,
+            f.actual if f.actual is not None else case.output,
+            lambda text: t.safe(text, 100),
+            lambda text: t.safe(text, 60),
+        )
     elif evidence and case.error:
         detail = f"error: {t.safe(case.error, 120)}"
     lines = [line.replace("\x00", " ") for line in head]

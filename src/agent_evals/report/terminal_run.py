@@ -9,11 +9,14 @@ from agent_evals.record.case_stats import CaseStats, GroupStats, group_stats
 from agent_evals.record.model import RunRecord
 from agent_evals.report.colour import paint
 from agent_evals.report.escape import clean_text, strip_controls, terminal_text
+from agent_evals.report.evidence import evidence
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
 
 NOTE_LIMIT = 200
 """Longest note or error shown per failure line."""
+EVIDENCE_CHARS = 80
+"""Longest expected or actual value shown per failure line."""
 
 
 def _pct(value: float | None) -> str:
@@ -23,6 +26,10 @@ def _pct(value: float | None) -> str:
 def _short(text: str | None, limit: int = NOTE_LIMIT) -> str:
     flat = " ".join(terminal_text(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _evidence_text(text: str) -> str:
+    return _short(text, EVIDENCE_CHARS)
 
 
 WIDTH = TERMINAL_WIDTH
@@ -97,11 +104,11 @@ def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> lis
         name = fit(terminal_text(failure.case_id), WIDTH - 3 - len(word) - len(where))
         lines.append(f"  {label} {name}{where}")
         shown: set[str] = set()
-        for scorer, text, trace in failure.details:
+        for scorer, text, trace, expected, actual in failure.details:
             detail = (
                 f"error: {_short(text)}"
                 if scorer is None
-                else f"{_short(scorer)}: {_short(text) or 'failed'}"
+                else evidence(_short(scorer), text or None, expected, actual, _short, _evidence_text)
             )
             if detail in shown:
                 continue
@@ -117,6 +124,22 @@ def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> lis
     more = f" (showing {limit})" if count > limit else ""
     hint = " (use -v for tracebacks)" if hidden_tracebacks else ""
     return [f"Failures: {count}{more}{hint}", *lines]
+
+
+def _reruns(digest: RunDigest) -> str:
+    """What ran again or was not run live: trials retried by ``--retry-errors``, calls the cache replayed."""
+    out = ""
+    if digest.retried:
+        attempts = "attempt" if digest.retries == 1 else "attempts"
+        out += f"; {digest.retried} {_trials(digest.retried)} retried ({digest.retries} earlier {attempts} errored)"
+    if digest.replayed:
+        calls = "model call" if digest.replayed == 1 else "model calls"
+        out += f"; {digest.replayed} {calls} replayed from the cache"
+    return out
+
+
+def _trials(n: int) -> str:
+    return "trial" if n == 1 else "trials"
 
 
 def render_run_summary(
@@ -154,7 +177,7 @@ def render_digest(
     errored, trials = total.error_trials, total.trials
     share = f"; {errored} of {trials} trials errored ({_pct(errored / trials)})" if errored else ""
     state = "" if complete else " (interrupted: partial results)"
-    lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{state}")
+    lines.append(f"Run: {', '.join(parts)}{share}; pass rate {_pct(total.pass_rate)}{_reruns(digest)}{state}")
     return "\n".join(lines).strip("\n") + "\n"
 
 

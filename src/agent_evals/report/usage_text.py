@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_evals.report.filters import pvalue, rise, usage_amount
+from agent_evals.report.filters import per_trial, pvalue, rise, usage_amount, usage_rows
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 
 
 def usage_lines(comparison: Comparison, safe: Callable[[object, int], str]) -> list[str]:
-    """One line per usage check (per trial over the paired cases), then its groups and top cases;
-    ``safe`` makes untrusted text (ids) printable."""
+    """One line per usage check (the mean per trial over the paired cases), then its groups and top
+    cases; ``safe`` makes untrusted text (ids) printable. A check or group that measured nothing but
+    zeros on both sides has no line."""
     lines: list[str] = []
     for suite in comparison.suites:
-        for check in suite.usage_checks:
+        for check in usage_rows(suite.usage_checks):
             metric = check.metric
             limit = f"limit {check.threshold * 100:g}%" if check.threshold is not None else "not gated"
             if check.verdict == "not-measured":
@@ -34,14 +35,17 @@ def usage_lines(comparison: Comparison, safe: Callable[[object, int], str]) -> l
             )
             lines.append(
                 f"usage {safe(suite.suite_id, 80)} {metric} per trial: "
-                f"{usage_amount(check.baseline_total, metric)} -> {usage_amount(check.candidate_total, metric)} "
+                f"{usage_amount(per_trial(check.baseline_total, check.n_paired), metric)} -> "
+                f"{usage_amount(per_trial(check.candidate_total, check.n_paired), metric)} "
                 f"({rise(check.increase)}; {test}{missing}) {limit}: {check.verdict}"
             )
             groups = [g for g in suite.usage_groups if g.metric == metric]
-            for group in groups if len(groups) > 1 else []:
+            for group in usage_rows(groups) if len(groups) > 1 else []:
                 lines.append(
-                    f"  group {safe(group.group, 60)}: {usage_amount(group.baseline_total, metric)} -> "
-                    f"{usage_amount(group.candidate_total, metric)} ({rise(group.increase)})"
+                    f"  group {safe(group.group, 60)}: "
+                    f"{usage_amount(per_trial(group.baseline_total, group.n_paired), metric)} -> "
+                    f"{usage_amount(per_trial(group.candidate_total, group.n_paired), metric)} "
+                    f"({rise(group.increase)})"
                 )
             if check.top_cases:
                 top = "; ".join(

@@ -320,16 +320,15 @@ def test_reports__show_each_usage_check_with_its_groups_and_the_cases_that_rose_
     comparison = _compare(_record([_trial(100)] * 8), _record([_trial(130)] * 7 + [_trial(90)]))
     terminal = " ".join(render_terminal(comparison, env={}).split())  # lines wrap at 80 columns
     assert (
-        "usage s tokens per trial: 800 -> 1,000 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed"
-        in terminal
+        "usage s tokens per trial: 100 -> 125 (+25.0%; 7 up / 1 down, p 0.035) limit 20%: failed" in terminal
     )
-    assert "group g1: 400 -> 480 (+20.0%)" in terminal
+    assert "group g1: 100 -> 120 (+20.0%)" in terminal  # means per trial, not sums over cases
     assert "rose most: c0 100 -> 130" in terminal
     markdown = render_markdown(comparison, env={})
-    assert "| s | tokens | 800 | 1,000 | +25.0% | 7 / 1 | 20.0% | failed |" in markdown
-    assert "| g1 | tokens | 400 | 480 | +20.0% |" in markdown
+    assert "| s | tokens | 100 | 125 | +25.0% | 7 / 1 | 20.0% | failed |" in markdown
+    assert "| g1 | tokens | 100 | 120 | +20.0% |" in markdown
     assert "usage rose in 1 suite" in markdown
-    assert "<td>tokens</td><td>800</td><td>1,000</td><td>+25.0%</td>" in render_html(comparison, env={})
+    assert "<td>tokens</td><td>100</td><td>125</td><td>+25.0%</td>" in render_html(comparison, env={})
 
 
 def test_cost__a_candidate_on_a_model_without_a_price__fails_as_missing_never_a_decrease() -> None:

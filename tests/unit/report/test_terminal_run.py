@@ -41,7 +41,7 @@ def test_summary__one_trial__table_per_group_then_failures_with_notes() -> None:
     assert lines[3].split() == ["math", "1", "0", "0", "1", "–"]
     assert lines[4].split() == ["(all)", "3", "1", "1", "1", "50.0%"]
     assert "pass@" not in text
-    assert "  FAIL a::bad\n      pass: Should acknowledge the refund" in text
+    assert "  FAIL a::bad\n      failed: Should acknowledge the refund" in text
     assert "  ERROR a::boom\n      error: ValueError: x" in text
     assert "Traceback" not in text
     assert (
@@ -105,7 +105,7 @@ def test_summary__failure_notes_are_flattened_wrapped_to_80_columns_and_cut() ->
         )
     )
     lines = render_run_summary(record).splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("      pass: line1 line2 words"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("      failed: line1 line2 words"))
     assert lines[start + 2].endswith("…") and not lines[start + 3].startswith("      ")
     assert all(len(line) <= 80 for line in lines if not line.startswith("Run: "))
     assert any(line.startswith("  FAIL a::long-yyy") and line.endswith("…") for line in lines)

@@ -93,6 +93,9 @@ class Deadline:
     """When the trial started (``time.perf_counter``)."""
     part: str = "the body"
     """The part running now (a trial run whole in a thread says this way which part overran)."""
+    progress: Any = None
+    """What the trial has built so far (an eval's context), read when a trial run whole in a thread
+    overran: its scores stored before the limit are kept, as for a trial on the loop."""
 
     def left(self) -> float | None:
         """Seconds left for the next part (None without a limit; never negative)."""

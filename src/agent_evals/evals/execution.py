@@ -16,7 +16,7 @@ from agent_evals.core.trials import drive_sync
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import record_usage, trial_usage, usage_of_messages
 from agent_evals.evals.context import EvalContext, normalize_usage
-from agent_evals.evals.result import EvalCaseResult
+from agent_evals.evals.result import EvalCaseResult, record_keys
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.tracebacks import assertion_notes, describe, user_traceback
@@ -95,13 +95,17 @@ async def run_evaluators(
 ) -> None:
     """Apply evaluators in order to a finished result; one that raises makes the result an error.
 
-    An evaluator's scores are added next to the ones already there, never in their place (as in
-    ezvals): a keyless ``pass`` after a failed assertion, a failed stored score or an earlier
-    evaluator's failure leaves the result failing. Then, as in ezvals, a result that finished
-    cleanly without any score gets the automatic pass under ``default_score_key``. ``deadline``:
+    As in ezvals 0.2.0, a result whose body ended without any score first gets the automatic pass
+    under ``default_score_key``, so the evaluators see it and their scores sit beside it. An
+    evaluator's scores are added next to the ones already there, never in their place: a keyless
+    ``pass`` after a failed assertion, a failed stored score or an earlier evaluator's failure
+    leaves the result failing. An evaluator that raises (or overruns) leaves the body's own scores
+    only, without the automatic pass or earlier evaluators' scores (as ezvals). ``deadline``:
     the trial's limit, which the evaluators share with the body (what is left of it bounds each one;
     in sync mode the caller bounds the whole trial and reads ``deadline.part`` when it overran).
     """
+    body_scores = len(result.scores)
+    add_automatic_pass(result, default_score_key)
     for fn in evaluators:
         name = evaluator_name(fn)
         if deadline is not None:
@@ -116,6 +120,7 @@ async def run_evaluators(
             called = await run_user(fn, result, timeout=left, thread=thread)
             if called.timed_out and deadline is not None:
                 result.error = deadline.expired(f"evaluator {name!r}")
+                _keep_body_scores(result, body_scores)
                 return
         if called.fault is None and called.value is None:
             continue
@@ -129,13 +134,22 @@ async def run_evaluators(
         if called.fault is not None:
             result.error = f"evaluator {name} raised {describe(called.fault)}"
             result.traceback = user_traceback(called.fault)
+            _keep_body_scores(result, body_scores)
             return
         result.add_scores(called.value, "evaluator")
-    add_automatic_pass(result, default_score_key)
+
+
+def _keep_body_scores(result: EvalCaseResult, count: int) -> None:
+    """Drop every score after the body's first ``count`` (the automatic pass, the evaluators')."""
+    if len(result.scores) > count:
+        del result.scores[count:]
+        keys = record_keys(result.scores)
+        result.score_sources = {key: result.score_sources[key] for key in keys}
 
 
 def add_automatic_pass(result: EvalCaseResult, key: str) -> None:
-    """A result that finished without an error and without any score passes under ``key``."""
+    """A result whose body ended without an error and without any score passes under ``key``
+    (before any evaluator runs, as in ezvals 0.2.0)."""
     if result.error is None and not result.scores:
         result.add_scores([EvalScore(key=key, passed=True)], "auto")
 
@@ -213,6 +227,8 @@ async def run_attempt(
         default_score_key=spec.default_score_key,
         output=output,
     )
+    if deadline is not None:  # a sync trial run whole in a thread: its caller keeps what it stored
+        deadline.progress = ctx
     result = EvalCaseResult(input=spec.input, reference=spec.reference)
     run_spec = dataclasses.replace(spec, target=None) if replay else spec
     limit = timeout if timeout is not None else spec.timeout

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from agent_evals.core.executor import Attempted, Deadline, Outcome, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.trials import TrialBody, drive, drive_sync
+from agent_evals.evals.context import EvalContext
 from agent_evals.evals.execution import (
     EVAL_TIMEOUT_COVERS,
     Attempt,
@@ -64,7 +65,8 @@ def _sync_attempt(spec: EvalCaseSpec, deadline: Deadline | None = None) -> Attem
 
 def _timed_out(spec: EvalCaseSpec, outcome: Outcome, deadline: Deadline | None = None) -> Attempt:
     """A sync trial's attempt as its result: our limit stopped the wait for its thread (the error
-    names the part that was running: the body, or which evaluator), or it returned."""
+    names the part that was running: the body, or which evaluator; the body's stored scores are
+    kept), or it returned."""
     if outcome.fault is not None:  # run_attempt absorbs user faults: this is a bug of ours
         raise outcome.fault
     if outcome.timed_out:
@@ -77,6 +79,9 @@ def _timed_out(spec: EvalCaseSpec, outcome: Outcome, deadline: Deadline | None =
             else deadline.expired(deadline.part),
             duration=outcome.elapsed,
         )
+        ctx = deadline.progress if deadline is not None else None
+        if isinstance(ctx, EvalContext):  # the scores the body stored before the limit (as ezvals)
+            result.add_scores(list(ctx.scores), "body")
         return result, None
     attempt: Attempt = outcome.value
     return attempt

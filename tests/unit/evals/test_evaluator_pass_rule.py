@@ -76,14 +76,18 @@ def _scores(trial: Trial) -> dict[str, tuple[Any, Any, Any]]:
             "pass",
             "keyless_fail, keyless_pass",
             False,
-            {"pass": (False, None, "evaluator"), "pass#2": (True, None, "evaluator")},
+            {
+                "pass": (True, None, "auto"),
+                "pass#2": (False, None, "evaluator"),
+                "pass#3": (True, None, "evaluator"),
+            },
             id="a-keyless-pass-after-an-earlier-evaluators-failure",
         ),
         pytest.param(
             "pass",
             "keyless_pass",
             True,
-            {"pass": (True, None, "evaluator")},
+            {"pass": (True, None, "auto"), "pass#2": (True, None, "evaluator")},
             id="a-keyless-pass-on-a-clean-result",
         ),
         pytest.param(
@@ -96,9 +100,9 @@ def _scores(trial: Trial) -> dict[str, tuple[Any, Any, Any]]:
         pytest.param(
             "pass",
             "keyless_number",
-            False,
-            {"pass": (None, 0.3, "evaluator")},
-            id="a-keyless-number-takes-the-place-of-the-automatic-pass",
+            True,
+            {"pass": (True, None, "auto"), "pass#2": (None, 0.3, "evaluator")},
+            id="a-keyless-number-sits-beside-the-automatic-pass",
         ),
         pytest.param(
             "ctx.store(scores=True)",
@@ -148,7 +152,7 @@ def test_evaluator_returning_two_keyless_scores__makes_the_result_an_error(
             "pass", "keyless_fail", "keyless_fail, keyless_pass", False, id="after-an-evaluator-failure"
         ),
         pytest.param(
-            "pass", "nothing", "keyless_number", False, id="the-automatic-pass-is-not-kept-under-a-number"
+            "pass", "nothing", "keyless_number", True, id="the-automatic-pass-is-kept-beside-a-number"
         ),
         pytest.param("pass", "nothing", "keyless_pass", True, id="a-clean-result"),
     ],

@@ -226,9 +226,13 @@ def test_evaluators__run_after_body_and_add_scores(eval_module: Loader) -> None:
     m = eval_module(EVALUATOR_FILE.format(evaluators="[length, keyless, nothing]", body="pass"))
     result = _run(m, "test_it")
     assert m.seen == ["hello world"]
-    # no automatic pass: the evaluators' scores stand in for it (ezvals adds it only to a result left without any)
-    assert result.scores == [EvalScore("short", passed=False), EvalScore("pass", value=2.5)]
-    assert result.score_sources == {"pass": "evaluator", "short": "evaluator"}
+    # the body ended without a score: the automatic pass comes first, the evaluators' scores beside it
+    assert result.scores == [
+        EvalScore("pass", passed=True),
+        EvalScore("short", passed=False),
+        EvalScore("pass", value=2.5),
+    ]
+    assert result.score_sources == {"pass": "auto", "short": "evaluator", "pass#2": "evaluator"}
 
 
 def test_evaluators__also_run_after_failed_assertion(eval_module: Loader) -> None:
@@ -297,8 +301,8 @@ def test_eval_level_evaluators__replace_file_defaults(eval_module: Loader) -> No
             pass
         """
     )
-    assert [s.key for s in _run(m, "test_inherits").scores] == ["default"]
-    assert [s.key for s in _run(m, "test_replaces").scores] == ["own"]
+    assert [s.key for s in _run(m, "test_inherits").scores] == ["pass", "default"]
+    assert [s.key for s in _run(m, "test_replaces").scores] == ["pass", "own"]
     assert [s.key for s in _run(m, "test_none").scores] == ["pass"]
     assert m.calls == ["default", "own"]
     assert m.test_replaces.specs()[0].dataset == "filewide"

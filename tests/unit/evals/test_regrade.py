@@ -57,9 +57,8 @@ def test_regrade__rescores_stored_outputs_with_current_evaluators_without_callin
     target_case, inline_case = regraded.suites[0].cases
     assert target_case.trials[0].passed is False
     assert target_case.trials[0].scores["short"].passed is False
-    assert (
-        "pass" not in target_case.trials[0].scores
-    )  # the evaluator's score stands in for the automatic pass
+    # the body ended without a score: the automatic pass is added before the evaluators (ezvals)
+    assert target_case.trials[0].scores["pass"].source == "auto"
     assert inline_case.trials[0].scores["body"].value == 1.0  # the body's own scores are kept
     assert inline_case.trials[0].scores["short"].passed is False
     assert regraded.suites[0].fingerprint == record.suites[0].fingerprint

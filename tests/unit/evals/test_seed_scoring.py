@@ -38,9 +38,8 @@ def test_explicit_scores_snippet__stores_three_named_scores(scoring: ModuleType)
 def test_evaluator_snippet__adds_a_json_score_after_the_body(scoring: ModuleType) -> None:
     result = scoring.test_user_lookup()
     assert result.output == '{"id": 42, "name": "user-42"}'
-    assert result.scores == [
-        EvalScore("json", passed=True)
-    ]  # an evaluator's score replaces the automatic pass
+    # the body ended without a score, so it got the automatic pass; the evaluator's score sits beside it
+    assert result.scores == [EvalScore("pass", passed=True), EvalScore("json", passed=True)]
 
 
 def test_valid_json_evaluator__reports_parse_error_as_notes(scoring: ModuleType) -> None:

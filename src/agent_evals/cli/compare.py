@@ -141,7 +141,12 @@ def write_text(path: Path, text: str, what: str) -> None:
         raise UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from exc
 
 
-REPORT_NAMES = {"markdown": "Markdown report", "junit": "JUnit XML", "html": "HTML report", "json": "JSON verdict"}
+REPORT_NAMES = {
+    "markdown": "Markdown report",
+    "junit": "JUnit XML",
+    "html": "HTML report",
+    "json": "JSON verdict",
+}
 
 
 def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> list[str]:

@@ -56,5 +56,7 @@ def default_output(cwd: Path, say: Callable[[str], None] | None) -> str | None:
         return str(reserve_default_record(cwd))
     except OSError as exc:
         if say is not None:
-            say(f"note: no run record kept (cannot write {cwd / RUNS_DIR}: {exc.strerror or exc}); pass -o RUN.json")
+            say(
+                f"note: no run record kept (cannot write {cwd / RUNS_DIR}: {exc.strerror or exc}); pass -o RUN.json"
+            )
         return None

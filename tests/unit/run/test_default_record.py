@@ -23,9 +23,7 @@ def test_reserve_default_record__a_run_of_that_name_still_writing__skips_the_nam
 
 
 def test_reserve_default_record__more_than_keep__only_the_newest_stay(tmp_path: Path) -> None:
-    made = [
-        reserve_default_record(tmp_path, NOON.replace(minute=m // 2)).name for m in range(KEEP + 5)
-    ]
+    made = [reserve_default_record(tmp_path, NOON.replace(minute=m // 2)).name for m in range(KEEP + 5)]
     left = sorted(p.name for p in (tmp_path / RUNS_DIR).glob("run-*.json"))
     assert len(left) == KEEP and set(left) == set(made[-KEEP:])
     assert (tmp_path / RUNS_DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"

@@ -373,7 +373,7 @@ def _print_digest(
     )
     click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"), color=colour)
     if output and not quiet:
-        how = "" if given else " (no -o given: kept under .agent-evals/runs/, git-ignored)"
+        how = "" if given else " (the default without -o)"
         click.echo(f"Run record written to {output}{how}")
 
 

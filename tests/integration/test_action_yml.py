@@ -74,7 +74,7 @@ class Runner:
         always = False
         result = True
         for term in (t.strip() for t in expr.split("&&")):
-            match = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", term)
+            match = re.fullmatch(r"\(?([\w.| -]+?)\)?\s*(==|!=)\s*'([^']*)'", term)
             if term == "always()":
                 always = True
             elif match:
@@ -382,3 +382,25 @@ def test_action__shard_and_install_steps__the_projects_code_holds_no_credential(
         leaked = sorted(set(seen) & {*HELD, "DEPLOY_KEY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"})
         assert leaked == [], f"{step}: {leaked}"
         assert seen["OPENAI_API_KEY"] == "sk-fake" and seen["GITHUB_SHA"] == "e" * 40, step
+
+
+@pytest.mark.parametrize(
+    ("inputs", "job_env", "merges"),
+    [
+        ({"merge-shards": "true", "gate-id": "g"}, {}, True),
+        ({}, {"AGENT_EVALS_MERGE_SHARDS": "true", "AGENT_EVALS_GATE_ID": "g"}, True),  # job-level only
+        ({}, {}, False),
+    ],
+    ids=["input", "job-level-variable", "neither"],
+)
+def test_action__merge_shards__taken_from_the_input_or_a_job_level_variable_like_every_input(
+    tmp_path: Path, workspace: Path, inputs: dict[str, str], job_env: dict[str, str], merges: bool
+) -> None:
+    runner = _runner(tmp_path, workspace, inputs, "push", {}, "refs/heads/main")
+    runner.job_env = job_env
+    steps = {step["name"]: step for step in ACTION["runs"]["steps"]}
+    download, gate = steps["Download the shard records"], steps["Run the gate"]
+    assert runner.condition(download["if"]) is merges
+    assert runner.render(gate["env"]["AGENT_EVALS_MERGE_SHARDS"]) == ("true" if merges else "")
+    if merges:
+        assert runner.render(download["with"]["pattern"]) == "agent-evals-shard-g-*"

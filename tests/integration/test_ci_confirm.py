@@ -59,13 +59,18 @@ def _workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return work, env
 
 
+def _flat(text: str) -> str:
+    """The terminal report with its wrapped lines joined (it fits 80 columns)."""
+    return " ".join(text.split())
+
+
 def test_ci_confirm__a_real_regression_is_confirmed_and_fails(tmp_path: Path) -> None:
     work, env = _workspace(tmp_path)
     env["FAIL_CASES"] = ",".join(CASES[:6])
     result = _ci(work, env, "--baseline", "base.json", "--confirm-trials", "4")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "6 flipped cases re-run 4 more times" in result.stdout
-    assert "confirmed: the drop holds on all the data" in result.stdout
+    assert "6 flipped cases re-run 4 more times" in _flat(result.stdout)
+    assert "confirmed: the drop holds on all the data" in _flat(result.stdout)
 
 
 def test_ci_confirm__flips_that_do_not_hold_are_not_confirmed_flaky_and_pass_with_a_warning(
@@ -79,8 +84,8 @@ def test_ci_confirm__flips_that_do_not_hold_are_not_confirmed_flaky_and_pass_wit
         seen.unlink()
     result = _ci(work, env, "--baseline", "base.json", "--confirm-trials", "4")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "not confirmed: flaky" in result.stdout
-    assert "gate passed with warnings" in result.stdout
+    assert "not confirmed: flaky" in _flat(result.stdout)
+    assert "gate passed with warnings" in _flat(result.stdout)
 
 
 def test_ci_confirm__more_than_the_maximum__usage_error(tmp_path: Path) -> None:
@@ -115,7 +120,7 @@ def test_ci_confirm__the_reruns_of_flipped_cases__hold_no_credential_either(tmp_
     seen.mkdir()
     env.update(HELD, SEEN_DIR=str(seen), FAIL_CASES=",".join(CASES[:6]))
     result = _ci(work, env, "--baseline", "base.json", "--confirm-trials", "4")
-    assert "6 flipped cases re-run 4 more times" in result.stdout, result.stdout + result.stderr
+    assert "6 flipped cases re-run 4 more times" in _flat(result.stdout), result.stdout + result.stderr
     reruns = {f.name.split("-")[1] for f in seen.iterdir() if f.name.startswith("c00-")}
     assert len(reruns) >= 2  # the first run and a confirm run: two processes
     for file in seen.iterdir():

@@ -412,7 +412,9 @@ def test_ci__the_run_stops_on_a_usage_error_before_any_case__exit_2_not_a_lost_r
     assert _comments(h) == []
 
 
-def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None:
+def test_ci__locally_with_baseline_file__prints_plain_text_and_keeps_the_markdown_escaped(
+    tmp_path: Path,
+) -> None:
     work = tmp_path / "ws"
     work.mkdir()
     (work / "bench.yaml").write_text(_benchmark())
@@ -438,8 +440,17 @@ def test_ci__locally_with_baseline_file__prints_markdown(tmp_path: Path) -> None
         timeout=120,
     )
     assert second.returncode == 1
-    assert second.stdout.startswith("<!-- agent-evals:gate:local-")
-    assert "gate failed" in second.stdout
+    out = second.stdout
+    assert "gate failed" in out and "c00" in out
+    # a terminal gets plain text: no HTML comment, entity or Markdown escape meant for GitHub
+    for raw in ("<!--", "&#", "&lt;", "&gt;", "&amp;", "\\[", "\\_", "|---"):
+        assert raw not in out, f"{raw!r} in the terminal output:\n{out}"
+    folder = work / ".agent-evals" / "ci"
+    assert f"Run record written to {folder / 'run.json'}" in out.splitlines()
+    assert f"Reports written to {folder}: report.md, report.html, verdict.json, junit.xml" in out.splitlines()
+    # the Markdown for GitHub (report.md) stays escaped exactly as before
+    markdown = (folder / "report.md").read_text()
+    assert markdown.startswith("<!-- agent-evals:gate:local-") and "&#91;" in markdown
 
 
 def test_ci__comment_rejected_by_api__exit_3_after_writing_outputs(h: Harness) -> None:

@@ -305,3 +305,30 @@ def test_compare_history__earlier_complete_baseline__read_and_the_regression_sti
     base, cand = write(tmp_path, "b.json", record(PASSING)), write(tmp_path, "c.json", record(REGRESSED))
     result = run("compare", base, cand, "--history", write(tmp_path, "old.json", earlier))
     assert result.exit_code == 1, result.output
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "said"),
+    [
+        ("--markdown", "r.md", "Markdown report written to"),
+        ("--junit", "r.xml", "JUnit XML written to"),
+        ("--html", "r.html", "HTML report written to"),
+        ("--json", "r.json", "JSON verdict written to"),
+    ],
+)
+def test_compare__each_report_flag__names_the_file_it_wrote(
+    tmp_path: Path, flag: str, name: str, said: str
+) -> None:
+    base, cand = write(tmp_path, "b.json", record(PASSING)), write(tmp_path, "c.json", record(PASSING))
+    out = tmp_path / "out" / name
+    result = run("compare", base, cand, flag, str(out))
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and f"{said} {out}" in result.output.splitlines()
+
+
+def test_report__output_file__names_the_file_it_wrote(tmp_path: Path) -> None:
+    rec = write(tmp_path, "r.json", record(PASSING))
+    out = tmp_path / "report.md"
+    result = run("report", rec, "--output", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [f"Report written to {out}"]

@@ -431,3 +431,44 @@ def test_run_whose_code_rewrites_the_repo_policy__gated_by_the_policy_read_befor
     # every trial errored: over the budget of the policy as it stood when the run started (exit 1)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "error budget exceeded (max_error_rate)" in done.stderr
+
+
+PASSES = """
+from agent_evals import eval, EvalContext
+
+@eval(input="hi")
+def test_echo(ctx: EvalContext):
+    assert ctx.input == "hi"
+"""
+
+
+def test_run__without_output__keeps_a_record_per_run_under_agent_evals_runs_and_names_it(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "eval_echo.py", PASSES)
+    paths = []
+    for _ in range(2):
+        done = _run("eval_echo.py", cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [line] = [x for x in done.stdout.splitlines() if x.startswith("Run record written to ")]
+        paths.append(line.removeprefix("Run record written to ").split(" (")[0])
+    first, second = paths
+    assert first != second and all(p.startswith(".agent-evals/runs/run-") for p in paths)
+    for rel in paths:
+        jsonschema.validate(json.loads((tmp_path / rel).read_text(encoding="utf-8")), load_run_schema())
+    assert (tmp_path / ".agent-evals/runs/.gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    compared = subprocess.run(
+        [CLI, "compare", first, second], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+
+
+def test_run__without_output_where_the_default_folder_cannot_be_made__runs_and_says_no_record_was_kept(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "eval_echo.py", PASSES)
+    (tmp_path / ".agent-evals").write_text("a file, not a folder\n", encoding="utf-8")
+    done = _run("eval_echo.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: no run record kept" in done.stderr and "pass -o RUN.json" in done.stderr
+    assert "Run record written" not in done.stdout

@@ -19,7 +19,7 @@ from agent_evals.ci.options import CIOptions
 from agent_evals.ci.outcome import Facts, Outcome, decide
 from agent_evals.ci.outputs import step_outputs
 from agent_evals.ci.plan import CIPlan, default_gate_id, make_plan
-from agent_evals.ci.publishing import publish, say_in_log, store_on_branch, write_reports
+from agent_evals.ci.publishing import publish, say_in_log, store_on_branch, write_reports, written_lines
 from agent_evals.ci.reuse import Reuse, plan_reuse_for
 from agent_evals.errors import EXIT_USAGE, AgentEvalsError, GitHubError, UsageError
 from agent_evals.github.comments import check_gate_id
@@ -371,8 +371,9 @@ def _publish(job: _Job, plan: CIPlan, outcome: Outcome, comparison: Comparison) 
     )  # fmt: skip
     outputs.update(reports)
     say_in_log(
-        outcome, comparison, job.settings, cwd=job.cwd, env=job.env, secret_env=job.secret_env, emit=job.emit
-    )
+        outcome, comparison, job.settings, cwd=job.cwd, env=job.env, secret_env=job.secret_env, emit=job.emit,
+        written=written_lines(job.record_path, reports),
+    )  # fmt: skip
     verdict = Path(reports["verdict-json"]) if "verdict-json" in reports else None
     exit_code, comment_result = publish(
         outcome, outputs, options, job.settings, job.client, job.gate_id, job.emit,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -190,19 +190,23 @@ def say_in_log(
     env: Mapping[str, str],
     secret_env: Mapping[str, str],
     emit: Emit,
+    written: Sequence[str] = (),
 ) -> None:
     """The report and the outcome's messages on stdout: in Actions the terminal report and annotations,
-    elsewhere the Markdown report and ``error:``/``warning:``/``note:`` lines."""
+    elsewhere the terminal report (plain text: the Markdown's escapes are for GitHub, not a terminal)
+    and ``error:``/``warning:``/``note:`` lines; then the ``written`` lines naming the files."""
+    from agent_evals.report.terminal import render_terminal
+
     if not settings.in_actions:
-        emit(outcome.summary_md.rstrip("\n"))
+        emit(render_terminal(comparison, env=secret_env).rstrip("\n"))
         said: list[tuple[str, str | None]] = [("error", outcome.died), ("error", outcome.no_verdict)]
         said += [("warning", w) for w in outcome.warnings] + [("note", n) for n in outcome.notices]
         for level, text in said:
             if text is not None:
                 emit(f"{level}: {text}")
+        for line in written:
+            emit(line)
         return
-    from agent_evals.report.terminal import render_terminal
-
     # The log shows untrusted text (case names, outputs): pause workflow commands around it so a
     # line starting with `::` cannot act as one. https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#stopping-and-starting-workflow-commands
     pause = f"agent-evals-{uuid.uuid4().hex}"
@@ -219,6 +223,19 @@ def say_in_log(
         emit(Annotation("warning", warning).render())
     for notice in outcome.notices:
         emit(Annotation("notice", notice).render())
+    for line in written:
+        emit(line)
+
+
+def written_lines(record: Path, reports: Mapping[str, str]) -> list[str]:
+    """The lines naming the run record and the reports ``write_reports`` wrote (its outputs)."""
+    names = [
+        Path(reports[k]).name for k in ("report", "report-html", "verdict-json", "junit-xml") if k in reports
+    ]
+    lines = [f"Run record written to {record}"]
+    if names and "report-dir" in reports:
+        lines.append(f"Reports written to {reports['report-dir']}: {', '.join(names)}")
+    return lines
 
 
 def store_on_branch(

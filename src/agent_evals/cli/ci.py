@@ -234,7 +234,8 @@ def ci(
     On a pull request: run, fetch the base branch's baseline artifact, compare, write the job summary,
     update the sticky comment, write step outputs and exit with the gate's code. On a push to the
     default branch (or with --update-baseline): run and leave the record for the action to upload
-    as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the Markdown.
+    as the baseline. Outside GitHub Actions: run, compare with --baseline FILE, print the report as
+    plain text (report.md keeps the Markdown) and name the files written.
     """
     from agent_evals.ci.child_env import parse_hold_env
     from agent_evals.ci.flow import run_ci

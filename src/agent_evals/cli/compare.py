@@ -141,11 +141,22 @@ def write_text(path: Path, text: str, what: str) -> None:
         raise UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from exc
 
 
-def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> None:
-    """Render and write each requested report."""
+REPORT_NAMES = {
+    "markdown": "Markdown report",
+    "junit": "JUnit XML",
+    "html": "HTML report",
+    "json": "JSON verdict",
+}
+
+
+def write_reports(comparison: Comparison, outputs: dict[str, Path | None]) -> list[str]:
+    """Render and write each requested report; one line per file written, naming it."""
+    written = []
     for kind, path in outputs.items():
         if path is not None:
             write_text(path, render_report(comparison, kind), f"{kind} report")
+            written.append(f"{REPORT_NAMES.get(kind, kind)} written to {path}")
+    return written
 
 
 def _baseline(path: Path) -> tuple[RunSummary | None, BaselineInfo]:
@@ -291,11 +302,15 @@ def compare(
             case_detail="all" if every_case else "listed",
             history=[summary for _, summary in earlier],
         )
-        write_reports(comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path})
+        written = write_reports(
+            comparison, {"markdown": markdown, "junit": junit, "html": html, "json": json_path}
+        )
         from agent_evals.report.colour import use_colour
 
         colour = use_colour(sys.stdout)
         click.echo(render_terminal(comparison, color=colour), color=colour)
+        for line in written:
+            click.echo(line)
         return end_command(comparison.exit_code)
 
     run_command(body)

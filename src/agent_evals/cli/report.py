@@ -60,6 +60,7 @@ def report(
             click.echo(text, nl=not text.endswith("\n"))
         else:
             write_text(output, text, "report")
+            click.echo(f"Report written to {output}")
         return EXIT_OK
 
     run_command(body)

@@ -161,7 +161,7 @@ class ProgressLine:
     "-o",
     type=click.Path(dir_okay=False, path_type=str),
     metavar="RUN.json",
-    help="Write the run record here.",
+    help="Write the run record here [default: a new file under .agent-evals/runs/].",
 )
 @click.option(
     "--agent", metavar="MODULE:ATTR", help="Agent for YAML benchmarks (overrides the file's agent)."
@@ -251,7 +251,8 @@ def run(
     """Run eval files (@eval functions) and YAML benchmarks, then summarise.
 
     PATH is an eval file, a benchmark YAML or a directory (searched for eval_*.py, *_eval.py,
-    evals.py and benchmark YAML). Without PATH, benchmarks/ is used.
+    evals.py and benchmark YAML). Without PATH, benchmarks/ and evals/ are used. Without -o, the
+    record goes to a new file under .agent-evals/runs/, and its path is printed.
     """
     from agent_evals.report.colour import use_colour
     from agent_evals.run.session import RunBuilder
@@ -264,6 +265,11 @@ def run(
     except AgentEvalsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    given = output is not None
+    if not given:  # a record of its own under .agent-evals/runs/ (docs/cli.md)
+        from agent_evals.run.default_record import default_output
+
+        output = default_output(Path.cwd(), say=None if quiet else lambda note: click.echo(note, err=True))
     # A run allocates many small long-lived objects; frequent full collections find nothing to free.
     gc.freeze()
     gc.set_threshold(50_000, 50, 50)
@@ -298,7 +304,7 @@ def run(
     )
     if progress:
         progress.clear()
-    _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose)
+    _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose, given=given)
     if interrupted:
         click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
         _exit_interrupted(interrupted)
@@ -355,7 +361,7 @@ def _execute(
 
 
 def _print_digest(
-    builder: RunBuilder, output: str | None, *, complete: bool, quiet: bool, verbose: bool
+    builder: RunBuilder, output: str | None, *, complete: bool, quiet: bool, verbose: bool, given: bool
 ) -> None:
     """The run's summary on stdout (its closing totals line alone with ``quiet``), and where the record went."""
     from agent_evals.report.colour import use_colour
@@ -367,7 +373,8 @@ def _print_digest(
     )
     click.echo(summary.splitlines()[-1] if quiet else summary.rstrip("\n"), color=colour)
     if output and not quiet:
-        click.echo(f"Run record written to {output}")
+        how = "" if given else " (the default without -o)"
+        click.echo(f"Run record written to {output}{how}")
 
 
 def _warn_unreplayed(cache: ResponseCache, silent: int) -> None:

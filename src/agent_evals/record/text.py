@@ -58,12 +58,12 @@ def plain_bytes(value: Any) -> bytes:
     """Plain record data (a case as ``evals.case_record`` builds it) as compact UTF-8 JSON, written by the
     record models' own encoder, so the bytes are those :func:`model_bytes` gives for the same data
     validated into its model; the text rule applied."""
-    try:
-        return to_json(value)
+    try:  # NaN and infinities as null, as the models write them (JSON has no such numbers)
+        return to_json(value, inf_nan_mode="null")
     except PydanticSerializationError as exc:
         if "surrogates not allowed" not in str(exc):
             raise
-    return to_json(clean_value(value))
+    return to_json(clean_value(value), inf_nan_mode="null")
 
 
 def json_bytes(value: Any) -> bytes:

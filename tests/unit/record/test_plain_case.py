@@ -114,6 +114,10 @@ CASES: dict[str, Callable[[], dict[str, Any]]] = {
     "eval-surrogate-and-bytes": lambda: _eval(
         _spec(input="bad \udcff text", line=6), _scored(output=b"\xff\xfeok", usage={"input_tokens": 1})
     ),
+    "eval-not-finite-numbers": lambda: _eval(
+        _spec(input=float("nan"), reference=[float("inf")], line=8),
+        _scored(output={"x": float("-inf")}, usage={"input_tokens": 2, "cost_usd": float("nan")}),
+    ),
     "bench-pass": lambda: _bench(
         TrialOutcome(passed=True, scores={"output": _score(value=1.0, passed=True)}, output="ok"), line=4
     ),

@@ -25,6 +25,7 @@ GROUP_FLAGS = {"--help", "-h", "--version"}
 FOREIGN = {
     "--allow-empty": "git commit",
     "--orphan": "git switch",
+    "--auto": "git remote set-head",
     "--no-deps": "pip wheel",
     "--no-save": "ezvals run",
     "--quick": "benchmarks/perf scripts",

@@ -4,8 +4,10 @@ loopback OpenAI-compatible server: scripted tool calls and real usage numbers, n
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -178,3 +180,16 @@ async def test_run_eval__task_returning_from_run__tool_call_exact_match_and_usag
     assert first.usage is not None
     assert (first.usage["input_tokens"], first.usage["output_tokens"]) == (80, 16)
     assert first.usage["models"][MODEL]["input_tokens"] == 80
+
+
+async def test_readme_from_run_snippet__runs_with_a_real_agents_sdk_agent(server: OpenAIServer) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The library in thirty lines", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    snippet = next(b for b in blocks if "TaskResult.from_run" in b)
+    namespace: dict[str, Any] = {"TaskResult": TaskResult, "lights_agent": _openai_agent(server, {})}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    task = await namespace["agent"]("Kitchen light on")
+    assert task.output == "The kitchen light is on."
+    assert task.context is not None and task.context["usage"] == USAGE
+    assert [m["role"] for m in task.context["outputs"]] == ["user", "assistant", "tool", "assistant"]

@@ -121,6 +121,7 @@ async def test_from_run__openai_agents_sdk_run__messages_usage_and_model(
         "final_state": {"kitchen": "on"},
     }
     assert openai_agents_to_openai(result) == _chat_trajectory("call_1")
+    assert openai_agents_to_openai(result.new_items) == _chat_trajectory("call_1")[1:]  # without the input
     assert server.chat_count == 2
 
 

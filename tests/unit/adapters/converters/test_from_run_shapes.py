@@ -316,3 +316,27 @@ def test_from_run__on_plain_shapes__imports_no_framework() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_from_run__openai_sdk_response_object__read_like_its_dict() -> None:
+    responses = pytest.importorskip("openai.types.responses", reason="openai is in the dev extra")
+    response = responses.Response.model_validate(
+        {
+            **RESPONSE,
+            "id": "resp_1",
+            "created_at": 1_700_000_000,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "output": [{**RESPONSE["output"][1], "id": "fc_1", "status": "completed"}],
+            "usage": {
+                "input_tokens": 12,
+                "output_tokens": 4,
+                "total_tokens": 16,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
+    )
+    assert TaskResult.from_run(response).context == TaskResult.from_run(RESPONSE).context
+    assert responses_to_openai(response.output) == responses_to_openai(RESPONSE)

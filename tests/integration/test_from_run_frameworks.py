@@ -194,3 +194,24 @@ async def test_readme_from_run_snippet__runs_with_a_real_agents_sdk_agent(server
     assert task.output == "The kitchen light is on."
     assert task.context is not None and task.context["usage"] == USAGE
     assert [m["role"] for m in task.context["outputs"]] == ["user", "assistant", "tool", "assistant"]
+
+
+async def test_from_run__langgraph_agent_state__messages_usage_and_model(server: OpenAIServer) -> None:
+    create_agent = pytest.importorskip(
+        "langchain.agents", reason="langchain is in the all extra"
+    ).create_agent
+    chat_openai = pytest.importorskip(
+        "langchain_openai", reason="langchain-openai is in the dev extra"
+    ).ChatOpenAI
+    from langchain_core.tools import tool
+
+    world: dict[str, Any] = {}
+    llm = chat_openai(model=MODEL, base_url=server.base_url, api_key="test-key")
+    graph = create_agent(llm, tools=[tool(_set_light(world))])
+    state = await graph.ainvoke({"messages": [{"role": "user", "content": "Kitchen light on"}]})
+    assert world == {"kitchen": "on"}
+    task = TaskResult.from_run(state)
+    assert task.output == "The kitchen light is on."
+    assert task.context is not None and task.context["usage"] == USAGE
+    calls = [c["function"] for m in task.context["outputs"] for c in m.get("tool_calls", [])]
+    assert calls == [{"name": "set_light", "arguments": json.dumps(CALL["args"])}]

@@ -64,13 +64,14 @@ def final_text(output: Any) -> str:
 
 def usage_block(input_tokens: Any, output_tokens: Any, models: set[str]) -> dict[str, Any] | None:
     """``{"input_tokens", "output_tokens"}`` plus ``model`` when exactly one model answered; None
-    when the run reported no token counts."""
+    when the run reported no token counts, or only zeros (a framework's empty counter, e.g. a streamed
+    run whose server sent no usage: reported, it would replace the tokens the HTTP hook counted)."""
     counts = {
         name: value
         for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens))
         if isinstance(value, int) and not isinstance(value, bool)
     }
-    if not counts:
+    if not any(counts.values()):
         return None
     usage: dict[str, Any] = dict(counts)
     if len(models) == 1:

@@ -340,3 +340,9 @@ def test_from_run__openai_sdk_response_object__read_like_its_dict() -> None:
     )
     assert TaskResult.from_run(response).context == TaskResult.from_run(RESPONSE).context
     assert responses_to_openai(response.output) == responses_to_openai(RESPONSE)
+
+
+def test_from_run__a_run_reporting_zero_tokens__no_usage_so_counted_calls_are_kept() -> None:
+    empty = StrandsMetrics(accumulated_usage={"inputTokens": 0, "outputTokens": 0, "totalTokens": 0})
+    result = TaskResult.from_run(StrandsResult("end_turn", STRANDS_MESSAGES[-1], empty))
+    assert result.context is not None and "usage" not in result.context

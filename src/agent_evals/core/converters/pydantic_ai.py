@@ -24,6 +24,14 @@ def _messages(value: Any) -> list[Any]:
     )
 
 
+def _result_text(value: Any) -> str:
+    """A tool's result as the ``tool`` message's text: text as it is, anything else (a dict, a model,
+    a list) as JSON."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json_text(value)
+
+
 def _request(parts: list[Any], out: list[dict[str, Any]]) -> None:
     """A ModelRequest's parts: system and user prompts, tool returns and retry prompts."""
     for part in parts:
@@ -37,12 +45,11 @@ def _request(parts: list[Any], out: list[dict[str, Any]]) -> None:
                 {
                     "role": "tool",
                     "tool_call_id": str(get(part, "tool_call_id") or ""),
-                    "content": text(get(part, "content")),
+                    "content": _result_text(get(part, "content")),
                 }
             )
         elif kind == "retry-prompt":  # a tool's validation error goes back to the model as its result
-            raw = get(part, "content")  # the error text, or a list of validation errors
-            content = raw if isinstance(raw, str) else json_text(raw)
+            content = _result_text(get(part, "content"))  # the error text, or a list of validation errors
             if get(part, "tool_name"):
                 out.append(
                     {"role": "tool", "tool_call_id": str(get(part, "tool_call_id") or ""), "content": content}

@@ -346,3 +346,21 @@ def test_from_run__a_run_reporting_zero_tokens__no_usage_so_counted_calls_are_ke
     empty = StrandsMetrics(accumulated_usage={"inputTokens": 0, "outputTokens": 0, "totalTokens": 0})
     result = TaskResult.from_run(StrandsResult("end_turn", STRANDS_MESSAGES[-1], empty))
     assert result.context is not None and "usage" not in result.context
+
+
+def test_pydantic_ai_to_openai__structured_tool_return__json_text() -> None:
+    messages = [
+        {
+            "kind": "request",
+            "parts": [
+                {
+                    "part_kind": "tool-return",
+                    "tool_name": "get_lights",
+                    "tool_call_id": "c1",
+                    "content": [{"room": "kitchen", "state": "on"}],
+                }
+            ],
+        }
+    ]
+    (message,) = pydantic_ai_to_openai(messages)
+    assert json.loads(message["content"]) == [{"room": "kitchen", "state": "on"}]

@@ -26,8 +26,8 @@ demo: $(STAMP_CORE)
 	$(BIN)/python benchmarks/demo.py
 
 lint: $(STAMP_ALL)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples framework-examples
+	$(BIN)/ruff format --check src tests benchmarks examples framework-examples
 
 typecheck: $(STAMP_ALL)
 	$(BIN)/mypy

@@ -1,6 +1,6 @@
 """One eval function expanded into several cases with `cases=`, and a `target=` holding the agent call."""
 
-from agents import api_agent
+from canned_agents import api_agent
 
 from agent_evals import EvalContext, eval
 

@@ -2,7 +2,7 @@
 
 import json
 
-from agents import api_agent, similarity, support_agent
+from canned_agents import api_agent, similarity, support_agent
 
 from agent_evals import EvalContext, eval
 

@@ -23,11 +23,13 @@ class Recorded:
 
 @dataclass
 class Reply:
-    """What a route answers: a JSON body, or NDJSON lines when ``lines`` is set."""
+    """What a route answers: a JSON body, NDJSON lines when ``lines`` is set, or server-sent events
+    (``data: {json}`` each, then ``data: [DONE]``, as OpenAI streams) when ``events`` is set."""
 
     status: int = 200
     body: Any = None
     lines: Iterable[Any] | None = None
+    events: Iterable[Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. ``Retry-After``)."""
 
@@ -105,7 +107,11 @@ class LoopbackJSONServer:
                 self._send(reply)
 
             def _send(self, reply: Reply) -> None:
-                if reply.lines is not None:
+                if reply.events is not None:
+                    chunks = [b"data: " + json.dumps(event).encode() + b"\n\n" for event in reply.events]
+                    payload = b"".join(chunks) + b"data: [DONE]\n\n"
+                    content_type = "text/event-stream"
+                elif reply.lines is not None:
                     payload = b"".join(json.dumps(line).encode() + b"\n" for line in reply.lines)
                     content_type = "application/x-ndjson"
                 else:

@@ -1,4 +1,5 @@
-"""A loopback server speaking OpenAI chat completions (text and tool calls), embeddings and moderation, scripted."""
+"""A loopback server speaking OpenAI chat completions (text and tool calls, streamed or not), embeddings and
+moderation, scripted."""
 
 from __future__ import annotations
 
@@ -88,15 +89,21 @@ class OpenAIServer(ScriptedChatServer[Answer]):
         else:
             message = {"role": "assistant", "content": answer.content}
             finish = "stop"
+        usage = answer.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        head = {
+            "id": f"chatcmpl-{len(self.chat_requests)}",
+            "created": 1_700_000_000,
+            "model": body.get("model", "scripted"),
+        }
+        if body.get("stream"):
+            return Reply(200, events=_chunks(head, message, finish, usage, body.get("stream_options")))
         return Reply(
             200,
             {
-                "id": f"chatcmpl-{len(self.chat_requests)}",
+                **head,
                 "object": "chat.completion",
-                "created": 1_700_000_000,
-                "model": body.get("model", "scripted"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": answer.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                "usage": usage,
             },
         )
 
@@ -131,6 +138,24 @@ class OpenAIServer(ScriptedChatServer[Answer]):
             categories = {name: value > 0.5 for name, value in scores.items()}
             results.append({"flagged": flagged, "categories": categories, "category_scores": scores})
         return Reply(200, {"id": "modr-1", "model": body.get("model", "scripted"), "results": results})
+
+
+def _chunks(
+    head: dict[str, Any], message: dict[str, Any], finish: str, usage: dict[str, int], options: Any
+) -> list[dict[str, Any]]:
+    """A streamed answer as the API sends it: the message in one delta, the finish reason, then
+    the usage in a chunk without choices when ``stream_options.include_usage`` asked for it."""
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+    chunk = {**head, "object": "chat.completion.chunk"}
+    chunks = [
+        {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+    ]
+    if isinstance(options, dict) and options.get("include_usage"):
+        chunks.append({**chunk, "choices": [], "usage": usage})
+    return chunks
 
 
 def _encode(vector: list[float], body: dict[str, Any]) -> list[float] | str:

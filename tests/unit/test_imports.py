@@ -17,6 +17,11 @@ HEAVY = (
     "jinja2",
     "requests",
     "openai",
+    # agent frameworks TaskResult.from_run reads by shape, never by import
+    "agents",
+    "pydantic_ai",
+    "strands",
+    "opentelemetry",
 )
 
 

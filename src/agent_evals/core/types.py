@@ -40,6 +40,30 @@ class TaskResult(BaseModel):
                 break
         return cls(output=output, context={**context, "outputs": msgs})
 
+    @classmethod
+    def from_run(cls, result: Any, **context: Any) -> TaskResult:
+        """Build a result from what an agent framework's run returned, with no glue.
+
+        ``output`` is the run's final text (structured output as JSON), ``context["outputs"]`` its
+        messages in OpenAI chat format (assistant ``tool_calls`` with JSON-text arguments, ``tool``
+        results) and ``context["usage"]`` its input and output tokens, with ``model`` when one model
+        answered. Reads, by shape and without importing any framework: an OpenAI Agents SDK
+        ``RunResult`` (or a finished ``RunResultStreaming``), a PydanticAI ``AgentRunResult``, an
+        OpenAI Responses API response or its ``output`` items, a LangGraph state
+        (``{"messages": [...]}``) or a list of LangChain or OpenAI messages, a Strands
+        ``AgentResult``, ``Agent`` or message list. ``context`` is merged in and wins over what the
+        run gave (``from_run(result, final_state=..., usage=...)``).
+
+        Raises TypeError naming what it reads for anything else.
+        """
+        from agent_evals.core.converters.run_result import read_run
+
+        output, messages, usage = read_run(result)
+        found: dict[str, Any] = {"outputs": messages}
+        if usage is not None:
+            found["usage"] = usage
+        return cls(output=output, context={**found, **context})
+
 
 def _role_and_content(message: Any) -> tuple[str | None, str]:
     if isinstance(message, Mapping):

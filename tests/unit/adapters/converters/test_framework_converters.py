@@ -106,7 +106,7 @@ def test_converters__top_level_names_resolve_lazily() -> None:
     assert agent_evals.langchain_to_openai is langchain_to_openai
     script = (
         "import sys, agent_evals\n"
-        "loaded = [m for m in sys.modules if m.startswith(('agent_evals.adapters.converters', 'langchain', 'strands'))]\n"
+        "loaded = [m for m in sys.modules if m.startswith(('agent_evals.adapters.converters', 'agent_evals.core.converters', 'langchain', 'strands'))]\n"
         "assert not loaded, loaded\n"
         "agent_evals.mink_to_openai([])\n"
         "assert 'langchain_core' not in sys.modules and 'mink_sdk' not in sys.modules\n"

@@ -1,4 +1,5 @@
-"""Offline stand-ins for real agents, so the examples run anywhere without keys or network."""
+"""Offline stand-ins for real agents, so the examples run anywhere without keys or network (not named
+agents.py: that would shadow the OpenAI Agents SDK, whose import name is `agents`)."""
 
 from __future__ import annotations
 

@@ -46,6 +46,8 @@ class TrialOutcome:
     """Earlier attempts retried by ``--retry-errors`` (this trial is the final one)."""
     cache: dict[str, Any] | None = None
     """What the response cache did in this trial, when a cache mode was on."""
+    models: list[str] = field(default_factory=list)
+    """The models the agent used in this trial, as far as it told (``record.models.agent_models``)."""
 
 
 @dataclass
@@ -141,6 +143,8 @@ class BenchmarkRun:
     """The validated ``gate:`` block of the file."""
     config: dict[str, Any] = field(default_factory=dict)
     """Execution settings that make runs comparable (trials, timeout)."""
+    judge_models: list[str] = field(default_factory=list)
+    """The models its LLM scorers ask (``record.models.judge_model``), sorted."""
     description: str | None = None
     """The benchmark's description."""
     started_at: str = ""

@@ -24,8 +24,10 @@ from agent_evals.record.model import (
     RunInfo,
     RunRecord,
     Suite,
+    SuiteModels,
     fingerprint,
 )
+from agent_evals.record.models import suite_models
 from agent_evals.record.trial import ScoreData, trial_data
 from agent_evals.stats.exact import pass_at_k as pass_at_k
 from agent_evals.stats.exact import pass_hat_k as pass_hat_k
@@ -94,12 +96,14 @@ class BenchmarkResult(BenchmarkRun):
         """The run-record suite of this benchmark (one case per scenario, every trial kept; of an
         incomplete run, only the scenarios with a finished trial)."""
         cases = [case_record(c) for c in self.cases if c.trials or self.complete]
+        models = suite_models((m for c in self.cases for t in c.trials for m in t.models), self.judge_models)
         suite = Suite(
             id=self.benchmark_id,
             kind="benchmark",
             source=self.source,
             agent=AgentInfo(name=self.agent_name, version=self.agent_version),
             gate=self.gate,
+            models=SuiteModels.model_validate(models) if models else None,
             cases=cases,
         )
         suite.fingerprint = fingerprint(suite, self.config)

@@ -31,6 +31,7 @@ from agent_evals.cost.budget import active_budget
 from agent_evals.cost.meter import task_usage, trial_usage
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
 from agent_evals.record.model import distinct_key
+from agent_evals.record.models import agent_models, judge_models
 
 logger = logging.getLogger(__name__)
 
@@ -231,6 +232,7 @@ async def run_benchmark_async(
         cases=[job.case for job in jobs],
         gate=bench.gate,
         config={"runs_per_scenario": k, "timeout_s": limit},
+        judge_models=sorted(judge_models(s.fn for job in jobs for s in job.scorers)),
         description=bench.description,
         started_at=_now(),
         complete=False,
@@ -363,16 +365,16 @@ async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempt
     if not outcome.ok or ran.cache_error:
         if outcome.fault is not None:
             logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
+        spent = trial_usage(None, meter, None, scope=ran.scope)  # calls made before the fault were paid for
         return TrialOutcome(
             passed=False,
             error=ran.cache_error or outcome.error,
             traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
             duration_s=time.perf_counter() - start,
-            usage=trial_usage(
-                None, meter, None, scope=ran.scope
-            ),  # calls made before the fault were paid for
+            usage=spent,
             attempts=ran.attempts,
             cache=ran.cache_summary,
+            models=sorted(agent_models(None, spent)),
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
@@ -392,15 +394,17 @@ async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempt
         scores[distinct_key(score.name, scores)] = score
     errored = [s for s in scores.values() if s.error]
     context = getattr(task_result, "context", None) or {}
+    usage = task_usage(context, meter, scope=ran.scope)
     return TrialOutcome(
         passed=not errored and all(s.passed for s in scores.values()),
         error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
         scores=scores,
         duration_s=time.perf_counter() - start,
         output=task_result.output,
-        usage=task_usage(context, meter, scope=ran.scope),
+        usage=usage,
         attempts=ran.attempts,
         cache=ran.cache_summary,
+        models=sorted(agent_models(context, usage)),
     )
 
 

@@ -18,10 +18,12 @@ from agent_evals.record.model import (
     RunInfo,
     RunRecord,
     Suite,
+    SuiteModels,
     Trial,
     distinct_key,
     fingerprint,
 )
+from agent_evals.record.models import agent_models, names_of, suite_models
 from agent_evals.record.text import bytes_text, model_json
 from agent_evals.record.trial import ScoreData, trial_data
 from agent_evals.version import __version__
@@ -190,10 +192,14 @@ def eval_result_to_run_record(
     redact = Redactor.from_env(os.environ if env is None else env)
     ids = case_ids(result.examples)
     cases = []
+    agent: set[str] = set()
     for case_id, example in zip(ids, result.examples, strict=True):
         input_text, input_json = _text(example.input)
         expected = example.expected
         trial = _trial(example)
+        agent |= agent_models(example.context)
+        if trial.usage is not None and trial.usage.models:
+            agent |= names_of(list(trial.usage.models))
         meta_group = example.metadata.get("dataset") or example.metadata.get("group")
         labels = example.metadata.get("labels")
         cases.append(
@@ -217,6 +223,8 @@ def eval_result_to_run_record(
         agent=AgentInfo(name=agent_name, version=agent_version),
         cases=cases,
     )
+    models = suite_models(agent, getattr(result, "judge_models", ()))
+    suite.models = SuiteModels.model_validate(models) if models else None
     suite.fingerprint = fingerprint(suite, {"scorers": sorted(result.pass_rates)})
     if redact.active:
         digests = [case.definition for case in suite.cases]

@@ -44,6 +44,7 @@ from agent_evals.core.types import (
     wire_tool_calls,
 )
 from agent_evals.cost.meter import task_usage
+from agent_evals.record.models import judge_models
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ async def run_eval_async(
             duration=time.perf_counter() - t0,
             started_at=started_at,
         )
+        result.judge_models.extend(sorted(judge_models(p.fn for p in prepared)))
     if recorder is not None:
         await _record(recorder, result)
     return result

@@ -312,6 +312,14 @@ class EvalResult(BaseModel):
     started_at: datetime | None = None
     """When the run started (UTC)."""
 
+    _judge_models: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def judge_models(self) -> list[str]:
+        """The models the run's LLM scorers (judges) ask, as they name them: ``to_run_record`` keeps
+        them with the models the examples' tasks used, so ``compare`` sees a change of either."""
+        return self._judge_models
+
     def to_run_record(
         self,
         *,

@@ -24,6 +24,7 @@ class EvalContext:
         "input",
         "messages_usage",
         "metadata",
+        "models",
         "output",
         "reference",
         "scores",
@@ -53,6 +54,9 @@ class EvalContext:
         """Tokens and cost reported for this trial."""
         self.messages_usage: dict[str, Any] | None = None
         """Tokens the returned LangChain/LangGraph messages report (used when no model call was metered)."""
+        self.models: set[str] = set()
+        """Models a returned ``TaskResult`` named (``context["model"]``, its usage's ``model``): recorded
+        with the metered ones as the suite's agent models."""
         self.default_score_key: str = default_score_key
         """Key used for assertions and for bare ``True``/``False``/number scores."""
 

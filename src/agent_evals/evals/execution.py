@@ -20,6 +20,7 @@ from agent_evals.evals.result import EvalCaseResult, record_keys
 from agent_evals.evals.scores import EvalScore, merge_scores, parse_scores
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.tracebacks import assertion_notes, describe, user_traceback
+from agent_evals.record.models import agent_models
 
 T = TypeVar("T")
 
@@ -49,6 +50,7 @@ def _take_task_result(ctx: EvalContext, value: Any) -> Any:
     types_module = sys.modules.get("agent_evals.core.types")
     if types_module is not None and isinstance(value, types_module.TaskResult):
         usage = (value.context or {}).get("usage")
+        ctx.models |= agent_models(value.context)
         if usage is not None:
             ctx.usage = {**(ctx.usage or {}), **normalize_usage(usage, where="TaskResult.context['usage']")}
         ctx.messages_usage = usage_of_messages((value.context or {}).get("outputs")) or ctx.messages_usage
@@ -254,6 +256,7 @@ async def run_attempt(
     result.reference = ctx.reference
     result.metadata = ctx.metadata
     result.usage = trial_usage(ctx.usage, meter, ctx.messages_usage)
+    result.models = sorted(ctx.models | agent_models({"usage": ctx.usage}, result.usage))
     result.add_scores(ctx.scores, "body")
     if result.error is None and spec.evaluators:
         await run_evaluators(

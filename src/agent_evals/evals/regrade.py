@@ -22,7 +22,8 @@ from agent_evals.evals.execution import evaluator_name, run_evaluators, run_tria
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.scores import EvalScore
 from agent_evals.evals.spec import EvalCaseSpec
-from agent_evals.record.model import Case, RunRecord, Suite, Trial, fingerprint
+from agent_evals.record.model import Case, RunRecord, Suite, SuiteModels, Trial, fingerprint
+from agent_evals.record.models import judge_models, suite_models
 from agent_evals.record.trial import Redact, text_data
 
 
@@ -98,6 +99,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, redact: Redact, summary: Regra
     specs = _specs_by_name(path)
     cases: list[Case] = []
     evaluators: set[str] = set()
+    judges: set[str] = set()  # the judges that grade now; the agent's models are the run's
     for case in suite.cases:
         spec = specs.get(case.name or "")
         if spec is None:
@@ -106,6 +108,7 @@ async def _regrade_suite(suite: Suite, cwd: Path, redact: Redact, summary: Regra
             cases.append(case)
             continue
         evaluators.update(evaluator_name(e) for e in spec.evaluators)
+        judges |= judge_models(spec.evaluators)
         definition = _regraded_definition(case, spec, redact)
         spec = dataclasses.replace(
             spec,
@@ -122,7 +125,11 @@ async def _regrade_suite(suite: Suite, cwd: Path, redact: Redact, summary: Regra
             summary.trials += 1
             trials.append(Trial.model_validate(result.trial_data(redact)))
         cases.append(case.model_copy(update={"trials": trials, "definition": definition}))
-    regraded = suite.model_copy(update={"cases": cases})
+    agent = suite.models.agent if suite.models is not None else None
+    models = suite_models(agent or (), judges)
+    regraded = suite.model_copy(
+        update={"cases": cases, "models": SuiteModels.model_validate(models) if models else None}
+    )
     regraded.fingerprint = fingerprint(regraded, {"evaluators": sorted(evaluators)})
     return regraded
 

@@ -68,6 +68,8 @@ class EvalCaseResult:
     """Earlier attempts retried by ``--retry-errors`` (this result is the final one)."""
     cache: dict[str, Any] | None = None
     """What the response cache did in this trial, when a cache mode was on."""
+    models: list[str] = field(default_factory=list)
+    """The models the trial's agent used, as far as it told (``record.models.agent_models``)."""
 
     def add_scores(self, scores: list[EvalScore], source: str) -> None:
         """Append ``scores`` (kept next to any score of the same key) and note where they came from."""

@@ -234,6 +234,7 @@ def _compare(
         baseline=info,
         candidate=_run_info(cand.run),
         notes=notes,
+        info=[note for suite in suites for note in suite.fingerprint.info],
         reused_suites=reused,
         replaced=replaced,
         renamed_suites=across,

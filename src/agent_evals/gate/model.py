@@ -85,7 +85,9 @@ class FingerprintCheck(GateModel):
     matches: bool = True
     """Fingerprints equal (or no baseline)."""
     notes: list[str] = Field(default_factory=list)
-    """What differs: case ids, agent, trials, configuration."""
+    """What differs: models, case ids, agent, trials, configuration."""
+    info: list[str] = Field(default_factory=list)
+    """What could not be compared and decides nothing: a model recorded on one side only."""
 
 
 class TrendPoint(GateModel):
@@ -263,6 +265,9 @@ class Comparison(GateModel):
     """Candidate provenance."""
     notes: list[str] = Field(default_factory=list)
     """Plain warnings (partial runs, fingerprint mismatches) for the report."""
+    info: list[str] = Field(default_factory=list)
+    """Notes that change no outcome, for the report: each suite's model recorded on one side only
+    (``FingerprintCheck.info``), so a run whose agent stopped naming its model is never silent."""
     reused_suites: list[ReusedSuite] = Field(default_factory=list)
     """Suites copied from the baseline instead of run: kept out of every test and rate, never evidence."""
     reuse_notes: list[str] = Field(default_factory=list)

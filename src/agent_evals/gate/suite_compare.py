@@ -19,6 +19,7 @@ from agent_evals.gate.model import (
     GroupRow,
     SuiteComparison,
 )
+from agent_evals.gate.model_change import model_changes
 from agent_evals.gate.paired import (
     Pairs,
     charge_lost_grades,
@@ -299,7 +300,8 @@ def fingerprint(
     tool_versions: tuple[str | None, str | None] = (None, None),
     fewer_trials: bool = False,
 ) -> FingerprintCheck:
-    """Whether the suite's two runs are alike: fingerprints, case ids, agent, file, tool version, trials.
+    """Whether the suite's two runs are alike: models, fingerprints, case ids, agent, file, tool version,
+    trials (a model known on one side only is an ``info`` note, not a difference).
     ``fewer_trials``: cases run with fewer trials than in the baseline, which ``on_fewer_trials`` judges
     instead of ``on_mismatch`` (so they are no note here)."""
     cand_fp = str(suite.header.get("fingerprint") or "")
@@ -307,7 +309,9 @@ def fingerprint(
         return FingerprintCheck(baseline=None, candidate=cand_fp, matches=True, notes=[])
     header = base_suite.header
     base_fp = str(header.get("fingerprint") or "")
-    notes = []
+    changed, info = model_changes(header.get("models"), suite.header.get("models"), str(suite.header["id"]))
+    # first: a long note before it must not push the model change out of a shortened reason
+    notes = [f"Models differ: {'; '.join(changed)}."] if changed else []
     if not comparable:
         notes.append("No case id is common to both runs: every case was renamed or replaced.")
     base_ids = base_suite.view.cases.keys()
@@ -340,4 +344,4 @@ def fingerprint(
     matches = base_fp == cand_fp and not notes and not fewer_trials
     if base_fp != cand_fp and not notes and not fewer_trials:
         notes.append("The suite's configuration differs from the baseline's (fingerprints differ).")
-    return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes)
+    return FingerprintCheck(baseline=base_fp, candidate=cand_fp, matches=matches, notes=notes, info=info)

@@ -15,8 +15,10 @@ from agent_evals.record.model import (
     RunRecord,
     ShardSuite,
     Suite,
+    SuiteModels,
     ids_digest,
 )
+from agent_evals.record.models import merged_models
 
 
 class MergeError(UsageError):
@@ -54,7 +56,10 @@ class Merged:
 
 
 def _header(suite: Suite) -> dict[str, object]:
-    return suite.model_dump(exclude={"cases", "case_positions", "fingerprint", "inputs"}, by_alias=True)
+    # each shard records the models its own trials used: joined below, not compared
+    return suite.model_dump(
+        exclude={"cases", "case_positions", "fingerprint", "inputs", "models"}, by_alias=True
+    )
 
 
 def _check_runs(shards: Sequence[tuple[str, RunRecord]]) -> int:
@@ -209,6 +214,8 @@ def _merge_suite(
     merged.cases = [case for _, _, case in placed]
     merged.case_positions = None
     merged.inputs = None  # each shard read its own part: a merged suite claims no input digest (never reused)
+    models = merged_models(s.models.model_dump(exclude_none=True) if s.models else None for _, s in parts)
+    merged.models = SuiteModels.model_validate(models) if models else None
     return merged
 
 

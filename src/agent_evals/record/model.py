@@ -189,6 +189,16 @@ class AgentInfo(_Model):
     """Agent version."""
 
 
+class SuiteModels(_Model):
+    """The models a suite's trials used, per role, as far as the run could tell (``record.models``)."""
+
+    agent: list[str] | None = None
+    """The agent's models: named by its ``TaskResult.context["model"]``, by the ``model`` of the usage it
+    reported, or counted by the usage meter from the model calls' responses; sorted. Absent: unknown."""
+    judge: list[str] | None = None
+    """The models the suite's LLM scorers (judges) ask, as they name them; sorted. Absent: none named."""
+
+
 class Suite(_Model):
     """One benchmark file or one eval collection."""
 
@@ -204,6 +214,9 @@ class Suite(_Model):
     """Hash of case ids, configuration, agent and trials; differs when runs are not comparable."""
     gate: dict[str, Any] | None = None
     """The suite's own ``gate:`` policy block, when its file declares one."""
+    models: SuiteModels | None = None
+    """The models its agent and its judges used, when any is known (records written before had none):
+    ``compare`` names a change of either as a difference between the runs."""
     cases: list[Case] = Field(default_factory=list)
     """Every case of the suite."""
     case_positions: list[int] | None = None

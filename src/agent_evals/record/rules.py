@@ -45,12 +45,14 @@ CI: Table = {"provider": STR, "run_id": STR, "pr": INT, "head_sha": STR}
 SHARD: Table = {"index": frozenset((int,)), "count": frozenset((int,)), "suites": OBJ}
 SHARD_SUITE: Table = {"cases": COUNT, "case_ids": frozenset((str,)), "files": STR}
 AGENT: Table = {"name": STR, "version": STR}
+SUITE_MODELS: Table = {"agent": frozenset((list, NONE)), "judge": frozenset((list, NONE))}
 SUITE: Table = {
     "id": frozenset((str,)),
     "source": frozenset((str,)),
     "fingerprint": frozenset((str,)),
     "agent": frozenset((dict,)),
     "gate": OBJ,
+    "models": OBJ,
     "inputs": OBJ,
     "reused": OBJ,
     "policy": OBJ,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from agent_evals.record.models import judge_models, merged_models, suite_models
 from agent_evals.record.summary import HEADER_FIELDS, SuiteSummary, add_cases
 from agent_evals.record.views import SuiteView
 
@@ -29,6 +31,26 @@ class StreamedSuite:
         self.trials: list[int] = []
         """Written cases' trial counts by plan position."""
         self._shared: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        self._agent: set[str] = set()
+        self._judge: set[str] = set()
+
+    def judges(self, scorers: Iterable[Any] = (), names: Iterable[str] = ()) -> None:
+        """The suite's LLM scorers (their models are its judge models), or their models by name."""
+        self._judge |= judge_models(scorers) | set(names)
+
+    def saw(self, trials: Iterable[Any]) -> None:
+        """Trials about to be written (an eval's results, a benchmark's outcomes): their agent models."""
+        for trial in trials:
+            if trial.models:
+                self._agent.update(trial.models)
+
+    def models(self, redact: Callable[[str], str] | None = None) -> dict[str, list[str]] | None:
+        """The suite's ``models`` field: what its trials and scorers named, with any its header has
+        (a whole suite added at once), each name through ``redact`` (secret values masked)."""
+        found = merged_models([self.header.get("models"), suite_models(self._agent, self._judge)])
+        if found is None or redact is None:
+            return found
+        return merged_models([{role: [redact(n) for n in names] for role, names in found.items()}])
 
     def note(self, position: int, case_id: str, trials: int) -> None:
         """A case was written at plan ``position`` with id ``case_id`` (as the file holds it) and ``trials``."""

@@ -21,6 +21,7 @@ from agent_evals.record.rules import (
     SHARD,
     SHARD_SUITE,
     SUITE,
+    SUITE_MODELS,
     all_str,
     case_problem,
     check_fields,
@@ -40,7 +41,18 @@ from agent_evals.record.schema_ids import READABLE_SCHEMAS
 from agent_evals.record.usage import UsageSums
 from agent_evals.record.views import CaseView, Key, SuiteView, Tally, Use, add_tally
 
-HEADER_FIELDS = ("id", "kind", "source", "fingerprint", "agent", "gate", "inputs", "reused", "policy")
+HEADER_FIELDS = (
+    "id",
+    "kind",
+    "source",
+    "fingerprint",
+    "agent",
+    "gate",
+    "models",
+    "inputs",
+    "reused",
+    "policy",
+)
 """The fields of a suite (besides its cases) that a comparison reads."""
 
 
@@ -149,6 +161,11 @@ def _suite_header(suite: Any, source: str, where: str) -> dict[str, Any]:
         raise fail(source, f"{where}.source", "a string", MISSING)
     if "agent" in suite:
         check_fields(suite["agent"], AGENT, source, f"{where}.agent")
+    models = suite.get("models")
+    if models is not None:
+        check_fields(models, SUITE_MODELS, source, f"{where}.models")
+        for role in ("agent", "judge"):
+            check_strings(models.get(role), source, f"{where}.models.{role}")
     for i, position in enumerate(suite.get("case_positions") or ()):
         if not fits(position, INT) or position is None:
             raise fail(source, f"{where}.case_positions.{i}", "an integer", position)

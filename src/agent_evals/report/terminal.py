@@ -245,13 +245,13 @@ def render_terminal(
             continue
         table = _table(rows, width, left)
         lines += ["", t.paint(table[0], "bold"), *table[1:]]
-    if comparison.reasons or comparison.notes:
+    if comparison.reasons or comparison.notes or comparison.info:
         lines.append("")
         for reason in comparison.reasons:
             mark = t.paint("x", "fail") if reason.blocking else t.paint("!", "warn")
             wrapped = wrap(t.safe(reason.message, 2000), width, indent="  ", hanging="  ")
             lines += [f"{mark} {wrapped[0][2:]}", *wrapped[1:]]
-        for note in comparison.notes:
+        for note in comparison.notes + comparison.info:
             lines += wrap(f"i {t.safe(note, 2000)}", width, hanging="  ")
     if comparison.reused_suites or comparison.reuse_notes:  # ci --reuse-unchanged
         lines.append("")

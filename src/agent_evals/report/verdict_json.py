@@ -137,7 +137,7 @@ def verdict_document(comparison: Comparison, *, env: Mapping[str, str] | None = 
         "policy": comparison.effective_policy.model_dump(mode="json"),
         "test_assumption": TEST_ASSUMPTIONS[comparison.effective_policy.test],
         "policy_sources": comparison.policy.sources,
-        "notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.notes],
+        "notes": [truncate(redactor(n), TEXT_LIMIT) for n in comparison.notes + comparison.info],
         "reused_suites": [  # copied from the baseline (ci --reuse-unchanged): in no test, no rate
             {
                 "suite": redactor(r.suite_id),

@@ -171,6 +171,7 @@ class RunBuilder:
         sid = suite_id or label
         with self._lock:
             index = self._suite({"id": sid, "kind": "evals", "source": label, "agent": {}})
+            self._sides[index].judges(e for spec in specs for e in spec.evaluators)
             self._plans.append(_EvalSuitePlan(sid, label, specs, len(self._specs), index))
             self._specs.extend(specs)
 
@@ -300,9 +301,11 @@ class RunBuilder:
 
     def _write_eval(self, spec_index: int) -> None:
         plan = self._plan_of(spec_index)
+        results = self._pending.pop(spec_index)
+        self._sides[plan.index].saw(results.values())
         case = case_record(
             self._specs[spec_index],
-            self._pending.pop(spec_index),
+            results,
             suite_id=plan.suite_id,
             label=plan.label,
             stem=plan.stem,
@@ -337,6 +340,7 @@ class RunBuilder:
         }
         with self._lock:
             index = self._suite({k: v for k, v in header.items() if v is not None})
+            self._sides[index].judges(names=result.judge_models)
             if self._stream is not None:
                 self._stream.add_suite(self._sides[index].header)
             self._benches.append(_Bench(result, index))
@@ -353,6 +357,7 @@ class RunBuilder:
         if bench.written[position]:
             return
         outcome = bench.result.cases[position]
+        self._sides[bench.index].saw(outcome.trials)
         self._write(bench.index, position, case_data(outcome), redact=True)
         bench.written[position] = 1
         outcome.trials = []  # in the record now; a run of 100,000 cases must not keep them
@@ -391,7 +396,7 @@ class RunBuilder:
         return [i for i in range(len(self._sides)) if complete or self._stream.written(i)]
 
     def _extra(self, index: int) -> dict[str, Any]:
-        """A suite's end-only fields: its fingerprint, and a shard's case positions."""
+        """A suite's end-only fields: its fingerprint, its models, and a shard's case positions."""
         assert self._stream is not None
         side = self._sides[index]
         positions = self._stream.written(index)
@@ -401,6 +406,8 @@ class RunBuilder:
         who = [agent.get("name"), agent.get("version")]
         config = self._config(index, positions)
         extra: dict[str, Any] = {"fingerprint": fingerprint_of(ids, trials, config, who)}
+        if (models := side.models(self.redact if self.redact.active else None)) is not None:
+            extra["models"] = models
         if index in self._inputs:
             extra["inputs"] = self._inputs[index]
         population = self.shard.populations.get(side.header["id"]) if self.shard is not None else None

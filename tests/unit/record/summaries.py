@@ -189,6 +189,12 @@ def records(draw: st.DrawFn, prefix: str = "run") -> dict[str, Any]:
         }
         for sid in draw(st.lists(st.sampled_from(["s", "t"]), min_size=1, max_size=2, unique=True))
     ]
+    for suite in suites:  # the models of the agent and the judges, when the run knew them
+        models = draw(
+            st.sampled_from([MISSING, None, {}, {"agent": ["gpt-4o"]}, {"agent": ["a"], "judge": []}])
+        )
+        if models is not MISSING:
+            suite["models"] = models
     run: dict[str, Any] = {
         "tool_version": "0.1.0",
         "started_at": "2026-01-01T00:00:00Z",

@@ -228,6 +228,7 @@ _TABLES = {
     "BudgetInfo": "BUDGET",
     "AgentInfo": "AGENT",
     "Suite": "SUITE",
+    "SuiteModels": "SUITE_MODELS",
     "Case": "CASE",
     "Location": "LOCATION",
     "Trial": "TRIAL",

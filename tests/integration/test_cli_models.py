@@ -220,6 +220,7 @@ def test_candidate_agent_stops_naming_its_model__visible_note_not_a_silent_pass(
         tmp_path, "ci", "bench.yaml", "eval_models.py", "--baseline", "base.json", "--on-mismatch", "fail"
     )
     assert done.returncode == 0, done.stdout + done.stderr  # a note, not a mismatch
+    assert "(model recorded on one side only in 2 suites)" in done.stdout.splitlines()[1]  # the headline
     assert "ℹ️ Suite helpdesk: model gpt-4o in the baseline, none recorded now" in done.stdout
     assert "a change of model cannot be ruled out" in done.stdout
 

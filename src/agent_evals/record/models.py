@@ -16,6 +16,9 @@ UNKNOWN = "unknown"
 NAME_LIMIT = 120
 """Longest model name kept as given; a longer one keeps its start and a digest of the whole."""
 
+MAX_NAMES = 50
+"""Most names a suite records per role: the first ones sorted, then one that counts and digests the rest."""
+
 _DIGEST = 12
 
 
@@ -86,10 +89,21 @@ def judge_models(scorers: Iterable[Any]) -> set[str]:
     return {name for scorer in scorers if (name := judge_model(scorer)) is not None}
 
 
+def _bounded(names: list[str]) -> list[str]:
+    """At most :data:`MAX_NAMES` names: past that, the first ones and one name standing for the rest
+    (how many, and a digest of them all), so a flood of names neither bloats the record nor hides
+    a difference among the names left out."""
+    if len(names) <= MAX_NAMES:
+        return names
+    rest = names[MAX_NAMES - 1 :]
+    digest = hashlib.sha256("\n".join(names).encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST]
+    return [*names[: MAX_NAMES - 1], f"+{len(rest)} more ~{digest}"]
+
+
 def suite_models(agent: Iterable[str] = (), judge: Iterable[str] = ()) -> dict[str, list[str]] | None:
-    """A suite's ``models`` field: each role's distinct names, sorted; a role with none is left out
-    (unknown, not "no model"), and so is the field when both are."""
-    out = {role: sorted(set(names)) for role, names in (("agent", agent), ("judge", judge))}
+    """A suite's ``models`` field: each role's distinct names, sorted (at most :data:`MAX_NAMES`); a
+    role with none is left out (unknown, not "no model"), and so is the field when both are."""
+    out = {role: _bounded(sorted(set(names))) for role, names in (("agent", agent), ("judge", judge))}
     kept = {role: names for role, names in out.items() if names}
     return kept or None
 

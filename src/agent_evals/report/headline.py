@@ -179,6 +179,9 @@ def headline(comparison: Comparison, *, icon: bool = True, name: Callable[[str],
         ids |= {r.suite_id for r in comparison.reasons if r.kind == kind and r.suite_id is not None}
         if ids or any(r.kind == kind for r in comparison.reasons):
             extras.append(phrase.format(suites=pluralize(max(len(ids), 1), "suite")))
+    noted = sum(1 for s in comparison.suites if s.fingerprint.info)
+    if noted:  # a note, not a reason: named here too, so no shortened report can drop it
+        extras.append(f"model recorded on one side only in {pluralize(noted, 'suite')}")
     if reused:
         extras.append(f"{pluralize(reused, 'suite')} reused, not re-run")
     tail = f" ({'; '.join(extras)})" if extras else ""

@@ -10,6 +10,7 @@ from agent_evals.gate.compare import compare_documents
 from agent_evals.gate.model import Comparison
 from agent_evals.gate.model_change import model_changes
 from agent_evals.gate.policy import resolve_policy
+from agent_evals.report.headline import headline
 from agent_evals.report.html import render_html
 from agent_evals.report.markdown import render_markdown
 from agent_evals.report.terminal import render_terminal
@@ -100,6 +101,7 @@ def test_compare__model_on_one_side_only__a_note_in_every_report_and_the_usual_v
     assert result.suites[0].fingerprint.matches is True
     (note,) = result.info
     assert note.startswith("Suite s: model gpt-4o")
+    assert "(model recorded on one side only in 1 suite) · gate passed" in headline(result)
     assert f"ℹ️ {note}" in render_markdown(result)
     assert note in render_terminal(result, width=400)
     assert note in render_html(result)

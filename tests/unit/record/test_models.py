@@ -22,6 +22,7 @@ from agent_evals.errors import RunRecordError
 from agent_evals.record.merge import merge_shards
 from agent_evals.record.model import RunRecord, ShardInfo
 from agent_evals.record.models import (
+    MAX_NAMES,
     NAME_LIMIT,
     agent_models,
     judge_model,
@@ -147,6 +148,16 @@ def test_suite_models__sorted_roles_with_names_only(agent: set[str], judge: set[
 )
 def test_recorded_models__read_back_as_plain_names(field: Any, read: dict[str, list[str]]) -> None:
     assert recorded_models(field) == read
+
+
+def test_suite_models__a_flood_of_names__bounded_and_a_difference_past_the_bound_still_shows() -> None:
+    names = [f"m{i:04d}" for i in range(1000)]
+    field = suite_models(names)
+    assert field is not None and len(field["agent"]) == MAX_NAMES
+    assert field["agent"][: MAX_NAMES - 1] == names[: MAX_NAMES - 1]
+    assert field["agent"][-1].startswith(f"+{1000 - MAX_NAMES + 1} more ~")
+    swapped = suite_models([*names[:-1], "m9999"])
+    assert swapped is not None and swapped["agent"][-1] != field["agent"][-1]
 
 
 def test_merged_models__shards_parts_joined_per_role() -> None:

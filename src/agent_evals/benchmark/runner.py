@@ -374,7 +374,7 @@ async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempt
             usage=spent,
             attempts=ran.attempts,
             cache=ran.cache_summary,
-            models=sorted(agent_models(None, spent)),
+            models=sorted(agent_models(None, spent)) if spent else [],
         )
     task_result = outcome.value
     scores: dict[str, Score] = {}
@@ -404,7 +404,7 @@ async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempt
         usage=usage,
         attempts=ran.attempts,
         cache=ran.cache_summary,
-        models=sorted(agent_models(context, usage)),
+        models=sorted(agent_models(context, usage)) if context or usage else [],
     )
 
 

@@ -50,7 +50,8 @@ def _take_task_result(ctx: EvalContext, value: Any) -> Any:
     types_module = sys.modules.get("agent_evals.core.types")
     if types_module is not None and isinstance(value, types_module.TaskResult):
         usage = (value.context or {}).get("usage")
-        ctx.models |= agent_models(value.context)
+        if value.context:
+            ctx.models |= agent_models(value.context)
         if usage is not None:
             ctx.usage = {**(ctx.usage or {}), **normalize_usage(usage, where="TaskResult.context['usage']")}
         ctx.messages_usage = usage_of_messages((value.context or {}).get("outputs")) or ctx.messages_usage
@@ -256,7 +257,11 @@ async def run_attempt(
     result.reference = ctx.reference
     result.metadata = ctx.metadata
     result.usage = trial_usage(ctx.usage, meter, ctx.messages_usage)
-    result.models = sorted(ctx.models | agent_models({"usage": ctx.usage}, result.usage))
+    models = ctx.models | agent_models(None, result.usage) if result.usage else ctx.models
+    if ctx.usage and "model" in ctx.usage:  # reported with costs, it is not in the usage's breakdown
+        models = models | agent_models(None, ctx.usage)
+    if models:
+        result.models = sorted(models)
     result.add_scores(ctx.scores, "body")
     if result.error is None and spec.evaluators:
         await run_evaluators(

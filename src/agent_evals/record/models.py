@@ -49,6 +49,14 @@ def names_of(value: Any) -> set[str]:
     return set() if name is None else {name}
 
 
+def _get(obj: Any, key: str) -> Any:
+    """``obj[key]`` when ``obj`` is a mapping that has it, else None (a plain dict checked first: this
+    runs once per trial)."""
+    if obj.__class__ is dict or isinstance(obj, Mapping):
+        return obj.get(key)
+    return None
+
+
 def agent_models(context: Any, usage: Any = None) -> set[str]:
     """The models one trial's agent used, as far as the trial tells.
 
@@ -58,16 +66,20 @@ def agent_models(context: Any, usage: Any = None) -> set[str]:
     fills from the responses of the model calls) and a ``model`` there. ``unknown`` names none.
     """
     found: set[str] = set()
-    if isinstance(context, Mapping):
-        found |= names_of(context.get("model"))
-        reported = context.get("usage")
-        if isinstance(reported, Mapping):
-            found |= names_of(reported.get("model"))
-    if isinstance(usage, Mapping):
-        per_model = usage.get("models")
-        if isinstance(per_model, Mapping):
+    if context:
+        model = _get(context, "model")
+        if model is not None:
+            found |= names_of(model)
+        reported = _get(context, "usage")
+        if reported and (model := _get(reported, "model")) is not None:
+            found |= names_of(model)
+    if usage:
+        per_model = _get(usage, "models")
+        if per_model and (per_model.__class__ is dict or isinstance(per_model, Mapping)):
             found |= names_of(list(per_model))
-        found |= names_of(usage.get("model"))
+        model = _get(usage, "model")
+        if model is not None:
+            found |= names_of(model)
     return found
 
 

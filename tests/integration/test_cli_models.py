@@ -150,7 +150,9 @@ def test_model_swapped__ci_decides_by_on_mismatch(swapped: Path, mismatch: str, 
         AGENT_MODEL="gpt-4o-mini",
     )
     assert done.returncode == code, done.stdout + done.stderr
-    assert done.stdout.count(SWAP_MD) == 2, done.stdout  # the Markdown comment ci prints locally
+    summary = (swapped / ".agent-evals" / "ci" / "report.md").read_text(encoding="utf-8")  # the job summary
+    assert summary.count(SWAP_MD) == 2, summary
+    assert "Models differ: model gpt-4o -> gpt-4o-mini." in " ".join(done.stdout.split())  # and the log
 
 
 def test_model_swapped_in_reported_usage__named_like_a_context_model(tmp_path: Path) -> None:
@@ -220,9 +222,13 @@ def test_candidate_agent_stops_naming_its_model__visible_note_not_a_silent_pass(
         tmp_path, "ci", "bench.yaml", "eval_models.py", "--baseline", "base.json", "--on-mismatch", "fail"
     )
     assert done.returncode == 0, done.stdout + done.stderr  # a note, not a mismatch
-    assert "(model recorded on one side only in 2 suites)" in done.stdout.splitlines()[1]  # the headline
-    assert "ℹ️ Suite helpdesk: model gpt-4o in the baseline, none recorded now" in done.stdout
-    assert "a change of model cannot be ruled out" in done.stdout
+    summary = (tmp_path / ".agent-evals" / "ci" / "report.md").read_text(encoding="utf-8")  # the job summary
+    assert "(model recorded on one side only in 2 suites)" in summary.splitlines()[1]  # its headline
+    assert "ℹ️ Suite helpdesk: model gpt-4o in the baseline, none recorded now" in summary
+    log = " ".join(done.stdout.split())
+    assert log.startswith("✅ agent-evals: no regression (model recorded on one side only in 2 suites)")
+    assert "i Suite helpdesk: model gpt-4o in the baseline, none recorded now" in log
+    assert "a change of model cannot be ruled out" in log
 
 
 def test_hostile_model_name__escaped_in_markdown_and_kept_on_one_line(tmp_path: Path) -> None:

@@ -232,7 +232,7 @@ def _compare(
         policy=policy,
         effective_policy=effective,
         baseline=info,
-        candidate=_run_info(cand.run),
+        candidate=_run_info(cand.run, cand.reruns),
         notes=notes,
         info=[note for suite in suites for note in suite.fingerprint.info],
         reused_suites=reused,
@@ -427,9 +427,12 @@ def _run_reasons(
     return reasons
 
 
-def _run_info(run: dict[str, Any]) -> RunInfoView:
+def _run_info(run: dict[str, Any], reruns: tuple[int, int, int] = (0, 0, 0)) -> RunInfoView:
     git, ci = run.get("git") or {}, run.get("ci") or {}
     return RunInfoView(
+        retried_trials=reruns[0],
+        earlier_attempts=reruns[1],
+        replayed_calls=reruns[2],
         run_id=ci.get("run_id"),
         sha=git.get("sha"),
         ref=git.get("ref"),

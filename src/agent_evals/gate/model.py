@@ -236,6 +236,12 @@ class RunInfoView(GateModel):
     """``budget`` when the run stopped at its spending limit (``--budget-usd``): "budget exhausted"."""
     tool_version: str | None = None
     """agent-evals version that wrote it."""
+    retried_trials: int = 0
+    """Trials ``--retry-errors`` ran again after an infrastructure error."""
+    earlier_attempts: int = 0
+    """The errored attempts before those trials' final ones."""
+    replayed_calls: int = 0
+    """Model calls the response cache answered (``--cache replay``) instead of the live model."""
 
 
 class Comparison(GateModel):

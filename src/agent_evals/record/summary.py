@@ -78,6 +78,15 @@ class RunSummary:
     """Suites in record order."""
 
     @property
+    def reruns(self) -> tuple[int, int, int]:
+        """Over every suite: trials ``--retry-errors`` retried, their earlier attempts, replayed calls."""
+        retried = attempts = replayed = 0
+        for suite in self.suites:
+            r = suite.view.reruns
+            retried, attempts, replayed = retried + r[0], attempts + r[1], replayed + r[2]
+        return retried, attempts, replayed
+
+    @property
     def errored_trials(self) -> int:
         """Trials that errored, over every suite."""
         return sum(view.key[2] for suite in self.suites for view in suite.view.cases.values())
@@ -212,6 +221,8 @@ class _Sums:
     """Seconds, trials with usage, input and output tokens, and the trials that recorded each."""
     costs: list[float] = field(default_factory=list)
     trials: int = 0
+    reruns: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """The suite view's retried trials, earlier attempts and replayed calls (added to in place)."""
 
     def usage(self) -> UsageSums:
         """The sums as the suite's usage."""
@@ -236,7 +247,7 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
     """
     out = SuiteView() if into is None else into
     views, scorers, groups, dimensions = out.cases, out.scorers, out.groups, out.dimensions
-    sums = _Sums()
+    sums = _Sums(reruns=out.reruns)
     at = (source, where, cases)
     n_trials = 0
     labels: dict[str, dict[str, list[str]]] = {}  # dimension -> value -> case ids (the index's lists)
@@ -300,6 +311,15 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
     return out
 
 
+def _count_reruns(reruns: list[int], attempts: list[Any] | None, cache: dict[str, Any] | None) -> None:
+    """Add a (checked) trial's retried attempts and replayed calls to its suite's counts."""
+    if attempts:
+        reruns[0] += 1
+        reruns[1] += len(attempts)
+    if cache is not None:
+        reruns[2] += cache.get("replayed") or 0
+
+
 def _walk_trials(
     trials: list[Any], cid: str, scorers: dict[str, dict[str, Tally]], sums: _Sums, case: Any, at: _At
 ) -> tuple[Key, Use]:
@@ -333,6 +353,8 @@ def _walk_trials(
             and ((attempts is None and cache is None) or extras_fine(attempts, cache))
         ):
             _trial_problem(at, case, trials, trial)
+        if attempts or cache is not None:
+            _count_reruns(sums.reruns, attempts, cache)
         errored = error is not None
         if errored:
             errors += 1

@@ -22,7 +22,7 @@ from agent_evals.report.filters import (
     short_sha,
 )
 from agent_evals.report.headline import ID_CHARS, headline
-from agent_evals.report.usage_text import usage_lines
+from agent_evals.report.usage_text import reruns_clauses, usage_lines
 from agent_evals.report.view import collect_cases
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, fit_middle, wrap
 
@@ -240,6 +240,9 @@ def render_terminal(
             origin = f"file {t.safe(display_path(base.path), 120)}" if base.path else "a file"
         where = f"Candidate{_at(cand.sha)} vs baseline{_at(base.sha)} ({origin})"
     lines += wrap(where, width, hanging="  ")
+    again = reruns_clauses(cand.retried_trials, cand.earlier_attempts, cand.replayed_calls)
+    if again:  # what the record's attempts and cache blocks hold, said where a reader looks
+        lines += wrap(f"Candidate run: {'; '.join(again)}.", width, hanging="  ")
     for rows, left in ((_rate_rows(t, comparison), (0, 4)), (_stats_rows(t, comparison), (0, 1))):
         if len(rows) < 2:
             continue

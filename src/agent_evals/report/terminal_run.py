@@ -11,6 +11,7 @@ from agent_evals.report.colour import paint
 from agent_evals.report.escape import clean_text, strip_controls, terminal_text
 from agent_evals.report.evidence import evidence
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
+from agent_evals.report.usage_text import reruns_clauses
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
 
 NOTE_LIMIT = 200
@@ -128,18 +129,9 @@ def _failure_lines(digest: RunDigest, verbose: bool, color: bool = False) -> lis
 
 def _reruns(digest: RunDigest) -> str:
     """What ran again or was not run live: trials retried by ``--retry-errors``, calls the cache replayed."""
-    out = ""
-    if digest.retried:
-        attempts = "attempt" if digest.retries == 1 else "attempts"
-        out += f"; {digest.retried} {_trials(digest.retried)} retried ({digest.retries} earlier {attempts} errored)"
-    if digest.replayed:
-        calls = "model call" if digest.replayed == 1 else "model calls"
-        out += f"; {digest.replayed} {calls} replayed from the cache"
-    return out
-
-
-def _trials(n: int) -> str:
-    return "trial" if n == 1 else "trials"
+    return "".join(
+        f"; {clause}" for clause in reruns_clauses(digest.retried, digest.retries, digest.replayed)
+    )
 
 
 def render_run_summary(

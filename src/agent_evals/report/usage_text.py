@@ -1,4 +1,4 @@
-"""The usage lines of the terminal report: each suite's usage checks and the groups and cases that rose."""
+"""The usage lines of the terminal report (each suite's usage checks, the groups and cases that rose) and what ran again."""
 
 from __future__ import annotations
 
@@ -54,3 +54,17 @@ def usage_lines(comparison: Comparison, safe: Callable[[object, int], str]) -> l
                 )
                 lines.append(f"  rose most: {top}")
     return lines
+
+
+def reruns_clauses(retried: int, attempts: int, replayed: int) -> list[str]:
+    """What ran again or was not run live, as clauses of a closing line (none when nothing did):
+    trials ``--retry-errors`` retried with their earlier attempts, calls the cache replayed."""
+    out = []
+    if retried:
+        trials = "trial" if retried == 1 else "trials"
+        tries = "attempt" if attempts == 1 else "attempts"
+        out.append(f"{retried} {trials} retried ({attempts} earlier {tries} errored)")
+    if replayed:
+        calls = "model call" if replayed == 1 else "model calls"
+        out.append(f"{replayed} {calls} replayed from the cache")
+    return out

@@ -54,6 +54,13 @@ def trial_outcome(error: str | None, passed: bool | None) -> int:
     return PASSED if passed else FAILED
 
 
+def key_stats(key: tuple[int, int, int], trials: int) -> CaseStats:
+    """A case's counts from the summary walk's key (``record.views.Key``: graded or errored trials,
+    passes, errors) and its number of trials: what :func:`case_stats` counts, without a second pass."""
+    counted, passes, errors = key
+    return CaseStats(trials=trials, valid=counted - errors, passes=passes, errors=errors)
+
+
 def case_stats(case: Case | Mapping[str, Any]) -> CaseStats:
     """Count a case's trials (a record model's case, or the case as written to the record file)."""
     if isinstance(case, Mapping):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agent_evals.record.case_stats import CaseStats, key_stats
 from agent_evals.record.models import judge_models, merged_models, suite_models
 from agent_evals.record.summary import HEADER_FIELDS, SuiteSummary, add_cases
 from agent_evals.record.views import SuiteView
@@ -61,20 +62,24 @@ class StreamedSuite:
         self.trials[position] = trials
         self.trial_counts.add(trials)
 
-    def summarise(self, cases: list[dict[str, Any]]) -> None:
-        """Sum the next cases of the final record (decoded, in plan order), then let their data go."""
+    def summarise(self, cases: list[dict[str, Any]]) -> list[CaseStats]:
+        """Sum the next cases of the final record (decoded, in plan order), then let their data go;
+        returns each one's counts as the walk found them (for the run's digest: no second pass)."""
         add_cases(self.view, cases, f"suite {self.header['id']}")
         views, shared = self.view.cases, self._shared
         tallies = list(self.view.scorers.values())
+        counted = []
         for case in cases:
             cid = case["id"]
             view = views[cid]
             view.raw = _LET_GO
             view.key = shared.setdefault(view.key, view.key)  # most cases have the same few counts
+            counted.append(key_stats(view.key, len(case.get("trials", ()))))
             for per_case in tallies:
                 tally = per_case.get(cid)
                 if tally is not None:
                     per_case[cid] = shared.setdefault(tally, tally)
+        return counted
 
     def summary(self) -> SuiteSummary:
         """The suite as the gate reads it from the finished record (its raw cases let go)."""

@@ -221,8 +221,8 @@ class _Sums:
     """Seconds, trials with usage, input and output tokens, and the trials that recorded each."""
     costs: list[float] = field(default_factory=list)
     trials: int = 0
-    reruns: list[int] = field(default_factory=lambda: [0, 0, 0])
-    """The suite view's retried trials, earlier attempts and replayed calls (added to in place)."""
+    reruns: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    """The suite view's :attr:`~agent_evals.record.views.SuiteView.reruns` (added to in place)."""
 
     def usage(self) -> UsageSums:
         """The sums as the suite's usage."""
@@ -311,13 +311,16 @@ def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | Non
     return out
 
 
-def _count_reruns(reruns: list[int], attempts: list[Any] | None, cache: dict[str, Any] | None) -> None:
+def _count_reruns(reruns: list[int], attempts: Any, cache: Any, errored: bool) -> None:
     """Add a (checked) trial's retried attempts and replayed calls to its suite's counts."""
     if attempts:
         reruns[0] += 1
         reruns[1] += len(attempts)
     if cache is not None:
-        reruns[2] += cache.get("replayed") or 0
+        replayed = cache.get("replayed")
+        reruns[2] += replayed or 0
+        if replayed == 0 and not errored:
+            reruns[3] += 1
 
 
 def _walk_trials(
@@ -353,9 +356,9 @@ def _walk_trials(
             and ((attempts is None and cache is None) or extras_fine(attempts, cache))
         ):
             _trial_problem(at, case, trials, trial)
-        if attempts or cache is not None:
-            _count_reruns(sums.reruns, attempts, cache)
         errored = error is not None
+        if attempts or cache is not None:
+            _count_reruns(sums.reruns, attempts, cache, errored)
         if errored:
             errors += 1
         else:

@@ -91,9 +91,10 @@ class SuiteView:
     """group -> case ids."""
     dimensions: dict[str, list[str]] = field(default_factory=dict)
     """``name=value`` -> case ids."""
-    reruns: list[int] = field(default_factory=lambda: [0, 0, 0])
+    reruns: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     """What ran again or was not run live: trials ``--retry-errors`` retried, their earlier attempts,
-    and the model calls the response cache answered (``--cache replay``)."""
+    the model calls the response cache answered (``--cache replay``), and the trials with a cache
+    block that finished without an error and replayed no call."""
     counted: dict[tuple[str, str], Counter[Any]] = field(default_factory=dict)
     """Per-side counts worked out so far (see ``breakdown.side_counts``)."""
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_evals.record.case_stats import CaseStats, case_stats, trial_outcome
+from agent_evals.record.case_stats import CaseStats, key_stats
+from agent_evals.record.summary import add_cases
+from agent_evals.record.views import SuiteView
 
 if TYPE_CHECKING:
     from agent_evals.record.model import RunRecord
@@ -126,8 +128,6 @@ class RunDigest:
         self.suites: dict[int, SuiteDigest] = {}
         self.failure_count = 0
         self._failures: list[tuple[int, int, Failure]] = []  # a heap: the latest in plan order on top
-        self.trials = [0, 0, 0]
-        """Finished trials as (passed, failed, errored)."""
         self.replayed_nothing = 0
         """Trials run with ``--cache replay`` that finished without replaying any model call."""
         self.retried = 0
@@ -141,22 +141,10 @@ class RunDigest:
         """Name suite ``index`` (the run builder's numbering, which is the record's suite order)."""
         self.suites[index] = SuiteDigest(suite_id, kind)
 
-    def add(self, suite: int, position: int, case: Mapping[str, Any]) -> None:
-        """Count one written case (as decoded from the record file) at plan ``position`` of ``suite``."""
-        stats = case_stats(case)
+    def add(self, suite: int, position: int, case: Mapping[str, Any], stats: CaseStats) -> None:
+        """Count one written case (as decoded from the record file, with its ``stats`` as the summary
+        walk counted them) at plan ``position`` of ``suite``; its details are kept if it failed."""
         self.suites[suite].add(position, case["group"], stats)
-        for trial in case.get("trials", ()):
-            error = trial.get("error")
-            self.trials[trial_outcome(error, trial.get("passed"))] += 1
-            attempts = trial.get("attempts")
-            if attempts:
-                self.retried += 1
-                self.retries += len(attempts)
-            cache = trial.get("cache")
-            if cache is not None:
-                self.replayed += cache.get("replayed") or 0
-                if cache.get("replayed") == 0 and error is None:
-                    self.replayed_nothing += 1
         if stats.outcome not in ("failed", "errored"):
             return
         self.failure_count += 1
@@ -168,6 +156,15 @@ class RunDigest:
         elif (suite, position) < (-self._failures[0][0], -self._failures[0][1]):
             heapq.heapreplace(self._failures, entry)
 
+    def add_reruns(self, reruns: Sequence[int]) -> None:
+        """Add a suite's retried trials, earlier attempts, replayed calls and trials that replayed
+        nothing, as the summary walk counted them (``record.views.SuiteView.reruns``)."""
+        retried, retries, replayed, replayed_nothing = reruns
+        self.retried += retried
+        self.retries += retries
+        self.replayed += replayed
+        self.replayed_nothing += replayed_nothing
+
     def failures(self) -> list[Failure]:
         """The kept failures in plan order."""
         return [f for _, _, f in sorted(self._failures, key=lambda e: (-e[0], -e[1]))]
@@ -178,14 +175,18 @@ class RunDigest:
 
     @classmethod
     def of_record(cls, record: RunRecord, max_failures: int = 50) -> RunDigest:
-        """The digest of a whole record (``regrade``, tests): the same counting as a streamed run."""
+        """The digest of a whole record (``regrade``, tests): the same counting as a streamed run,
+        each suite's cases summed by the walk ``compare`` uses."""
         digest = cls(max_failures)
         for s_index, suite in enumerate(record.suites):
             digest.add_suite(s_index, suite.id, suite.kind)
-            for position, case in enumerate(suite.cases):
-                digest.add(
-                    s_index,
-                    position,
-                    case.model_dump(mode="json", include={"id", "group", "expected", "trials"}),
-                )
+            cases = [
+                c.model_dump(mode="json", include={"id", "group", "expected", "trials"}) for c in suite.cases
+            ]
+            view = SuiteView()
+            add_cases(view, cases, f"suite {suite.id}")
+            for position, case in enumerate(cases):
+                stats = key_stats(view.cases[case["id"]].key, len(case.get("trials", ())))
+                digest.add(s_index, position, case, stats)
+            digest.add_reruns(view.reruns)
         return digest

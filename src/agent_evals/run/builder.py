@@ -276,13 +276,11 @@ class RunBuilder:
         """Sum cases of the final record as its file holds them (``RecordWriter.finish``, in plan order):
         the summary the run's verdict reads, and the digest the terminal shows."""
         written: list[dict[str, Any]] = decode_json(b"[" + cases + b"]")
-        groups = self._groups
-        for case in written:
-            group = case["group"]
-            case["group"] = groups.setdefault(group, group)  # one string per group, not per case
-        for position, case in zip(positions, written, strict=True):
-            self.digest.add(suite, position, case)
-        self._sides[suite].summarise(written)
+        for case in written:  # one string per group, not per case
+            case["group"] = self._groups.setdefault(case["group"], case["group"])
+        counted = self._sides[suite].summarise(written)  # the walk checks every case and counts it
+        for position, case, stats in zip(positions, written, counted, strict=True):
+            self.digest.add(suite, position, case, stats)
 
     # -- evals ---------------------------------------------------------------------------------
     def add_result(self, spec_index: int, trial: int, result: EvalCaseResult) -> None:
@@ -451,6 +449,8 @@ class RunBuilder:
             self._final_run = self._run_block(complete=complete, finished=True)
             path = self._stream.finish(self._final_run, suites=suites, extra=extra, read_back=self._read_back)
             assert path is not None
+            for i in suites:
+                self.digest.add_reruns(self._sides[i].view.reruns)
             self.complete = complete
             self._final = suites
             return path

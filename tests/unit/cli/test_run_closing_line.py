@@ -37,6 +37,18 @@ def server() -> Iterator[OpenAIServer]:
         yield running
 
 
+@pytest.fixture
+def project(server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> OpenAIServer:
+    """A folder with the eval file, its model at the loopback server, scripted to refuse the first
+    call (429) and answer the next two."""
+    pytest.importorskip("openai")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TEST_BASE_URL", server.base_url)
+    (tmp_path / "eval_model_closing.py").write_text(textwrap.dedent(EVAL_FILE), encoding="utf-8")
+    server.script(Failure(429, {"Retry-After": "0"}), TextAnswer("ok"), TextAnswer("ok"))
+    return server
+
+
 def _closing(*args: str) -> str:
     done = CliRunner().invoke(cli, ["run", "eval_model_closing.py", *args])
     assert done.exit_code == 0, done.output
@@ -44,13 +56,9 @@ def _closing(*args: str) -> str:
 
 
 def test_run__retried_trials_and_replayed_calls__counted_in_the_closing_line(
-    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: OpenAIServer,
 ) -> None:
-    pytest.importorskip("openai")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TEST_BASE_URL", server.base_url)
-    (tmp_path / "eval_model_closing.py").write_text(textwrap.dedent(EVAL_FILE), encoding="utf-8")
-    server.script(Failure(429, {"Retry-After": "0"}), TextAnswer("ok"), TextAnswer("ok"))
+    server = project
     recorded = _closing("--retry-errors", "1", "--cache", "record", "-o", "first.json")
     assert recorded.endswith("pass rate 100.0%; 1 trial retried (1 earlier attempt errored)")
     replayed = _closing("--cache", "replay", "-o", "second.json")
@@ -65,13 +73,9 @@ def _candidate_line(baseline: str, candidate: str) -> list[str]:
 
 
 def test_compare__candidate_retried_and_replayed__said_under_the_verdict(
-    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: OpenAIServer,
 ) -> None:
-    pytest.importorskip("openai")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TEST_BASE_URL", server.base_url)
-    (tmp_path / "eval_model_closing.py").write_text(textwrap.dedent(EVAL_FILE), encoding="utf-8")
-    server.script(Failure(429, {"Retry-After": "0"}), TextAnswer("ok"), TextAnswer("ok"))
+    server = project
     _closing("--retry-errors", "1", "--cache", "record", "-o", "first.json")
     _closing("--cache", "replay", "-o", "second.json")
     server.script(TextAnswer("ok"), TextAnswer("ok"))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_evals.gate.policy import Layer
     from agent_evals.record.summary import RunSummary
     from agent_evals.run.builder import RunBuilder
+    from agent_evals.run.shard import Slicer
 
 RUN_EXIT_CODES = (
     "Exit codes: 0 the run finished (whatever its pass rate); 1 more trials errored than the policy's "
@@ -256,10 +257,9 @@ def run(
     """
     from agent_evals.report.colour import use_colour
     from agent_evals.run.session import RunBuilder
-    from agent_evals.run.shard import Shard, Slicer
 
     try:
-        slicer = Slicer(Shard.parse(shard_text)) if shard_text is not None else None
+        slicer = _slicer(shard_text)
         cache = _open_cache(cache_mode, cache_dir)
         repo_gate = _repo_gate(Path.cwd())
     except AgentEvalsError as exc:
@@ -313,6 +313,15 @@ def run(
     code = _finished_exit_code(builder, fail_under, repo_gate)
     if code:
         sys.exit(code)
+
+
+def _slicer(shard_text: str | None) -> Slicer | None:
+    """The ``--shard`` option's slicer (its module loads only when a shard is asked for)."""
+    if shard_text is None:
+        return None
+    from agent_evals.run.shard import Shard, Slicer
+
+    return Slicer(Shard.parse(shard_text))
 
 
 def _execute(

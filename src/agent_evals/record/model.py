@@ -16,8 +16,9 @@ from agent_evals.record.text import model_json
 
 
 class _Model(BaseModel):
-    # Unknown fields are kept so a newer writer's additions survive a read-modify-write.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # Unknown fields are kept so a newer writer's additions survive a read-modify-write. Each model's
+    # validator is built on its first use (a run validates only its run block; compare, whole records).
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 class ModelUsage(_Model):

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_evals.core.executor import run_to_end
 from agent_evals.core.faults import in_daemon_thread
 from agent_evals.core.types import TaskResult
 from agent_evals.errors import AgentLoadError, did_you_mean
@@ -136,8 +137,7 @@ class AgentHandle:
 
     async def run(self, prompt: str, context: Mapping[str, Any]) -> TaskResult:
         """Run one case, passing only the context keywords the agent accepts."""
-        accepted = self.params
-        kwargs = dict(context) if self.var_kwargs else {k: v for k, v in context.items() if k in accepted}
+        kwargs = self._keywords(context)
         if self.is_async:
             out = await self.call(prompt, **kwargs)
         else:
@@ -145,6 +145,17 @@ class AgentHandle:
             if inspect.isawaitable(out):
                 out = await out
         return coerce_result(out)
+
+    def run_now(self, prompt: str, context: Mapping[str, Any]) -> TaskResult:
+        """Run one case of a sync agent in this thread (a worker thread of the trial driver, no time
+        limit); an awaitable it hands back is run to completion here, on a loop of its own."""
+        return coerce_result(run_to_end(self.call(prompt, **self._keywords(context))))
+
+    def _keywords(self, context: Mapping[str, Any]) -> dict[str, Any]:
+        """The context keywords the agent accepts."""
+        if self.var_kwargs:
+            return dict(context)
+        return {k: v for k, v in context.items() if k in self.params}
 
 
 def coerce_result(out: Any) -> TaskResult:

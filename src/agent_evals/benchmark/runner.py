@@ -25,7 +25,15 @@ from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.run_sync import run_sync
 from agent_evals.core.scorer import PreparedScorer, score_all
-from agent_evals.core.trials import Called, TrialBody, call_metered, called_usage, drive, inspect_called
+from agent_evals.core.trials import (
+    Called,
+    TrialBody,
+    call_metered,
+    call_metered_now,
+    called_usage,
+    drive,
+    inspect_called,
+)
 from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget
 from agent_evals.cost.meter import task_usage, trial_usage
@@ -208,11 +216,7 @@ async def run_benchmark_async(
     With ``shard`` (``run --shard``) only the scenarios dealt to that shard run. ``retry_errors``
     retries an agent call that failed with an infrastructure error (``core.retry``) that many times.
     """
-    for name, value in (("trials", trials), ("concurrency", concurrency)):
-        if value is not None and value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
-    if timeout_s is not None and timeout_s <= 0:
-        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    _check_overrides(trials, concurrency, timeout_s)
     retry = RetryPolicy(retry_errors)
     bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
     k = trials or bench.execution.runs_per_scenario
@@ -223,20 +227,7 @@ async def run_benchmark_async(
         files = [bench.path, *(job.case.file for job in jobs if job.case.file)]
         jobs = [jobs[i] for i in shard.take(bench.benchmark, population, config, files=files)]
 
-    result = BenchmarkResult(
-        benchmark_id=bench.benchmark,
-        source=bench.path,
-        agent_name=handle.name,
-        agent_version=handle.version,
-        runs_per_scenario=k,
-        cases=[job.case for job in jobs],
-        gate=bench.gate,
-        config={"runs_per_scenario": k, "timeout_s": limit},
-        judge_models=sorted(judge_models(s.fn for job in jobs for s in job.scorers)),
-        description=bench.description,
-        started_at=_now(),
-        complete=False,
-    )
+    result = _new_result(bench, handle, jobs, k, limit)
     if on_start is not None:
         on_start(result)
     start = time.perf_counter()
@@ -250,6 +241,15 @@ async def run_benchmark_async(
         job = jobs[schedule[n][0]]  # through the executor, under our limit; a fresh context each attempt
         context = _context(handle, job, schedule[n][1])
         return await call_metered(handle.run, job.scenario.prompt, context, timeout=limit or None)
+
+    def attempt_now(n: int) -> Called:
+        job = jobs[schedule[n][0]]  # a sync agent without a limit, in a worker thread of the driver
+        return call_metered_now(handle.run_now, job.scenario.prompt, _context(handle, job, schedule[n][1]))
+
+    def threaded(_n: int) -> bool:
+        # batched hand-offs to the worker threads, as for sync evals; under a budget each trial's
+        # spend is charged when it is scored, so the next one asks the budget after that, unbatched
+        return active_budget() is None
 
     async def finish(n: int, ran: Attempted[Called]) -> None:
         nonlocal done
@@ -275,6 +275,8 @@ async def run_benchmark_async(
         finish=finish,
         number=lambda n: schedule[n][1],
     )
+    if not handle.is_async and not limit:
+        body.attempt_in_thread, body.threaded = attempt_now, threaded
 
     try:
         ready = await run_user(handle.setup)
@@ -339,6 +341,34 @@ def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
             scorers = [PreparedScorer.of(s) for s in plan.scorers]
             jobs.append(_Job(_case(bench, cap, scenario, plan, shared), scenario, plan, scorers))
     return jobs
+
+
+def _check_overrides(trials: int | None, concurrency: int | None, timeout_s: float | None) -> None:
+    for name, value in (("trials", trials), ("concurrency", concurrency)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    if timeout_s is not None and timeout_s <= 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+
+
+def _new_result(
+    bench: Benchmark, handle: AgentHandle, jobs: list[_Job], k: int, limit: float | None
+) -> BenchmarkResult:
+    """The run's result before its first trial (its cases fill in as trials finish)."""
+    return BenchmarkResult(
+        benchmark_id=bench.benchmark,
+        source=bench.path,
+        agent_name=handle.name,
+        agent_version=handle.version,
+        runs_per_scenario=k,
+        cases=[job.case for job in jobs],
+        gate=bench.gate,
+        config={"runs_per_scenario": k, "timeout_s": limit},
+        judge_models=sorted(judge_models(s.fn for job in jobs for s in job.scorers)),
+        description=bench.description,
+        started_at=_now(),
+        complete=False,
+    )
 
 
 def _context(handle: AgentHandle, job: _Job, trial: int) -> dict[str, Any]:

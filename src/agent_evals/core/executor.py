@@ -117,13 +117,19 @@ def call_now(fn: Callable[..., Any], *args: Any, run_awaitable: bool = False) ->
     started = time.perf_counter()
     try:
         value = fn(*args)
-        if run_awaitable and inspect.isawaitable(value):
-            value = asyncio.run(_awaited(value))
+        if run_awaitable:
+            value = run_to_end(value)
     except BaseException as exc:
         if not absorbed(exc):
             raise
         return Outcome(fault=exc, elapsed=time.perf_counter() - started)
     return Outcome(value=value, elapsed=time.perf_counter() - started)
+
+
+def run_to_end(value: Any) -> Any:
+    """``value``; when it is an awaitable, what it gives, run to completion in this thread on a loop of
+    its own (sync user code in a worker thread that handed back a coroutine)."""
+    return asyncio.run(_awaited(value)) if inspect.isawaitable(value) else value
 
 
 async def await_user(awaitable: Awaitable[Any], timeout: float | None = None) -> Outcome:

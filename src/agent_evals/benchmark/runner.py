@@ -25,6 +25,7 @@ from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.run_sync import run_sync
 from agent_evals.core.scorer import PreparedScorer, score_all
+from agent_evals.core.tracing import require_sdk
 from agent_evals.core.trials import Called, TrialBody, call_metered, called_usage, drive, inspect_called
 from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget
@@ -143,12 +144,15 @@ def _asked(scenario: Scenario) -> dict[str, Any]:
 def prepare_benchmark(
     path: str | os.PathLike[str], agent: Any = None, case_filter: str | None = None
 ) -> tuple[Benchmark, AgentHandle, list[_Job]]:
-    """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature.
+    """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature
+    (and the OpenTelemetry SDK, when the file asks for ``trace: otel``).
 
     ``agent`` as in :func:`run_benchmark_async`. The agent is imported and, when a class, created;
     nothing runs. Raises BenchmarkFileError / AgentLoadError (what ``agent-evals validate`` reports).
     """
     bench = load_benchmark(path)
+    if bench.execution.trace == "otel":
+        require_sdk(f"{bench.path}: execution.trace: otel")
     base_dir = Path(path).resolve().parent
     ref = agent if agent is not None else bench.agent
     if ref is None:
@@ -215,6 +219,7 @@ async def run_benchmark_async(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     retry = RetryPolicy(retry_errors)
     bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
+    traced = bench.execution.trace == "otel"
     k = trials or bench.execution.runs_per_scenario
     limit = timeout_s or bench.execution.timeout_s
     if shard is not None:
@@ -274,6 +279,7 @@ async def run_benchmark_async(
         usage_of=called_usage,
         finish=finish,
         number=lambda n: schedule[n][1],
+        traced=lambda _n: traced,
     )
 
     try:

@@ -209,6 +209,14 @@ class ProgressLine:
     show_default=True,
     help="Folder of the response cache (keep it between CI runs with actions/cache).",
 )
+@click.option(
+    "--trace",
+    type=click.Choice(["otel", "off"]),
+    default="off",
+    show_default=True,
+    help="otel: run each trial under an OpenTelemetry trace of its own and fill what the agent did not return "
+    "from its GenAI spans (trajectory, usage, models); needs pip install 'agent-evals[otel]' (exit 2 without).",
+)
 @click.option("--record-inputs", is_flag=True, hidden=True, help="Record each suite's inputs (`ci` asks).")
 @click.option(
     "--skip-file",
@@ -242,6 +250,7 @@ def run(
     retry_errors: int,
     cache_mode: str,
     cache_dir: str,
+    trace: str,
     record_inputs: bool,
     skip_files: tuple[Path, ...],
     budget_usd: float | None,
@@ -301,6 +310,7 @@ def run(
         retry_errors=retry_errors,
         skip_files={f.resolve() for f in skip_files},
         budget_usd=budget_usd,
+        trace=trace,
     )
     if progress:
         progress.clear()

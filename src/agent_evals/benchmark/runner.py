@@ -219,7 +219,6 @@ async def run_benchmark_async(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     retry = RetryPolicy(retry_errors)
     bench, handle, jobs = prepare_benchmark(path, agent, case_filter)
-    traced = bench.execution.trace == "otel"
     k = trials or bench.execution.runs_per_scenario
     limit = timeout_s or bench.execution.timeout_s
     if shard is not None:
@@ -279,7 +278,7 @@ async def run_benchmark_async(
         usage_of=called_usage,
         finish=finish,
         number=lambda n: schedule[n][1],
-        traced=lambda _n: traced,
+        traced=lambda _n: bench.execution.trace == "otel",
     )
 
     try:

@@ -79,17 +79,15 @@ def fill_context(context: Mapping[str, Any] | None, *, metered: bool) -> dict[st
     spans = _spans.get()
     if not spans:
         return None if context is None else dict(context)
-    from agent_evals.core.converters.otel import otel_models, otel_spans_to_openai, otel_usage
+    from agent_evals.core.converters.otel import read_spans
 
-    finished = list(spans)  # a span ending now in another thread lands in the next read
+    outputs, usage, names = read_spans(list(spans))  # a span ending now, in another thread, is not read
     found: dict[str, Any] = {}
-    outputs = otel_spans_to_openai(finished)
     if outputs:
         found["outputs"] = outputs
-    usage = None if metered else otel_usage(finished)
-    if usage is not None:
+    if usage is not None and not metered:
         found["usage"] = usage
-    models = sorted(otel_models(finished))
+    models = sorted(names)
     if models:
         found["model"] = models[0] if len(models) == 1 else models
     return {**found, **(context or {})}

@@ -33,9 +33,20 @@ class _Turn:
     calls: list[_Call] = field(default_factory=list)
 
 
-def _attributes(span: Any) -> Mapping[str, Any]:
-    attributes = getattr(span, "attributes", None)
-    return attributes if isinstance(attributes, Mapping) else {}
+Read = list[tuple[int, str, Mapping[str, Any]]]
+"""Spans as ``(start time, operation, attributes)``, in start-time order: each span is read once."""
+
+
+def _read(spans: Iterable[Any]) -> Read:
+    out: Read = []
+    for span in spans:
+        found = getattr(span, "attributes", None)
+        # a Mapping (the SDK's is a mappingproxy: duck-typed, the ABC check costs more than the read)
+        attributes: Mapping[str, Any] = found if hasattr(found, "get") else {}
+        start = getattr(span, "start_time", None)
+        out.append((start if isinstance(start, int) else 0, _operation(span, attributes), attributes))
+    out.sort(key=lambda read: read[0])
+    return out
 
 
 def _operation(span: Any, attributes: Mapping[str, Any]) -> str:
@@ -45,11 +56,6 @@ def _operation(span: Any, attributes: Mapping[str, Any]) -> str:
         return operation
     name = getattr(span, "name", None)
     return name.split(" ", 1)[0] if isinstance(name, str) and name else ""
-
-
-def _start(span: Any) -> int:
-    start = getattr(span, "start_time", None)
-    return start if isinstance(start, int) else 0
 
 
 def _json(value: Any) -> Any:
@@ -80,13 +86,23 @@ def _parts(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, (list, tuple)) else []
 
 
-def _chat_turn(attributes: Mapping[str, Any], start: int, results: dict[str, str]) -> _Turn | None:
-    """The assistant turn of a model call's ``gen_ai.output.messages`` (its text and ``tool_call``
-    parts); the ``tool_call_response`` parts of its ``gen_ai.input.messages`` go to ``results``."""
-    for message in _messages(attributes.get("gen_ai.input.messages")):
-        for part in _parts(message):
-            if part.get("type") == "tool_call_response" and part.get("id") is not None:
-                results.setdefault(str(part["id"]), _text(part.get("response")) or "")
+def _responses(inputs: list[Any], wanted: set[str]) -> dict[str, str]:
+    """The ``tool_call_response`` parts of model calls' ``gen_ai.input.messages`` for the call ids in
+    ``wanted``, read latest first (a model call's input repeats the history) until all are found."""
+    found: dict[str, str] = {}
+    for value in reversed(inputs):
+        for message in _messages(value):
+            for part in _parts(message):
+                call_id = part.get("id")
+                if part.get("type") == "tool_call_response" and str(call_id) in wanted:
+                    found.setdefault(str(call_id), _text(part.get("response")) or "")
+        if len(found) == len(wanted):
+            break
+    return found
+
+
+def _chat_turn(attributes: Mapping[str, Any], start: int) -> _Turn | None:
+    """The assistant turn of a model call's ``gen_ai.output.messages``: its text and ``tool_call`` parts."""
     turn = _Turn(start)
     seen = False
     for message in _messages(attributes.get("gen_ai.output.messages")):
@@ -126,35 +142,39 @@ def _same(call: _Call, other: _Call) -> bool:
     return call.name == other.name and _json(call.arguments) == _json(other.arguments)
 
 
-def _turns(spans: Iterable[Any]) -> list[_Turn]:
+def _turns(spans: Read) -> list[_Turn]:
     """The assistant turns of the spans in start-time order; a call both shapes describe is kept once,
     where the model asked for it, with the result the tool span recorded."""
-    ordered = sorted(spans, key=_start)
-    results: dict[str, str] = {}
+    inputs: list[Any] = []
     turns: list[_Turn] = []
     tools: list[tuple[int, _Call]] = []
-    for span in ordered:
-        attributes = _attributes(span)
-        operation = _operation(span, attributes)
+    for start, operation, attributes in spans:
         if operation == "execute_tool":
-            tools.append((_start(span), _tool_call(attributes)))
+            tools.append((start, _tool_call(attributes)))
         elif operation in MODEL_CALLS or "gen_ai.output.messages" in attributes:
-            turn = _chat_turn(attributes, _start(span), results)
+            inputs.append(attributes.get("gen_ai.input.messages"))
+            turn = _chat_turn(attributes, start)
             if turn is not None:
                 turns.append(turn)
     asked = [call for turn in turns for call in turn.calls]
+    by_id = {call.id: call for call in reversed(asked) if call.id}  # the first call of an id
     taken: set[int] = set()
     for start, call in tools:
-        match = next((c for c in asked if id(c) not in taken and _same(c, call)), None)
+        match = by_id.get(call.id) if call.id else None
+        if match is None or id(match) in taken:
+            match = next((c for c in asked if id(c) not in taken and _same(c, call)), None)
         if match is None:  # only the tool span tells of this call: a turn of its own
             turns.append(_Turn(start, calls=[call]))
             continue
         taken.add(id(match))
         if match.result is None:
             match.result = call.result
-    for call in asked:
-        if call.result is None and call.id in results:
-            call.result = results[call.id]
+    wanted = {call.id for call in asked if call.result is None and call.id}
+    if wanted:  # no tool span told these results: the later model calls' inputs may
+        results = _responses(inputs, wanted)
+        for call in asked:
+            if call.result is None and call.id in results:
+                call.result = results[call.id]
     turns.sort(key=lambda turn: turn.start)
     return turns
 
@@ -171,6 +191,10 @@ def otel_spans_to_openai(spans: Iterable[Any]) -> list[dict[str, Any]]:
     message (its text and tool calls, arguments as JSON text), each call's result a ``tool`` message;
     turns follow the spans' start times, and a call both shapes describe (one call id) counts once.
     """
+    return _messages_of(_read(spans))
+
+
+def _messages_of(spans: Read) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for turn in _turns(spans):
         message: dict[str, Any] = {"role": "assistant", "content": turn.text}
@@ -188,35 +212,45 @@ def otel_spans_to_openai(spans: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _model_spans(spans: Iterable[Any]) -> list[Mapping[str, Any]]:
-    out = []
-    for span in spans:
-        attributes = _attributes(span)
-        if _operation(span, attributes) in MODEL_CALLS:
-            out.append(attributes)
-    return out
-
-
 def otel_models(spans: Iterable[Any]) -> set[str]:
     """The models that answered the spans' model calls: ``gen_ai.response.model``, else ``gen_ai.request.model``."""
+    return _models_of(_read(spans))
+
+
+def _models_of(spans: Read) -> set[str]:
     models = set()
-    for attributes in _model_spans(spans):
-        model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
-        if isinstance(model, str) and model:
-            models.add(model)
+    for _start, operation, attributes in spans:
+        if operation in MODEL_CALLS:
+            model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
+            if isinstance(model, str) and model:
+                models.add(model)
     return models
 
 
 def otel_usage(spans: Iterable[Any]) -> dict[str, Any] | None:
     """The tokens of the spans' model calls (``gen_ai.usage.input_tokens`` / ``output_tokens``),
     summed, with ``model`` when one model answered; None when no model call reported tokens."""
-    listed = list(spans)
+    read = _read(spans)
+    return _usage_of(read, _models_of(read))
+
+
+def _usage_of(spans: Read, models: set[str]) -> dict[str, Any] | None:
     totals = [0, 0]
     seen = False
-    for attributes in _model_spans(listed):
+    for _start, operation, attributes in spans:
+        if operation not in MODEL_CALLS:
+            continue
         for slot, name in enumerate(("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")):
             count = attributes.get(name)
             if isinstance(count, int) and not isinstance(count, bool):
                 totals[slot] += count
                 seen = True
-    return usage_block(totals[0], totals[1], otel_models(listed)) if seen else None
+    return usage_block(totals[0], totals[1], models) if seen else None
+
+
+def read_spans(spans: Iterable[Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | None, set[str]]:
+    """The messages (:func:`otel_spans_to_openai`), usage (:func:`otel_usage`) and models
+    (:func:`otel_models`) of the spans, each span read once."""
+    read = _read(spans)
+    models = _models_of(read)
+    return _messages_of(read), _usage_of(read, models), models

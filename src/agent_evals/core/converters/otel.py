@@ -40,7 +40,7 @@ Read = list[tuple[int, str, Mapping[str, Any]]]
 def _read(spans: Iterable[Any]) -> Read:
     out: Read = []
     for span in spans:
-        found = getattr(span, "attributes", None)
+        found: Any = getattr(span, "attributes", None)
         # a Mapping (the SDK's is a mappingproxy: duck-typed, the ABC check costs more than the read)
         attributes: Mapping[str, Any] = found if hasattr(found, "get") else {}
         start = getattr(span, "start_time", None)

@@ -173,7 +173,7 @@ def test_trace_otel__eval_file__usage_and_models_from_spans_per_trial(
 def test_trace_otel__sdk_missing__exit_2_saying_how_to_install(project: Path, tmp_path: Path) -> None:
     code = "import sys\nsys.modules['opentelemetry.sdk.trace'] = None  # as if opentelemetry-sdk were not installed"
     out = tmp_path / "run.json"
-    for args in (["eval_lights_traced.py", "--trace", "otel"], ["lights.yaml"]):
+    for args in (["eval_lights_traced.py"], ["untraced.yaml", "--trace", "otel"], ["lights.yaml"]):
         done = _run(project, None, *args, "-o", str(out), code=code)
         assert done.returncode == 2, done.stdout + done.stderr
         assert "pip install 'agent-evals[otel]'" in done.stderr, done.stderr

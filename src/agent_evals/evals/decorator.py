@@ -136,6 +136,10 @@ def _validated(options: Mapping[str, Any], where: str) -> dict[str, Any]:
             raise ValueError(f"{where}: trials= must be a whole number >= 1, got {trials!r}")
     if out.get("trace") not in (None, "otel", "off"):
         raise ValueError(f"{where}: trace= must be 'otel' or 'off', got {out['trace']!r}")
+    if out.get("trace") == "otel":  # a missing SDK is said here, before any trial (exit 2 under `run`)
+        from agent_evals.core.tracing import require_sdk
+
+        require_sdk(f"{where}: trace='otel'")
     return out
 
 

@@ -119,10 +119,19 @@ def _chat_turn(attributes: Mapping[str, Any], start: int) -> _Turn | None:
                     _Call(
                         id="" if call_id is None else str(call_id),
                         name=str(part.get("name") or ""),
-                        arguments=json_text(part.get("arguments")),
+                        arguments=_arguments(part.get("arguments")),
                     )
                 )
     return turn if seen else None
+
+
+def _arguments(value: Any) -> str:
+    """A call's arguments as JSON text (parsed JSON is plain data: dumped straight away)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, default=str)
+    return json_text(value)
 
 
 def _tool_call(attributes: Mapping[str, Any]) -> _Call:
@@ -130,7 +139,7 @@ def _tool_call(attributes: Mapping[str, Any]) -> _Call:
     return _Call(
         id="" if call_id is None else str(call_id),
         name=str(attributes.get("gen_ai.tool.name") or ""),
-        arguments=json_text(attributes.get("gen_ai.tool.call.arguments")),
+        arguments=_arguments(attributes.get("gen_ai.tool.call.arguments")),
         result=_text(attributes.get("gen_ai.tool.call.result")),
     )
 

@@ -404,3 +404,43 @@ def test_action__merge_shards__taken_from_the_input_or_a_job_level_variable_like
     assert runner.render(gate["env"]["AGENT_EVALS_MERGE_SHARDS"]) == ("true" if merges else "")
     if merges:
         assert runner.render(download["with"]["pattern"]) == "agent-evals-shard-g-*"
+
+
+TRACED_AGENT = (
+    "from opentelemetry import trace\n\ndef answer(prompt):\n"
+    "    # ok only inside the trial's own trace (`--trace otel` reached the run)\n"
+    "    return 'ok' if getattr(trace.get_current_span(), 'name', '') == 'agent-evals trial' else 'bad'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected"),
+    [
+        ({"trace": "otel"}, "no-baseline"),
+        ({}, "failed"),  # untraced, every trial of the agent fails: the gate's min-pass-rate fails
+        ({"trace": "otel", "shard": "1/1", "gate-id": "g"}, "shard"),
+    ],
+    ids=["gate-traced", "gate-untraced", "shard-traced"],
+)
+def test_action__trace_input__reaches_the_run_of_the_suites(
+    tmp_path: Path, workspace: Path, inputs: dict[str, str], expected: str
+) -> None:
+    pytest.importorskip("opentelemetry.sdk.trace", reason="the otel extra is in the dev extra")
+    (workspace / "evals" / "tiny_agent.py").write_text(TRACED_AGENT)
+    base = {"path": "bench.yaml", "working-directory": "evals", "python-version": "", "min-pass-rate": "0.9"}
+    runner = _runner(
+        tmp_path,
+        workspace,
+        {**base, **inputs},
+        "push",
+        {"repository": {"default_branch": "main"}},
+        "refs/heads/main",
+    )
+    outputs = runner.run(ACTION)
+    if expected != "shard":
+        assert outputs["status"] == expected, runner.env["LOG"]
+        return
+    assert not runner.failed, runner.env["LOG"]
+    record = json.loads((runner.temp / "agent-evals" / "shard-1.json").read_text())
+    trials = [t for suite in record["suites"] for case in suite["cases"] for t in case["trials"]]
+    assert len(trials) == 12 and all(t["passed"] for t in trials), trials

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_evals.cli.run import ProgressLine
+from agent_evals.cli.progress import ProgressLine
 from agent_evals.report.colour import use_colour
 
 CLI = str(Path(sys.executable).with_name("agent-evals"))

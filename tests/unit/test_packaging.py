@@ -31,7 +31,7 @@ def test_core_dependencies__are_exactly_the_five_promised() -> None:
 def test_extras__all_pulls_every_user_facing_extra() -> None:
     extras = PYPROJECT["project"]["optional-dependencies"]
     user_facing = set(extras) - {"all", "dev"}
-    assert user_facing == {"autoevals", "agentevals", "langchain", "speed", "toml"}
+    assert user_facing == {"autoevals", "agentevals", "langchain", "otel", "speed", "toml"}
     (all_requirement,) = extras["all"]
     inside = set(re.search(r"\[(.*)\]", all_requirement).group(1).split(","))  # type: ignore[union-attr]
     assert inside == user_facing

@@ -25,6 +25,7 @@ from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.run_sync import run_sync
 from agent_evals.core.scorer import PreparedScorer, score_all
+from agent_evals.core.tracing import require_sdk
 from agent_evals.core.trials import (
     Called,
     TrialBody,
@@ -151,12 +152,15 @@ def _asked(scenario: Scenario) -> dict[str, Any]:
 def prepare_benchmark(
     path: str | os.PathLike[str], agent: Any = None, case_filter: str | None = None
 ) -> tuple[Benchmark, AgentHandle, list[_Job]]:
-    """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature.
+    """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature
+    (and the OpenTelemetry SDK, when the file asks for ``trace: otel``).
 
     ``agent`` as in :func:`run_benchmark_async`. The agent is imported and, when a class, created;
     nothing runs. Raises BenchmarkFileError / AgentLoadError (what ``agent-evals validate`` reports).
     """
     bench = load_benchmark(path)
+    if bench.execution.trace == "otel":
+        require_sdk(f"{bench.path}: execution.trace: otel")
     base_dir = Path(path).resolve().parent
     ref = agent if agent is not None else bench.agent
     if ref is None:
@@ -274,6 +278,7 @@ async def run_benchmark_async(
         usage_of=called_usage,
         finish=finish,
         number=lambda n: schedule[n][1],
+        traced=lambda _n: bench.execution.trace == "otel",
     )
     if not handle.is_async and not limit:
         body.attempt_in_thread, body.threaded = attempt_now, threaded

@@ -295,6 +295,9 @@ class Execution(StrictModel):
     """Trials in flight at once across the whole benchmark."""
     timeout_s: float | None = Field(default=None, gt=0)
     """Per-trial time limit in seconds (None: no limit)."""
+    trace: Literal["otel", "off"] = "off"
+    """``otel``: each trial runs under an OpenTelemetry trace of its own, whose GenAI spans fill what the
+    agent did not return (trajectory, usage, models); needs ``pip install 'agent-evals[otel]'``."""
 
 
 class PlatformSpec(StrictModel):

@@ -127,6 +127,15 @@ GITHUB_DEADLINE_HELP = (
     "LLM cache; see `agent-evals run --help` for what it cannot cover.",
 )
 @click.option(
+    "--trace",
+    type=click.Choice(["otel", "off"]),
+    default="off",
+    show_default=True,
+    envvar=_env("trace"),
+    help="otel: each trial's OpenTelemetry GenAI spans fill what its agent did not return (trajectory, usage, "
+    "models); needs pip install 'agent-evals[otel]'.",
+)
+@click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=str),
     envvar=_env("cache-dir"),
@@ -217,6 +226,7 @@ def ci(
     confirm_max_trials: int,
     retry_errors: int,
     cache: str,
+    trace: str,
     cache_dir: str | None,
     github_token: str | None,
     github_deadline_s: float,
@@ -260,7 +270,7 @@ def ci(
         trials=trials,
         concurrency=concurrency,
         confirm_trials=confirm_trials,
-        run_flags=tuple(run_flags(retry_errors, cache, cache_dir)),
+        run_flags=tuple(run_flags(retry_errors, cache, cache_dir, trace)),
         update_baseline=update_baseline,
         accept_label=accept_label,
         github_token=github_token,
@@ -307,9 +317,13 @@ def ci(
     sys.exit(result.exit_code)
 
 
-def run_flags(retry_errors: int, cache_mode: str = "off", cache_dir: str | None = None) -> list[str]:
+def run_flags(
+    retry_errors: int, cache_mode: str = "off", cache_dir: str | None = None, trace: str = "off"
+) -> list[str]:
     """The ``agent-evals run`` flags ci hands on to the child run of the suites."""
     flags: list[str] = []
+    if trace != "off":
+        flags += ["--trace", trace]
     if retry_errors:
         flags += ["--retry-errors", str(retry_errors)]
     if cache_mode != "off":

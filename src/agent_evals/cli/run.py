@@ -9,12 +9,12 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from agent_evals.cli.progress import ProgressLine
 from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
 if TYPE_CHECKING:
@@ -31,10 +31,6 @@ RUN_EXIT_CODES = (
     "or --budget-usd was spent before every trial ran (the record is incomplete); 130 interrupted with Ctrl-C, 143 terminated (SIGTERM): the run ends within 5 s whatever its trials "
     "are doing, and the results so far are still written, marked incomplete."
 )
-
-
-Tally = Callable[[], tuple[int, int, int]]
-"""Finished trials so far as (passed, failed, errored)."""
 
 
 EXIT_GRACE_S = 1.0
@@ -72,70 +68,6 @@ def _exit_interrupted(code: int) -> NoReturn:
 
     threading.Thread(target=end, name="agent-evals-exit", daemon=True).start()
     sys.exit(code)
-
-
-class ProgressLine:
-    """A one-line progress display on a terminal, shown once a run has lasted a second.
-
-    ``running: 40/120 33% | 35 passed, 3 failed, 2 errored | 12s, about 24s left``
-    """
-
-    def __init__(
-        self,
-        stream: IO[str],
-        *,
-        delay: float = 1.0,
-        interval: float = 0.1,
-        tally: Tally | None = None,
-        color: bool = False,
-    ) -> None:
-        """Draw on ``stream`` (a TTY), starting ``delay`` seconds after creation."""
-        self.stream = stream
-        self.delay = delay
-        self.interval = interval
-        self.tally = tally
-        self.color = color
-        self.started = time.monotonic()
-        self._last = 0.0
-        self._drawn = False
-        self._lock = threading.Lock()
-
-    def __call__(self, done: int, total: int) -> None:
-        """Report progress (safe to call from worker threads)."""
-        now = time.monotonic()
-        if now - self.started < self.delay or (now - self._last < self.interval and done < total):
-            return
-        with self._lock:
-            self._last = now
-            self.stream.write("\r\x1b[K" + self.line(done, total, now - self.started))
-            self.stream.flush()
-            self._drawn = True
-
-    def line(self, done: int, total: int, elapsed: float) -> str:
-        """The progress text (trials done of total, outcomes so far, elapsed time and an estimate left)."""
-        from agent_evals.core.percent import percent
-        from agent_evals.report.colour import paint
-
-        pct = f" {percent(done / total, 0)}" if total else ""
-        parts = [f"running: {done}/{total} trials{pct}"]
-        if self.tally is not None:
-            passed, failed, errored = self.tally()
-            failed_text = paint(f"{failed} failed", "fail", self.color and failed > 0)
-            errored_text = paint(f"{errored} errored", "error", self.color and errored > 0)
-            parts.append(f"{passed} passed, {failed_text}, {errored_text}")
-        timing = f"{elapsed:.0f}s"
-        if 0 < done < total:
-            timing += f", about {elapsed / done * (total - done):.0f}s left"
-        parts.append(timing)
-        return " | ".join(parts)
-
-    def clear(self) -> None:
-        """Erase the line, if it was drawn."""
-        with self._lock:
-            if self._drawn:
-                self.stream.write("\r\x1b[K")
-                self.stream.flush()
-                self._drawn = False
 
 
 @click.command("run", epilog=RUN_EXIT_CODES)
@@ -210,6 +142,14 @@ class ProgressLine:
     show_default=True,
     help="Folder of the response cache (keep it between CI runs with actions/cache).",
 )
+@click.option(
+    "--trace",
+    type=click.Choice(["otel", "off"]),
+    default="off",
+    show_default=True,
+    help="otel: run each trial under an OpenTelemetry trace of its own and fill what the agent did not return "
+    "from its GenAI spans (trajectory, usage, models); needs pip install 'agent-evals[otel]' (exit 2 without).",
+)
 @click.option("--record-inputs", is_flag=True, hidden=True, help="Record each suite's inputs (`ci` asks).")
 @click.option(
     "--skip-file",
@@ -243,6 +183,7 @@ def run(
     retry_errors: int,
     cache_mode: str,
     cache_dir: str,
+    trace: str,
     record_inputs: bool,
     skip_files: tuple[Path, ...],
     budget_usd: float | None,
@@ -301,6 +242,7 @@ def run(
         retry_errors=retry_errors,
         skip_files={f.resolve() for f in skip_files},
         budget_usd=budget_usd,
+        trace=trace,
     )
     if progress:
         progress.clear()

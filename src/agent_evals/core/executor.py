@@ -30,6 +30,7 @@ from agent_evals.core.faults import (
     user_traceback,
 )
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.core.tracing import close_trial, open_trial
 
 T = TypeVar("T")
 
@@ -232,6 +233,7 @@ async def run_attempts(
     usage_of: UsageOf[T],
     trial: int = 0,
     blocking: bool = False,
+    traced: bool = False,
 ) -> Attempted[T]:
     """Run one trial: ``attempt()`` again while its fault is an infrastructure error and retries remain.
 
@@ -241,14 +243,18 @@ async def run_attempts(
     replay cache is never retried. ``blocking`` (a worker thread that drives the trial without an
     event loop) waits with the policy's blocking sleep. ``usage_of`` gives (and charges) what a
     retried attempt used: it is kept in that attempt's entry, so a failed attempt's spend counts
-    toward ``--budget-usd`` and stays visible; the final attempt's usage is the caller's.
+    toward ``--budget-usd`` and stays visible; the final attempt's usage is the caller's. With
+    ``traced`` (or ``--trace otel`` around the run) each attempt runs under a root span of its own,
+    in a fresh trace, whose spans fill what the agent did not return (``core.tracing``).
     """
     history: list[dict[str, Any]] = []
     while True:
         scope, token = open_scope(trial)
+        trace = open_trial(traced, trial)
         try:
             value = await attempt()
         finally:
+            close_trial(trace)
             close_scope(token)
         if scope is not None and scope.misses:
             return Attempted(value, history, scope)

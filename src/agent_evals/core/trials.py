@@ -39,6 +39,7 @@ from agent_evals.calls.scope import TrialScope
 from agent_evals.core.executor import Attempted, Inspect, Outcome, UsageOf, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.signals import signal_received
+from agent_evals.core.tracing import fill_result
 from agent_evals.core.workers import DaemonPool, forget_pool, use_pool
 from agent_evals.cost.budget import active_budget, may_start
 from agent_evals.cost.http_usage import metering
@@ -90,6 +91,8 @@ class TrialBody(Generic[T]):
     """Which trials take :attr:`attempt_in_thread` (batched) instead of :attr:`attempt`."""
     number: Callable[[int], int] = field(default=_first)
     """Trial ``i``'s number among its case's trials (the response cache keys replays by it)."""
+    traced: Callable[[int], bool] = field(default=_never)
+    """Which trials run under a trace of their own (``execution: {trace: otel}``, ``@eval(trace="otel")``)."""
 
 
 async def drive(count: int, body: TrialBody[T], *, concurrency: int, retry: RetryPolicy = NO_RETRIES) -> None:
@@ -165,6 +168,7 @@ class _Drive(Generic[T]):
                     self.retry,
                     usage_of=self.body.usage_of,
                     trial=self.body.number(index),
+                    traced=self.body.traced(index),
                 )
                 pending = await self._finish(pending, index, done)
             if pending is not None:
@@ -203,6 +207,7 @@ class _Drive(Generic[T]):
                     usage_of=self.body.usage_of,
                     trial=self.body.number(index),
                     blocking=True,
+                    traced=self.body.traced(index),
                 )
             )
             if signal_received() is not None:  # the run is ending: its record is being written
@@ -274,13 +279,17 @@ async def call_metered(
 ) -> Called:
     """Call user code through the executor (on the loop, or with ``thread`` in a daemon thread), metered."""
     with metering() as meter:  # its model calls, per attempt (the scorers' judges are not its own)
-        return Called(await run_user(fn, *args, timeout=timeout, thread=thread), meter)
+        outcome = await run_user(fn, *args, timeout=timeout, thread=thread)
+    fill_result(outcome.value, meter)  # a traced trial: what its spans tell and its result lacks
+    return Called(outcome, meter)
 
 
 def call_metered_now(fn: Callable[..., Any], *args: Any) -> Called:
     """Call sync user code in this thread (a worker thread of the driver), metered."""
     with metering() as meter:
-        return Called(call_now(fn, *args), meter)
+        outcome = call_now(fn, *args)
+    fill_result(outcome.value, meter)
+    return Called(outcome, meter)
 
 
 def inspect_called(called: Called) -> tuple[BaseException | None, str | None, float]:

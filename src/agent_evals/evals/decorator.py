@@ -134,6 +134,12 @@ def _validated(options: Mapping[str, Any], where: str) -> dict[str, Any]:
         trials = out["trials"]
         if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
             raise ValueError(f"{where}: trials= must be a whole number >= 1, got {trials!r}")
+    if out.get("trace") not in (None, "otel", "off"):
+        raise ValueError(f"{where}: trace= must be 'otel' or 'off', got {out['trace']!r}")
+    if out.get("trace") == "otel":  # a missing SDK is said here, before any trial (exit 2 under `run`)
+        from agent_evals.core.tracing import require_sdk
+
+        require_sdk(f"{where}: trace='otel'")
     return out
 
 
@@ -238,6 +244,7 @@ class EvalFunction:
             "timeout": merged.get("timeout"),
             "evaluators": merged.get("evaluators", ()),
             "trials": merged.get("trials") or 1,
+            "trace": merged.get("trace"),
             "file": file_label if file_label is not None else self.file,
             "line": self.line,
         }
@@ -308,6 +315,7 @@ def eval(
     target: Callable[..., Any] | None = ...,
     cases: Sequence[Mapping[str, Any]] | None = ...,
     trials: int | None = ...,
+    trace: str | None = ...,
 ) -> Callable[[Callable[..., Any]], EvalFunction]: ...
 
 
@@ -326,6 +334,7 @@ def eval(
     target: Any = _UNSET,
     cases: Any = _UNSET,
     trials: Any = _UNSET,
+    trace: Any = _UNSET,
 ) -> EvalFunction | Callable[[Callable[..., Any]], EvalFunction]:
     """Declare a code-first eval, bare (``@eval``) or with options (``@eval(input=..., ...)``).
 
@@ -333,6 +342,8 @@ def eval(
     ``id``, ``input``, ``reference``, ``metadata``, ``labels``, ``dataset``, or the path of a ``.csv``
     or ``.jsonl`` file of them, relative to the eval file) expands it into several evals; ``trials=k`` runs each case k times under ``agent-evals run``. Options not given here come
     from the file's ``EVAL_DEFAULTS`` mapping; options given here replace those defaults.
+    ``trace="otel"`` runs each trial under an OpenTelemetry trace of its own and records the usage
+    and models its GenAI spans tell (needs ``pip install 'agent-evals[otel]'``).
     """
     given = {
         name: value
@@ -348,6 +359,7 @@ def eval(
             ("target", target),
             ("cases", cases),
             ("trials", trials),
+            ("trace", trace),
         )
         if value is not _UNSET
     }

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from agent_evals.core.executor import Attempted, Deadline, call_now, run_attempts, run_user
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
+from agent_evals.core.tracing import fill_context, in_traced_trial
 from agent_evals.core.trials import drive_sync
 from agent_evals.cost.http_usage import metering
 from agent_evals.cost.meter import record_usage, trial_usage, usage_of_messages
@@ -76,6 +77,16 @@ async def _body(spec: EvalCaseSpec, ctx: EvalContext, sync_mode: bool) -> None:
             ctx.scores,
             parse_scores(returned, default_key=ctx.default_score_key, where=f"{spec.name} returned"),
         )
+
+
+def _fill_from_spans(ctx: EvalContext, *, metered: bool) -> None:
+    """A traced trial: the usage and models its spans tell, where the body or its target reported none."""
+    filled = fill_context({"usage": ctx.usage} if ctx.usage else None, metered=metered)
+    if not filled:
+        return
+    if ctx.usage is None and "usage" in filled:
+        ctx.usage = normalize_usage(filled["usage"], where="the trial's spans")
+    ctx.models |= agent_models(filled)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -185,6 +196,7 @@ async def run_trial(
         usage_of=attempt_usage,
         trial=trial,
         blocking=sync_mode,
+        traced=spec.traced,
     )
     return final_result(done)
 
@@ -240,6 +252,8 @@ async def run_attempt(
             outcome = call_now(lambda: drive_sync(_body(run_spec, ctx, True)))
         else:  # the trial executor: our limit, and a late return (it blocked the loop) is errored
             outcome = await run_user(_body, run_spec, ctx, False, timeout=limit)
+    if in_traced_trial():
+        _fill_from_spans(ctx, metered=meter.calls > 0)
     failure = outcome.fault
     if outcome.timed_out:
         result.error = outcome.error

@@ -139,5 +139,6 @@ async def run_jobs(
         finish_in_thread=finish,  # each sync trial is reported as it ends (a streamed record keeps it)
         threaded=threaded,
         number=lambda index: jobs[index].trial,
+        traced=lambda index: specs[jobs[index].spec_index].traced,
     )
     await drive(len(jobs), body, concurrency=concurrency, retry=retry)

@@ -19,6 +19,7 @@ DEFAULTS_KEYS = (
     "evaluators",
     "target",
     "trials",
+    "trace",
 )
 """Keys ``EVAL_DEFAULTS`` may set. A key given on ``@eval`` replaces the file default (``metadata`` merges)."""
 
@@ -56,6 +57,8 @@ class EvalCaseSpec:
     """Function whose return value becomes the output, run before the body."""
     trials: int = 1
     """How many times the case runs."""
+    trace: str | None = None
+    """``"otel"``: each trial's OpenTelemetry GenAI spans fill its usage and models (``core.tracing``)."""
     context_param: str | None = None
     """Name of the body's ``EvalContext`` parameter, None when it takes none."""
     target_takes_context: bool = False
@@ -69,6 +72,11 @@ class EvalCaseSpec:
     def function_id(self) -> str:
         """``name`` or ``name[case]``."""
         return self.name if self.case_key is None else f"{self.name}[{self.case_key}]"
+
+    @property
+    def traced(self) -> bool:
+        """Whether its trials run under a trace of their own (``@eval(trace="otel")``)."""
+        return self.trace == "otel"
 
     @property
     def is_async(self) -> bool:

@@ -58,6 +58,7 @@ class RunOptions(TypedDict, total=False):
     retry_errors: int
     skip_files: Collection[Path]
     budget_usd: float | None
+    trace: str | None
 
 
 async def execute_async(
@@ -76,6 +77,7 @@ async def execute_async(
     retry_errors: int = 0,
     skip_files: Collection[Path] = (),
     budget_usd: float | None = None,
+    trace: str | None = None,
 ) -> None:
     """Run eval files and YAML benchmarks; every case goes to ``builder``'s record as it finishes.
 
@@ -88,7 +90,9 @@ async def execute_async(
     are left out (`ci --reuse-unchanged` copies their results from the baseline). Suites run one
     after another (the trials of one suite concurrently), so each suite's cases reach the record
     together. With ``budget_usd`` no new trial starts once the finished trials' recorded cost reaches
-    it; the record is then ``complete: false`` with ``incomplete_reason: budget``. The record file opens once the plan is checked; the caller finishes it
+    it; the record is then ``complete: false`` with ``incomplete_reason: budget``. With ``trace="otel"``
+    every trial runs under an OpenTelemetry trace of its own (``core.tracing``; UsageError without the
+    SDK). The record file opens once the plan is checked; the caller finishes it
     (``builder.finish``), interrupted or not. Raises ``UsageError`` (incl. ``EvalFileError``).
     """
     if trials is not None and trials < 1:
@@ -101,9 +105,10 @@ async def execute_async(
         raise UsageError(f"--retry-errors must be 0 or more, got {retry_errors}")
     if budget_usd is not None and not 0 < budget_usd < float("inf"):
         raise UsageError(f"--budget-usd must be a positive number of US dollars, got {budget_usd}")
+    from agent_evals.core.tracing import tracing
     from agent_evals.cost.budget import budgeted
 
-    with budgeted(budget_usd) as budget:
+    with tracing(trace), budgeted(budget_usd) as budget:
         try:
             await _execute_plan(
                 paths,

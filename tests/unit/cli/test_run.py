@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from agent_evals.cli.run import ProgressLine
+from agent_evals.cli.progress import ProgressLine
 
 
 def test_progress_line__silent_during_the_first_second() -> None:

@@ -109,12 +109,26 @@ def test_direct_call_inside_running_loop__points_to_run_async() -> None:
         ({"cases": [{"input": 1, "expected": 2}]}, "unknown key(s) expected; accepted: id, input"),
         ({"cases": [{"id": "a"}, {"id": "a"}]}, "id 'a' is used twice"),
         ({"labels": 3}, "labels= must be a string or a list of strings"),
+        ({"trace": "jaeger"}, "trace= must be 'otel' or 'off'"),
     ],
 )
 def test_invalid_options__raise_at_declaration(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises((TypeError, ValueError)) as info:
         eval(**kwargs)(lambda: None)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "traced"),
+    [({"trace": "otel"}, True), ({"trace": "off"}, False), ({}, False)],
+    ids=["otel", "off", "unset"],
+)
+def test_trace_option__on_the_spec__traced_only_for_otel(given: dict[str, Any], traced: bool) -> None:
+    @eval(cases=[{"input": 1}, {"input": 2}], **given)
+    def check() -> None:
+        pass
+
+    assert [spec.traced for spec in check.specs()] == [traced, traced]
 
 
 def test_unannotated_parameter__asks_to_annotate_with_eval_context() -> None:

@@ -15,12 +15,14 @@ _LAZY: dict[str, str] = {
     "openai_agents_to_openai": "agent_evals.core.converters.openai_agents",
     "pydantic_ai_to_openai": "agent_evals.core.converters.pydantic_ai",
     "responses_to_openai": "agent_evals.core.converters.responses",
+    "otel_spans_to_openai": "agent_evals.core.converters.otel",
 }
 
 __all__ = [
     "langchain_to_openai",
     "mink_to_openai",
     "openai_agents_to_openai",
+    "otel_spans_to_openai",
     "pydantic_ai_to_openai",
     "responses_to_openai",
     "strands_to_openai",

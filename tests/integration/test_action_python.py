@@ -1,0 +1,173 @@
+"""action.yml runs under the job's Python: its shell steps run in order against real virtual environments."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_action_yml import ACTION, BENCH, Runner, _runner
+
+import agent_evals
+
+AGENT = "import jobdep\n\n\ndef answer(prompt):\n    return jobdep.ANSWER\n"
+PUSH = ("push", {"repository": {"default_branch": "main"}}, "refs/heads/main")
+
+
+def _wheel(folder: Path, name: str, files: dict[str, str], entry_points: str = "") -> Path:
+    """A pure-Python wheel built by hand (pip installs it with no index and no build backend)."""
+    info = f"{name}-1.0.dist-info"
+    files = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        **({f"{info}/entry_points.txt": entry_points} if entry_points else {}),
+    }
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as whl:
+        for arcname, text in files.items():
+            whl.writestr(arcname, text)
+        whl.writestr(f"{info}/RECORD", "".join(f"{n},,\n" for n in (*files, f"{info}/RECORD")))
+    return path
+
+
+def _action_checkout(tmp_path: Path) -> Path:
+    """A stand-in for the action's checkout that `pip install "$GITHUB_ACTION_PATH"` installs offline.
+
+    Its wheel gives the environment the `agent-evals` command and reaches the code under test and
+    its dependencies (click, pydantic, ...) through a .pth file; an in-tree build backend hands pip
+    that wheel, so nothing is fetched.
+    """
+    checkout = tmp_path / "action-checkout"
+    checkout.mkdir()
+    code = Path(agent_evals.__file__).resolve().parents[1]
+    deps = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
+    wheel = _wheel(
+        checkout,
+        "agent_evals_standin",
+        {"agent_evals_standin.pth": "".join(f"{p}\n" for p in (code, *deps))},
+        "[console_scripts]\nagent-evals = agent_evals.cli.main:main\n",
+    )
+    (checkout / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    )
+    (checkout / "backend.py").write_text(
+        "import shutil\n\n\ndef build_wheel(wheel_directory, config_settings=None, metadata_directory=None):\n"
+        f"    shutil.copy({str(wheel)!r}, wheel_directory)\n    return {wheel.name!r}\n"
+    )
+    return checkout
+
+
+def _python(folder: Path, *, pip: bool = False) -> Path:
+    """A Python of the job's (a virtual environment standing in for actions/setup-python's); its bin folder."""
+    flags = [] if pip else ["--without-pip"]
+    subprocess.run([sys.executable, "-m", "venv", *flags, str(folder)], check=True, timeout=120)
+    return folder / "bin"
+
+
+def _gate(tmp_path: Path, workspace: Path, job_python: Path, inputs: dict[str, str]) -> Runner:
+    """The action's steps run in a job whose own steps set up ``job_python`` (first on PATH)."""
+    runner = _runner(tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals", **inputs}, *PUSH)
+    # what the action's own actions/setup-python step (when it runs) puts first on PATH: another Python
+    runner.setup_python = _python(tmp_path / "toolcache-python")
+    runner.env.update(
+        PATH=f"{job_python}:{os.environ['PATH']}",
+        pythonLocation=str(job_python.parent),
+        GITHUB_ACTION_PATH=str(_action_checkout(tmp_path)),
+        PIP_NO_INDEX="1",  # nothing is fetched
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    return runner
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The job's checkout: a benchmark whose agent imports `jobdep`."""
+    (tmp_path / "ws" / "evals").mkdir(parents=True)
+    (tmp_path / "ws" / "evals" / "bench.yaml").write_text(BENCH)
+    (tmp_path / "ws" / "evals" / "tiny_agent.py").write_text(AGENT)
+    return tmp_path / "ws"
+
+
+@pytest.fixture
+def jobdep(tmp_path: Path) -> Path:
+    """The agent's dependency, as a wheel (the agent imports `jobdep`)."""
+    folder = tmp_path / "dist"
+    folder.mkdir()
+    return _wheel(folder, "jobdep", {"jobdep.py": 'ANSWER = "ok"\n'})
+
+
+def test_action__job_installed_the_agents_dependencies_under_its_python__the_gate_imports_them(
+    tmp_path: Path, workspace: Path, jobdep: Path
+) -> None:
+    # set-up (a): the job's own steps set up Python and pip-install the agent's dependencies there
+    job_python = _python(tmp_path / "job-python", pip=True)
+    subprocess.run(
+        [job_python / "python", "-m", "pip", "install", "--quiet", "--no-index", str(jobdep)],
+        check=True, timeout=120,
+    )  # fmt: skip
+    runner = _gate(tmp_path, workspace, job_python, {})
+    outputs = runner.run(ACTION)
+    assert "ModuleNotFoundError" not in runner.env["LOG"], runner.env["LOG"]
+    assert not runner.failed, runner.env["LOG"]
+    assert "Set up Python" not in runner.ran
+    assert f"under {job_python / 'python3'}" in runner.env["LOG"]
+    assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
+
+
+def test_action__dependencies_installed_through_the_install_input__the_gate_imports_them(
+    tmp_path: Path, workspace: Path, jobdep: Path
+) -> None:
+    # set-up (b): the job has a Python without the dependencies; `install:` puts them in the action's environment
+    job_python = _python(tmp_path / "job-python")
+    runner = _gate(
+        tmp_path, workspace, job_python, {"install": f"pip install --quiet --no-index {shlex.quote(str(jobdep))}"}
+    )
+    outputs = runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    assert runner.ran[:2] == ["Install agent-evals", "Install the project"]
+    assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
+    # the job's Python is left as it was: the dependency went into agent-evals' environment only
+    probe = subprocess.run([job_python / "python", "-c", "import jobdep"], capture_output=True, timeout=60)
+    assert probe.returncode == 1
+
+
+def test_action__explicit_python_version__runs_under_the_python_setup_python_put_first(
+    tmp_path: Path, workspace: Path, jobdep: Path
+) -> None:
+    job_python = _python(tmp_path / "job-python")
+    runner = _gate(
+        tmp_path,
+        workspace,
+        job_python,
+        {"python-version": "3.12", "install": f"pip install --quiet --no-index {shlex.quote(str(jobdep))}"},
+    )
+    outputs = runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    assert runner.ran[0] == "Set up Python"
+    assert runner.setup_python is not None
+    assert f"under {runner.setup_python / 'python3'}" in runner.env["LOG"]
+    assert outputs["status"] == "no-baseline"
+
+
+def test_action__no_python_on_path__the_install_step_fails_saying_what_to_do(
+    tmp_path: Path, workspace: Path
+) -> None:
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    bash = shutil.which("bash")
+    assert bash is not None
+    (bare / "bash").symlink_to(bash)
+    runner = _runner(tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals"}, *PUSH)
+    runner.env["PATH"] = str(bare)
+    outputs = runner.run(ACTION)
+    assert runner.failed and runner.ran == ["Install agent-evals"]
+    assert "::error::no python3 or python on PATH" in runner.env["LOG"]
+    assert "actions/setup-python" in runner.env["LOG"]
+    assert outputs["status"] == ""

@@ -121,6 +121,31 @@ def test_action__job_installed_the_agents_dependencies_under_its_python__the_gat
     assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
 
 
+def test_action__job_python_is_an_installed_python__what_the_job_installed_there_is_imported(
+    tmp_path: Path, workspace: Path, jobdep: Path
+) -> None:
+    # set-up (a) as actions/setup-python gives it: an installed Python, not a virtual environment, whose
+    # packages the action's environment reaches through --system-site-packages. The job's package goes
+    # to that Python's user site (as `pip install --user` puts it), which needs the same flag.
+    base = Path(getattr(sys, "_base_executable", sys.executable))
+    if not (base.parent / "python3").is_file() or (base.parent / "python3").resolve() != base.resolve():
+        pytest.skip(f"no python3 beside the installed Python {base}")
+    userbase = {"PYTHONUSERBASE": str(tmp_path / "userbase")}
+    probe = [base, "-c", "import site, sys; print(site.getusersitepackages(), sys.prefix != sys.base_prefix)"]
+    user_site, in_venv = subprocess.run(
+        probe, env={**os.environ, **userbase}, capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert in_venv == "False"
+    with zipfile.ZipFile(jobdep) as whl:
+        whl.extractall(user_site)
+    runner = _gate(tmp_path, workspace, base.parent, {})
+    runner.env.update(userbase)
+    outputs = runner.run(ACTION)
+    assert not runner.failed, runner.env["LOG"]
+    assert f"under {base.parent / 'python3'}" in runner.env["LOG"]
+    assert outputs["status"] == "no-baseline" and outputs["pass-rate"] == "1.0000"
+
+
 def test_action__dependencies_installed_through_the_install_input__the_gate_imports_them(
     tmp_path: Path, workspace: Path, jobdep: Path
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,7 +13,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_action_yml import ACTION, BENCH, Runner, _runner
+import yaml
+from test_action_yml import ACTION, BENCH, ROOT, Runner, _runner
+from test_workflow_lint import _actionlint, _zizmor
 
 import agent_evals
 
@@ -73,7 +76,9 @@ def _python(folder: Path, *, pip: bool = False) -> Path:
 
 def _gate(tmp_path: Path, workspace: Path, job_python: Path, inputs: dict[str, str]) -> Runner:
     """The action's steps run in a job whose own steps set up ``job_python`` (first on PATH)."""
-    runner = _runner(tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals", **inputs}, *PUSH)
+    runner = _runner(
+        tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals", **inputs}, *PUSH
+    )
     # what the action's own actions/setup-python step (when it runs) puts first on PATH: another Python
     runner.setup_python = _python(tmp_path / "toolcache-python")
     runner.env.update(
@@ -152,7 +157,10 @@ def test_action__dependencies_installed_through_the_install_input__the_gate_impo
     # set-up (b): the job has a Python without the dependencies; `install:` puts them in the action's environment
     job_python = _python(tmp_path / "job-python")
     runner = _gate(
-        tmp_path, workspace, job_python, {"install": f"pip install --quiet --no-index {shlex.quote(str(jobdep))}"}
+        tmp_path,
+        workspace,
+        job_python,
+        {"install": f"pip install --quiet --no-index {shlex.quote(str(jobdep))}"},
     )
     outputs = runner.run(ACTION)
     assert not runner.failed, runner.env["LOG"]
@@ -196,3 +204,76 @@ def test_action__no_python_on_path__the_install_step_fails_saying_what_to_do(
     assert "::error::no python3 or python on PATH" in runner.env["LOG"]
     assert "actions/setup-python" in runner.env["LOG"]
     assert outputs["status"] == ""
+
+
+SETUPS = "### The agent's dependencies, and the Python the gate runs under"
+JOB = """on: push
+permissions: {}
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
+        with:
+          persist-credentials: false
+"""
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/github-actions.md"])
+def test_docs__the_two_set_ups__shown_and_each_a_valid_job(doc: str, tmp_path: Path) -> None:
+    section = (ROOT / doc).read_text().split(f"\n{SETUPS}\n", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```yaml\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 2, f"{doc}: the set-ups (a) and (b), one block each"
+    job_installs, action_installs = (yaml.safe_load(JOB + b)["jobs"]["gate"]["steps"] for b in blocks)
+    # (a) a step of the job installs the dependencies, then the action runs with no `install`
+    assert "pip install" in job_installs[-2]["run"] and "install" not in job_installs[-1]["with"]
+    # (b) no step of the job installs anything; the action's `install` does
+    assert not any("run" in step for step in action_installs) and action_installs[-1]["with"]["install"]
+    files = []
+    for i, block in enumerate(blocks):
+        path = tmp_path / ".github" / "workflows" / f"setup-{i}.yml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            JOB + block.replace("<owner>/agent-evals@<commit-sha>", "owner/agent-evals@" + "a" * 40)
+        )
+        files.append(path)
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _actionlint([(p.name, p.read_text()) for p in files])
+
+
+def test_action__python_floor__is_the_packages_requires_python() -> None:
+    floor = re.search(r'^requires-python = ">=(\d+)\.(\d+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert floor is not None
+    [install] = [step for step in ACTION["runs"]["steps"] if step["name"] == "Install agent-evals"]
+    major, minor = floor.groups()
+    assert f"sys.version_info < ({major}, {minor})" in install["run"]
+    assert f"agent-evals needs Python {major}.{minor} or newer" in install["run"]
+
+
+OLD_PYTHONS = ["python3.9", "python3.8", "python3.7"]
+
+
+def test_action__job_python_too_old__the_install_step_fails_saying_what_to_do(
+    tmp_path: Path, workspace: Path
+) -> None:
+    found = [shutil.which(name) for name in OLD_PYTHONS]
+    works = [p for p in found if p and subprocess.run([p, "-c", ""], capture_output=True).returncode == 0]
+    if not works:
+        pytest.skip(f"no Python older than 3.10 on PATH ({', '.join(OLD_PYTHONS)})")
+    old = tmp_path / "old-python"
+    old.mkdir()
+    (old / "python3").symlink_to(works[0])
+    runner = _runner(tmp_path, workspace, {"path": "bench.yaml", "working-directory": "evals"}, *PUSH)
+    runner.env["PATH"] = f"{old}:{os.environ['PATH']}"
+    outputs = runner.run(ACTION)
+    assert runner.failed and runner.ran == ["Install agent-evals"]
+    assert "::error::agent-evals needs Python 3.10 or newer" in runner.env["LOG"]
+    assert not (runner.temp / "agent-evals-venv").exists() and outputs["status"] == ""

@@ -277,3 +277,36 @@ def test_action__job_python_too_old__the_install_step_fails_saying_what_to_do(
     assert runner.failed and runner.ran == ["Install agent-evals"]
     assert "::error::agent-evals needs Python 3.10 or newer" in runner.env["LOG"]
     assert not (runner.temp / "agent-evals-venv").exists() and outputs["status"] == ""
+
+
+# Modules of the pull request's tree named like those the action's Python steps run (`python -m venv`,
+# `-m pip`, `-m agent_evals.ci.child_env`, what they import): were one imported, it would run outside
+# the scrubbed environment, with the file commands (GITHUB_ENV could change the gate's policy). A
+# shard runs every such step: the installs, then child_env; the gate step runs `agent-evals ci`, whose
+# own child process is ci's business.
+SHADOWS = ["venv.py", "ensurepip.py", "pip.py", "glob.py", "agent_evals/__init__.py",
+           "agent_evals/ci/__init__.py", "agent_evals/ci/child_env.py"]  # fmt: skip
+SHADOW = (
+    'import os\nopen(os.path.join(os.environ["RUNNER_TEMP"], "shadowed.txt"), "a").write(__file__ + "\\n")\n'
+)
+
+
+def test_action__pull_requests_tree_names_a_module_like_the_steps__its_python_steps_never_import_it(
+    tmp_path: Path, workspace: Path, jobdep: Path
+) -> None:
+    for folder in (workspace, workspace / "evals"):
+        for name in SHADOWS:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(SHADOW)
+    inputs = {
+        "install": f"pip install --quiet --no-index {shlex.quote(str(jobdep))}",
+        "shard": "1/1",
+        "gate-id": "g",
+    }
+    runner = _gate(tmp_path, workspace, _python(tmp_path / "job-python"), inputs)
+    runner.run(ACTION)
+    shadowed = runner.temp / "shadowed.txt"
+    assert not shadowed.exists(), shadowed.read_text()
+    assert not runner.failed, runner.env["LOG"]
+    assert runner.ran[:3] == ["Install agent-evals", "Install the project", "Run one shard"]
+    assert (runner.temp / "agent-evals" / "shard-1.json").is_file()

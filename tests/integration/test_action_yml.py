@@ -115,11 +115,8 @@ class Runner:
                 **{k: self.render(str(v)) for k, v in step.get("env", {}).items()},
                 "GITHUB_OUTPUT": str(out),
             }
-            cwd = (
-                ROOT
-                if "working-directory" not in step
-                else Path(self.env["GITHUB_WORKSPACE"]) / self.render(step["working-directory"])
-            )
+            # the runner's default working directory is the workspace (the job's checkout)
+            cwd = Path(self.env["GITHUB_WORKSPACE"]) / self.render(step.get("working-directory", "."))
             script = self.temp / f"step-{len(self.ran)}.sh"
             script.write_text(step["run"])
             proc = subprocess.run(
@@ -159,11 +156,12 @@ def _shim(tmp_path: Path) -> Path:
     cli = Path(sys.executable).parent / "agent-evals"
     script.write_text(
         "#!/bin/sh\n"
+        'iso=; if [ "$1" = "-I" ]; then iso=-I; shift; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then echo "$@" >> "$PIP_LOG"; '
         'for d; do :; done; mkdir -p "$d/bin"; '
         f'ln -sf "{script}" "$d/bin/python"; ln -sf "{cli}" "$d/bin/agent-evals"; exit 0; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$0 $@" >> "$PIP_LOG"; exit 0; fi\n'
-        f'exec "{sys.executable}" "$@"\n'
+        f'exec "{sys.executable}" $iso "$@"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     (shim / "python3").symlink_to(script)

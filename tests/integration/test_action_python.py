@@ -82,12 +82,23 @@ def _gate(tmp_path: Path, workspace: Path, job_python: Path, inputs: dict[str, s
     # what the action's own actions/setup-python step (when it runs) puts first on PATH: another Python
     runner.setup_python = _python(tmp_path / "toolcache-python")
     runner.env.update(
-        PATH=f"{job_python}:{os.environ['PATH']}",
-        pythonLocation=str(job_python.parent),
+        PATH=os.environ["PATH"],
         GITHUB_ACTION_PATH=str(_action_checkout(tmp_path)),
         PIP_NO_INDEX="1",  # nothing is fetched
         PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
+    # the job's own set-up step, through the file commands as actions/setup-python does it
+    job_step = {
+        "name": "the job's Python",
+        "shell": "bash",
+        "env": {"JOB_PYTHON": str(job_python)},
+        "run": 'echo "$JOB_PYTHON" >> "$GITHUB_PATH"\necho "pythonLocation=${JOB_PYTHON%/bin}" >> "$GITHUB_ENV"\n',
+    }
+    runner.run({"runs": {"steps": [job_step]}, "outputs": {}})
+    assert runner.env["PATH"].startswith(f"{job_python}:") and runner.env["pythonLocation"] == str(
+        job_python.parent
+    )
+    runner.ran.clear()
     return runner
 
 

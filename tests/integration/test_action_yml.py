@@ -50,6 +50,9 @@ class Runner:
     job_env: dict[str, str] = field(default_factory=dict)
     """The job-level `env:` (the `env` context)."""
 
+    setup_python: Path | None = None
+    """The bin folder actions/setup-python puts first on PATH when it runs (None: the step changes nothing)."""
+
     def lookup(self, expr: str) -> str:
         if "||" in expr:  # the first operand that is not empty, as the expression language does
             return next((v for v in (self.lookup(e.strip()) for e in expr.split("||")) if v), "")
@@ -95,21 +98,25 @@ class Runner:
                     self.uploads.append(
                         {"uses": step["uses"], **{k: self.render(str(v)) for k, v in step["with"].items()}}
                     )
+                if "setup-python" in step["uses"] and self.setup_python is not None:
+                    # what setup-python leaves behind (through GITHUB_PATH and GITHUB_ENV)
+                    self.env["PATH"] = f"{self.setup_python}:{self.env['PATH']}"
+                    self.env["pythonLocation"] = str(self.setup_python.parent)
                 continue
             assert "${{" not in step["run"], f"{name}: expression inside run:"
-            out = self.temp / f"out-{len(self.ran)}"
-            out.touch()
+            out, env_file, path_file = (self.temp / f"{f}-{len(self.ran)}" for f in ("out", "env", "path"))
+            for file in (out, env_file, path_file):
+                file.touch()
             env = {
                 **self.env,
+                "GITHUB_ENV": str(env_file),
+                "GITHUB_PATH": str(path_file),
                 **self.job_env,
                 **{k: self.render(str(v)) for k, v in step.get("env", {}).items()},
                 "GITHUB_OUTPUT": str(out),
             }
-            cwd = (
-                ROOT
-                if "working-directory" not in step
-                else Path(self.env["GITHUB_WORKSPACE"]) / self.render(step["working-directory"])
-            )
+            # the runner's default working directory is the workspace (the job's checkout)
+            cwd = Path(self.env["GITHUB_WORKSPACE"]) / self.render(step.get("working-directory", "."))
             script = self.temp / f"step-{len(self.ran)}.sh"
             script.write_text(step["run"])
             proc = subprocess.run(
@@ -122,6 +129,10 @@ class Runner:
                 self.failed = True
             if "id" in step:
                 self.steps[step["id"]] = parse_outputs(out.read_text())
+            # the file commands apply to the steps after this one, as on the runner
+            self.env.update(parse_outputs(env_file.read_text()))
+            for folder in path_file.read_text().splitlines():
+                self.env["PATH"] = f"{folder}:{self.env['PATH']}"
         return {name: self.render(spec["value"]) for name, spec in action["outputs"].items()}
 
 
@@ -145,13 +156,15 @@ def _shim(tmp_path: Path) -> Path:
     cli = Path(sys.executable).parent / "agent-evals"
     script.write_text(
         "#!/bin/sh\n"
+        'iso=; if [ "$1" = "-I" ]; then iso=-I; shift; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then echo "$@" >> "$PIP_LOG"; '
         'for d; do :; done; mkdir -p "$d/bin"; '
         f'ln -sf "{script}" "$d/bin/python"; ln -sf "{cli}" "$d/bin/agent-evals"; exit 0; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$0 $@" >> "$PIP_LOG"; exit 0; fi\n'
-        f'exec "{sys.executable}" "$@"\n'
+        f'exec "{sys.executable}" $iso "$@"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    (shim / "python3").symlink_to(script)
     return shim
 
 
@@ -260,7 +273,7 @@ def test_action__failing_gate__still_uploads_run_record_not_baseline(
     runner.env["FAIL"] = "c0,c1,c2"
     outputs = runner.run(ACTION)
     assert runner.failed
-    assert "Set up Python" in runner.ran
+    assert "Set up Python" not in runner.ran  # by default the gate runs under the job's own Python
     assert outputs["status"] == "failed" and outputs["pass-rate"] == "0.7500"
     assert outputs["comment-url"] == github.state.comments[3][0]["html_url"]
     assert [u["name"].split("-")[2] for u in runner.uploads] == ["run", "report"]

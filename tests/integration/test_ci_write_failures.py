@@ -86,7 +86,15 @@ def test_ci_cannot_write_a_file__exit_3_naming_it_never_a_traceback(
 PR_HEAD, PR_BASE, MERGE_BASE = "e" * 40, "b" * 40, "d" * 40
 
 
-def _gate(tmp: Path, github: GitHubServer, run: str, *, event: str = "pull_request", **paths: Path) -> _Gate:
+def _gate(
+    tmp: Path,
+    github: GitHubServer,
+    run: str,
+    *,
+    event: str = "pull_request",
+    args: tuple[str, ...] = (),
+    **paths: Path,
+) -> _Gate:
     """`agent-evals ci` on a pull request (or a push to main) against the loopback GitHub server."""
     work, meta = tmp / "ws", tmp / run
     work.mkdir(exist_ok=True)
@@ -128,7 +136,7 @@ def _gate(tmp: Path, github: GitHubServer, run: str, *, event: str = "pull_reque
         "GITHUB_TOKEN": TOKEN,
     }
     done = subprocess.run(
-        [CLI, "ci", "w.yaml", "--output-dir", str(paths.get("out_dir", meta / "out"))],
+        [CLI, "ci", "w.yaml", "--output-dir", str(paths.get("out_dir", meta / "out")), *args],
         cwd=work, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     return _Gate(
@@ -220,9 +228,11 @@ def test_ci_publish__the_comment_fails__the_summary_and_the_log_say_so_exit_3(
     assert done.code == 3, done.log
     assert "Could not write the pull request comment" in done.summary
     assert "::error::Could not write the pull request comment" in done.log
-    assert done.outputs["status"] == "passed"  # the verdict, written before the comment
+    # written before the comment, then brought to say what the job does: no verdict, exit 3
+    assert done.outputs["status"] == "error"
+    assert "no verdict" in done.summary and "gate passed" not in done.summary
     verdict = json.loads(Path(done.outputs["verdict-json"]).read_text())
-    assert verdict["exit_code"] == 3
+    assert (verdict["exit_code"], verdict["status"]) == (3, "error")
 
 
 @pytest.mark.parametrize("failure", ["output", "summary", "out_dir_report", "post-500", "post-422", "none"])
@@ -244,3 +254,58 @@ def test_ci_publish__whatever_write_fails__gate_passed_is_never_said_beside_a_re
         assert all("gate passed" not in c for c in _comments(github)), _comments(github)
         # a summary that gives the verdict says, below it, why the job is red anyway
         assert "gate passed" not in done.summary or "Could not write the pull request comment" in done.summary
+
+
+# Each way `ci`'s outcome turns to exit 3 after the comparison decided it, through the real CLI. What
+# the job says must then agree everywhere it is said: the exit code, verdict.json (exit_code, status),
+# the `status` step output, and the job summary's headline (each where it could be written at all).
+LATE_TURNS = [
+    "none",
+    "output",
+    "summary",
+    "report-file",
+    "verdict-file",
+    "post-500",
+    "post-422",
+    "branch-store",
+]
+
+
+@pytest.mark.parametrize("turn", LATE_TURNS)
+def test_ci_publish__outcome_turns_to_3_late__exit_verdict_json_status_and_headline_agree(
+    tmp_path: Path, github: GitHubServer, turn: str
+) -> None:
+    paths: dict[str, Path] = {}
+    out = tmp_path / "reports"
+    if turn in ("output", "summary"):
+        paths[turn] = tmp_path  # a directory: unwritable for anyone
+    if turn in ("report-file", "verdict-file"):  # the folder exists, one report file cannot be written
+        (out / ("report.md" if turn == "report-file" else "verdict.json")).mkdir(parents=True)
+    if turn.startswith("post-"):
+        github.state.faults.append(Fault("POST", "/comments$", int(turn[5:]), {"message": "no"}, times=20))
+    event, args = "pull_request", ()
+    if turn == "branch-store":  # a push whose baseline cannot be stored: the data branch does not exist
+        event, args = "push", ("--baseline-store", "branch")
+    done = _gate(tmp_path, github, "late", event=event, args=args, out_dir=out, **paths)
+    turned = turn != "none"
+    assert done.code == (3 if turned else 0), done.log
+    status = "error" if turned else ("passed" if event == "pull_request" else "no-baseline")
+    said: dict[str, object] = {"exit": done.code}
+    if (out / "verdict.json").is_file():
+        verdict = json.loads((out / "verdict.json").read_text())
+        said["verdict.json"] = (verdict["exit_code"], verdict["status"])
+    if done.outputs:
+        said["status output"] = done.outputs["status"]
+    if done.summary:
+        headline = next(line for line in done.summary.splitlines() if line.startswith("### "))
+        said["headline"] = "no verdict" if "no verdict" in headline else headline
+    expected: dict[str, object] = {
+        "exit": 3 if turned else 0,
+        "verdict.json": (3 if turned else 0, status),
+        "status output": status,
+        "headline": "no verdict" if turned else said.get("headline"),
+    }
+    assert said == {k: v for k, v in expected.items() if k in said}, done.log
+    assert len(said) >= 3, said  # at most one of the four could not be written
+    if not turned:
+        assert "no verdict" not in str(said.get("headline"))

@@ -224,14 +224,25 @@ def test_ci__more_than_ten_regressions__annotations_capped(h: Harness) -> None:
     assert "::notice::4 more annotation(s) left out; see the job summary" in lines
 
 
-def test_ci__second_run__updates_the_same_comment(h: Harness) -> None:
+@pytest.mark.parametrize(
+    ("login", "app_slug"),
+    [(None, "github-actions"), (None, "octo-gate"), ("octo-ci-user", "github-actions")],
+    ids=["actions-GITHUB_TOKEN", "app-installation-token", "personal-access-token"],
+)
+def test_ci__second_run__updates_the_same_comment_under_each_token_kind(
+    h: Harness, login: str | None, app_slug: str
+) -> None:
     h.add_baseline_run(h.baseline_zip())
+    h.github.state.login, h.github.state.app_slug = login, app_slug
     first = h.run(fail=tuple(CASES[:8]))
+    tag = f"<!-- agent-evals:gate:{first.outputs['gate-id']} -->"
+    h.github.state.add_comment(5, f"{tag}\nquoted by the author", login="octocat")
     second = h.run()
-    [comment] = _comments(h)
+    [comment, theirs] = _comments(h)
     assert (first.code, second.code) == (1, 0)
     assert first.outputs["comment-url"] == second.outputs["comment-url"] == comment["html_url"]
     assert "gate passed" in comment["body"] and "gate failed" not in comment["body"]
+    assert comment["user"]["login"] == h.github.state.author and theirs["body"].endswith("by the author")
     assert len(h.github.state.api_requests("PATCH")) == 1
 
 
@@ -459,7 +470,8 @@ def test_ci__comment_rejected_by_api__exit_3_after_writing_outputs(h: Harness) -
     assert result.code == 3
     assert "Could not write the pull request comment" in result.stdout
     assert "HTTP 422" in result.stdout and "POST /repos/octo/demo/issues/5/comments" in result.stdout
-    assert result.outputs["status"] == "no-baseline"
+    assert result.outputs["status"] == "error"  # exit 3 (no verdict), as the job summary says
+    assert "no verdict" in result.summary
 
 
 def test_ci__push_payload_without_default_branch__asks_the_api(h: Harness) -> None:
@@ -496,14 +508,16 @@ def test_ci__comment_post_lands_then_502__one_comment_exit_0(h: Harness) -> None
     h.github.state.faults.append(Fault("POST", "/comments$", 502, land=True))
     result = h.run()
     assert result.code == 0, result.stdout + result.stderr
-    assert len(h.github.state.api_requests("POST")) == 1 and len(_comments(h)) == 1
+    assert len(h.github.state.api_requests("POST", "/comments")) == 1 and len(_comments(h)) == 1
 
 
 def test_ci__comment_write_fails_on_failed_gate__exit_3(h: Harness) -> None:
     h.add_baseline_run(h.baseline_zip())
     h.github.state.faults.append(Fault("POST", "/comments$", 422, {"message": "Validation Failed"}))
     result = h.run(fail=tuple(CASES[:8]))
-    assert result.code == 3 and result.outputs["status"] == "failed"
+    assert result.code == 3 and result.outputs["status"] == "error"
+    verdict = json.loads(Path(result.outputs["verdict-json"]).read_text())
+    assert (verdict["exit_code"], verdict["status"], verdict["verdict"]) == (3, "error", "failed")
 
 
 def test_ci__five_concurrent_runs_on_one_pr__one_comment(h: Harness) -> None:

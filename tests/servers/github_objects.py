@@ -70,9 +70,34 @@ def user(login: str, *, user_id: int = 41898282) -> dict[str, Any]:
     }
 
 
-def comment(repo: str, number: int, cid: int, body: str, login: str) -> dict[str, Any]:
-    """An issue-comment object."""
+ACTIONS_APP_ID = 15368
+"""The GitHub Actions app, whose bot user ``github-actions[bot]`` writes ``GITHUB_TOKEN``'s comments."""
+
+
+def app(slug: str) -> dict[str, Any]:
+    """The integration object of a GitHub App (``performed_via_github_app``)."""
+    app_id = ACTIONS_APP_ID if slug == "github-actions" else 900_000 + sum(map(ord, slug))
     return {
+        "id": app_id,
+        "slug": slug,
+        "node_id": f"A_{app_id}",
+        "owner": user("octo-org", user_id=7),
+        "name": slug.replace("-", " ").title(),
+        "description": None,
+        "external_url": f"https://github.example/apps/{slug}",
+        "html_url": f"https://github.example/apps/{slug}",
+        "created_at": NOW,
+        "updated_at": NOW,
+        "permissions": {"issues": "write", "pull_requests": "write"},
+        "events": [],
+    }
+
+
+def comment(repo: str, number: int, cid: int, body: str, login: str) -> dict[str, Any]:
+    """An issue-comment object; a bot's (``<slug>[bot]``) names the app it was made through, as
+    GitHub's do (``performed_via_github_app``), a person's token's names none."""
+    return {
+        "performed_via_github_app": app(login.removesuffix("[bot]")) if login.endswith("[bot]") else None,
         "id": cid,
         "node_id": f"IC_{cid}",
         "body": body,

@@ -4,7 +4,8 @@ statuses) with a zip host.
 It answers as GitHub's OpenAPI description says (statuses, required fields and headers vendored in
 github_api_facts.json): ``Link`` pagination, ``x-ratelimit-*`` headers, artifact zips as a 302 to a
 second host:port, 410 for expired artifacts, 403 "Resource not accessible by integration" for
-read-only tokens and for ``GET /user`` with an installation token. It records every request header
+read-only tokens and for ``GET /user`` with an installation token (the Actions token or a GitHub App's),
+whose comments carry the app's bot user, which GraphQL's ``viewer`` names. It records every request header
 and every answer, and scripts faults: any status (with ``land=True`` the write happens first, as a
 5xx after a landed write does), 307 redirects, storage URLs that expire (403 from the zip host),
 delays that widen race windows, comments by other authors, and slow hosts (``Slow``: a body that
@@ -26,7 +27,6 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from servers import github_objects as objects
-from servers.github_objects import BOT_LOGIN
 
 TOKEN = "ghs_loopbackTOKEN0123456789abcdef"
 
@@ -146,8 +146,14 @@ class GitHubState:
     repo: str = "octo/demo"
     token: str | None = TOKEN
     login: str | None = None
-    """``GET /user`` answers 200 with this login; None answers 403, as for an Actions installation
-    token. Comments the token writes carry this login, else ``github-actions[bot]``."""
+    """A person's token (a PAT): ``GET /user`` answers 200 with this login and the token's comments
+    carry it. None: an installation token, for which ``GET /user`` answers 403 "Resource not accessible
+    by integration" and comments carry the app's bot user (``app_slug``)."""
+    app_slug: str = "github-actions"
+    """The app of an installation token (``login`` None): ``github-actions`` is the Actions
+    ``GITHUB_TOKEN``; another slug is a GitHub App's installation token. Its comments are written by
+    ``<slug>[bot]`` (a ``Bot`` user) and name the app in ``performed_via_github_app``; GraphQL's
+    ``viewer`` is that bot user."""
     default_branch: str = "main"
     read_only: bool = False
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -182,7 +188,7 @@ class GitHubState:
     @property
     def author(self) -> str:
         """The login comments written with the token carry."""
-        return self.login or BOT_LOGIN
+        return self.login or f"{self.app_slug}[bot]"
 
     def new_id(self) -> int:
         """A fresh id for runs, artifacts and comments."""
@@ -452,6 +458,7 @@ class _Api:
         path = seen.path
         table: list[tuple[str, str, Any]] = [
             ("GET", r"/user", self._user),
+            ("POST", r"/graphql", self._graphql),
             ("GET", rf"/repos/{repo}", self._repo),
             ("GET", rf"/repos/{repo}/actions/workflows/([^/]+)/runs", self._runs),
             ("GET", rf"/repos/{repo}/actions/runs/(\d+)", self._run),
@@ -505,6 +512,16 @@ class _Api:
         if self.state.login is None:
             return self._forbidden("https://docs.github.com/rest/users/users#get-the-authenticated-user")
         return 200, objects.conform(objects.user(self.state.login), "GET /user"), {}
+
+    def _graphql(self, seen: Seen) -> Route:
+        # https://docs.github.com/graphql/guides/forming-calls-with-graphql: POST {"query": ...}; the
+        # answer is 200 with `data` (and `errors` for a query it cannot resolve). Only `viewer` is served.
+        query = seen.body.get("query") if isinstance(seen.body, dict) else None
+        if not isinstance(query, str) or not re.fullmatch(
+            r"\s*(query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*", query
+        ):
+            return 200, {"errors": [{"message": f"loopback serves only viewer {{ login }}: {query!r}"}]}, {}
+        return 200, {"data": {"viewer": {"login": self.state.author}}}, {}
 
     def _repo(self, seen: Seen) -> Route:
         body = {"full_name": self.state.repo, "default_branch": self.state.default_branch}

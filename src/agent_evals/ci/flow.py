@@ -19,7 +19,14 @@ from agent_evals.ci.options import CIOptions
 from agent_evals.ci.outcome import Facts, Outcome, decide
 from agent_evals.ci.outputs import step_outputs
 from agent_evals.ci.plan import CIPlan, default_gate_id, make_plan
-from agent_evals.ci.publishing import publish, say_in_log, store_on_branch, write_reports, written_lines
+from agent_evals.ci.publishing import (
+    publish,
+    say_in_log,
+    store_on_branch,
+    turned_late,
+    write_reports,
+    written_lines,
+)
 from agent_evals.ci.reuse import Reuse, plan_reuse_for
 from agent_evals.errors import EXIT_USAGE, AgentEvalsError, GitHubError, UsageError
 from agent_evals.github.comments import check_gate_id
@@ -357,8 +364,9 @@ def _publish(job: _Job, plan: CIPlan, outcome: Outcome, comparison: Comparison) 
     then the step outputs, the job summary and the comment; a failure there only turns the exit to 3."""
     options = job.options
     if plan.upload_baseline and options.baseline_store == "branch" and outcome.exit_code == 0:
-        code = store_on_branch(options, job.settings, job.client, job.gate_id, job.record_path, job.emit)
-        outcome = dataclasses.replace(outcome, exit_code=code or outcome.exit_code)
+        why = store_on_branch(options, job.settings, job.client, job.gate_id, job.record_path, job.emit)
+        if why:  # exit 3, and every report (written below) says so
+            outcome = turned_late(outcome, why, "this job could not store the baseline")
     report_path = job.out_dir / "report.md"
     outputs = step_outputs(
         comparison, job.record_path, report_path, None, job.gate_id, plan,

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import uuid
@@ -51,11 +52,17 @@ def publish(
     verdict: Path | None = None,
 ) -> tuple[int, CommentResult | None]:
     """Write the step ``outputs``, the job summary and the comment, in that order; returns the exit code
-    and what happened to the comment (``comment-url`` is added to ``outputs``). ``failed``: writes that already failed (the reports). After a failed
-    write the summary and the comment say "no verdict"; the first failure is raised at the end (exit 3),
-    once everything else was written. ``verdict`` (verdict.json) is told when publishing made it exit 3."""
+    and what happened to the comment (``comment-url`` is added to ``outputs``). ``failed``: writes that
+    already failed (the reports). After a failed write the summary and the comment say "no verdict"; the
+    first failure is raised at the end (exit 3), once everything else was written.
+
+    A write that fails turns the exit code to 3 after the outcome was decided; what was already written
+    is then brought to say the same (:func:`_settle`): the ``status`` output and verdict.json (``verdict``)
+    say ``error``, and a job summary written before the comment failed is rewritten to say "no verdict"."""
     failures = list(failed or [])
     exit_code = outcome.exit_code
+    if failures:
+        outputs["status"] = _late_status(outcome)
     try:
         write_step_outputs(settings, outputs)
         outputs_written = True
@@ -64,6 +71,7 @@ def publish(
         outputs_written = False
     summary = settings.step_summary
     summary_ok = bool(summary)
+    summary_start = _size(summary)
     if summary:
         body = _no_verdict(outcome, outcome.job_summary, failures, "summary")
         try:
@@ -71,43 +79,120 @@ def publish(
         except OutputWriteError as exc:
             failures.append(exc)
             summary_ok = False
-
-    def later(level: Literal["error", "notice"], text: str) -> None:
-        # said after the summary was written: appended to it (best effort) and to the log
-        emit(
-            Annotation(level, text).render()
-            if settings.in_actions
-            else f"{'error' if level == 'error' else 'note'}: {text}"
-        )
-        if summary and summary_ok:
-            kind = "CAUTION" if level == "error" else "NOTE"
-            try:
-                append_summary(summary, f"\n> [!{kind}]\n> {' '.join(text.splitlines())}\n")
-            except OSError as exc:
-                emit(f"warning: cannot add to the job summary {summary}: {exc.strerror or exc}")
-
     comment: CommentResult | None = None
+    comment_failed: str | None = None
     if outcome.comment:
         body = _no_verdict(outcome, outcome.comment_md, failures, "comment")
         gate_exit = EXIT_INTERNAL if failures else outcome.gate_exit
         comment, code = write_comment(options, settings, client, gate_id, body, gate_exit)
-        if comment is not None and comment.notice:
-            later("error" if code else "notice", comment.notice)
         if code:  # a comment that could not be written is an infrastructure failure, whatever the verdict
             exit_code = EXIT_INTERNAL
-            _tell_verdict(verdict, "the pull request comment could not be written", emit)
+            comment_failed = (
+                comment.notice if comment else None
+            ) or "the pull request comment could not be written"
+        elif comment is not None and comment.notice:
+            _later(settings, summary if summary_ok else None, emit, "notice", comment.notice)
         if comment is not None and comment.url and outputs_written:
             outputs["comment-url"] = comment.url
             try:  # a later line of the same output replaces the earlier one
                 write_step_outputs(settings, {"comment-url": comment.url})
             except OutputWriteError as exc:
                 emit(f"warning: {exc}")
+    if failures or comment_failed:
+        why = str(failures[0]) if failures else str(comment_failed)
+        redo = (
+            (summary, summary_start) if summary and summary_ok and comment_failed and not failures else None
+        )
+        rewritten = _settle(outcome, outputs if outputs_written else None, settings, redo, why, emit)
+        if comment_failed:
+            _later(settings, summary if summary_ok and not rewritten else None, emit, "error", comment_failed)
+        _tell_verdict(verdict, why, _late_status(outcome), emit)
     if failures:
-        _tell_verdict(verdict, str(failures[0]), emit)
         for extra in failures[1:]:
             emit(f"error: {extra}")
         raise failures[0]
     return exit_code, comment
+
+
+def _late_status(outcome: Outcome) -> str:
+    """The ``status`` once a write failed: ``error`` (no verdict, exit 3), unless the outcome was already
+    exit 3 (incomplete, error), whose status says so already."""
+    return outcome.status if outcome.exit_code == EXIT_INTERNAL else "error"
+
+
+def turned_late(outcome: Outcome, why: str, what: str) -> Outcome:
+    """``outcome`` once something it needed failed before it was published (``what``, in the no-verdict
+    headline's words; ``why``, the error): exit 3, status ``error``, every report saying "no verdict"."""
+    return dataclasses.replace(
+        outcome,
+        exit_code=EXIT_INTERNAL,
+        status="error",
+        decided_by="publishing",
+        comment_md=no_verdict(outcome.comment_md, why, "comment", what=what),
+        summary_md=no_verdict(outcome.summary_md, why, "summary", what=what),
+    )
+
+
+def _settle(
+    outcome: Outcome,
+    outputs: dict[str, str] | None,
+    settings: ActionsSettings,
+    summary_redo: tuple[str, int | None] | None,
+    why: str,
+    emit: Emit,
+) -> bool:
+    """After the exit code turned to 3 late: the ``status`` output (when written) says so, and a job summary
+    written with the verdict before the comment failed (``summary_redo``: its path and where this step's
+    part began) is rewritten from there, saying no verdict and ``why``. True when it was rewritten."""
+    status = _late_status(outcome)
+    if outputs is not None and outputs.get("status") != status:
+        outputs["status"] = status
+        try:  # a later line of the same output replaces the earlier one
+            write_step_outputs(settings, {"status": status})
+        except OutputWriteError as exc:
+            emit(f"warning: the status output does not say {status}: {exc}")
+    if summary_redo is None or outcome.exit_code == EXIT_INTERNAL or not outcome.verdict:
+        return False
+    path, start = summary_redo
+    if start is None:
+        return False
+    what = "this job could not write the pull request comment"
+    body = no_verdict(outcome.job_summary, why, "summary", what=what)
+    try:
+        with Path(path).open("r+b") as fh:
+            fh.truncate(start)
+        append_summary(path, body)
+    except OSError as exc:
+        emit(f"warning: cannot rewrite the job summary {path}: {exc.strerror or exc}")
+        return False
+    return True
+
+
+def _later(
+    settings: ActionsSettings, summary: str | None, emit: Emit, level: Literal["error", "notice"], text: str
+) -> None:
+    """Say ``text`` after the summary was written: in the log, and appended to ``summary`` (best effort)."""
+    emit(
+        Annotation(level, text).render()
+        if settings.in_actions
+        else f"{'error' if level == 'error' else 'note'}: {text}"
+    )
+    if summary:
+        kind = "CAUTION" if level == "error" else "NOTE"
+        try:
+            append_summary(summary, f"\n> [!{kind}]\n> {' '.join(text.splitlines())}\n")
+        except OSError as exc:
+            emit(f"warning: cannot add to the job summary {summary}: {exc.strerror or exc}")
+
+
+def _size(path: str | None) -> int | None:
+    """The job summary file's size before this step appends to it (0 when there is none yet)."""
+    if not path:
+        return None
+    try:
+        return Path(path).stat().st_size if Path(path).is_file() else 0
+    except OSError:
+        return None
 
 
 def _no_verdict(
@@ -124,8 +209,9 @@ def _what(failure: OutputWriteError) -> str:
     return "this job " + re.split(r" to |: ", str(failure), maxsplit=1)[0].replace("cannot", "could not", 1)
 
 
-def _tell_verdict(path: Path | None, why: str, emit: Emit) -> None:
-    """verdict.json says exit 3 and why, once publishing failed (best effort: the log says it anyway)."""
+def _tell_verdict(path: Path | None, why: str, status: str, emit: Emit) -> None:
+    """verdict.json says exit 3, ``status`` and why, once publishing failed (best effort: the log says it
+    anyway)."""
     if path is None or not path.is_file():
         return
     from agent_evals.report.verdict_json import indented_json
@@ -133,6 +219,7 @@ def _tell_verdict(path: Path | None, why: str, emit: Emit) -> None:
     try:
         document = json.loads(path.read_text("utf-8"))
         document["exit_code"] = EXIT_INTERNAL
+        document["status"] = status
         document["publish_error"] = why
         path.write_text(indented_json(document) + "\n", "utf-8")
     except (OSError, ValueError) as exc:
@@ -245,16 +332,15 @@ def store_on_branch(
     gate_id: str,
     record_path: Path,
     emit: Emit,
-) -> int:
-    """Write the baseline to the data branch; 3 (with the reason on stdout) when that fails."""
+) -> str | None:
+    """Write the baseline to the data branch; why it failed (said on stdout too), None when it was stored."""
     from agent_evals.clock import iso_utc
     from agent_evals.github.branch_store import store_baseline
 
     if client is None or not settings.repository or not settings.sha:
-        emit(
-            "error: --baseline-store branch needs GitHub Actions (GITHUB_REPOSITORY, GITHUB_SHA) and a token"
-        )
-        return EXIT_INTERNAL
+        why = "--baseline-store branch needs GitHub Actions (GITHUB_REPOSITORY, GITHUB_SHA) and a token"
+        emit(f"error: {why}")
+        return why
     try:
         stored = store_baseline(
             client,
@@ -269,6 +355,6 @@ def store_on_branch(
         )
     except GitHubError as exc:
         emit(f"error: the baseline was not stored: {exc}")
-        return EXIT_INTERNAL
+        return f"the baseline was not stored: {exc}"
     emit(f"baseline stored on branch {options.baseline_branch!r} as {stored.path}")
-    return 0
+    return None

@@ -204,6 +204,10 @@ def finish(
     adjusted; ``cases=False`` builds no case diff (a run alone); ``complete``: the candidate is a whole
     run (a shard or an interrupted run did not remove what it lacks)."""
     result, pick, sid = work.result, work.pick, work.result.suite_id
+    if not complete and result.fingerprint is not None:  # what it lacks was not run, not removed
+        said = case_ids_note(len(result.added_case_ids), len(result.removed_case_ids))
+        truth = case_ids_note(len(result.added_case_ids), len(result.removed_case_ids), complete=False)
+        result.fingerprint.notes = [truth if note == said else note for note in result.fingerprint.notes]
     picked = pick.picked if cases else []
     diffs = [case_diff(sid, b, view, klass, side_details=side_details) for b, view, klass in picked]
     diffs += [case_diff(sid, b, None, "removed", side_details=side_details) for b in pick.gone]
@@ -213,8 +217,13 @@ def finish(
     result.counts = {klass: pick.counts.get(klass, 0) for klass in CLASS_ORDER}
     flips = [d.case_id for d in diffs if d.critical_flip and d.classification == "regressed"]
     # graded in the baseline, no graded trial now (every trial errored, or no pass/fail verdict)
+    ran = pick.cand_view.cases
     lost = [
-        (d.case_id, d.candidate.errors > 0)
+        (
+            d.case_id,
+            d.candidate.errors > 0,
+            len(ran[d.case_id].raw.get("trials") or ()) if d.case_id in ran else 0,
+        )
         for d in diffs
         if d.baseline is not None
         and d.baseline.pass_fraction is not None
@@ -292,6 +301,12 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
     return decision
 
 
+def case_ids_note(added: int, missing: int, *, complete: bool = True) -> str:
+    """The fingerprint's note on case ids: a baseline case missing from a whole run was removed; from an
+    incomplete one (interrupted, stopped by its budget, a shard) it was not run."""
+    return f"Case ids differ: {added} added, {missing} {'removed' if complete else 'not run'}."
+
+
 def fingerprint(
     suite: SuiteSummary,
     base_suite: SuiteSummary | None,
@@ -317,9 +332,7 @@ def fingerprint(
     base_ids = base_suite.view.cases.keys()
     cand_ids = suite.view.cases.keys()
     if not same_ids and base_ids != cand_ids:
-        notes.append(
-            f"Case ids differ: {len(cand_ids - base_ids)} added, {len(base_ids - cand_ids)} removed."
-        )
+        notes.append(case_ids_note(len(cand_ids - base_ids), len(base_ids - cand_ids)))
     b_agent, c_agent = header.get("agent") or {}, suite.header.get("agent") or {}
     for key in ("name", "version"):
         if b_agent.get(key) != c_agent.get(key):

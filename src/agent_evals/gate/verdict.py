@@ -114,7 +114,7 @@ def decide(
     critical_flips: Sequence[str] = (),
     critical_lost: Sequence[str] = (),
     critical_removed: Sequence[str] = (),
-    lost_cases: Sequence[tuple[str, bool]] = (),
+    lost_cases: Sequence[tuple[str, bool, int]] = (),
     lost_trials: int = 0,
     report_missing: bool = True,
     fingerprint: FingerprintCheck | None = None,
@@ -123,13 +123,13 @@ def decide(
 ) -> Decision:
     """Apply GATE.md's rules to one suite or gated group; ``delta.significant`` must already be set (Holm).
 
-    ``lost_cases``: (case id, errored) of each case graded in the baseline with no graded trial now;
-    ``lost_trials``: the trials of those without a pass/fail verdict, charged as errored to the error
-    budget; ``critical_lost``: critical cases among them that passed every baseline trial;
+    ``lost_cases``: (case id, errored, trials it ran now) of each case graded in the baseline with no
+    graded trial now; ``lost_trials``: what those cases without an errored trial are charged as errored
+    to the error budget (as many trials as the baseline ran of them); ``critical_lost``: critical cases among them that passed every baseline trial;
     ``critical_removed``: critical cases that passed every baseline trial and are not in this run."""
     found = _Reasons(suite_id=suite_id, group=group)
     _check_floor(found, label, knobs, candidate)
-    _check_errors(found, label, knobs, candidate, errors, lost_trials)
+    _check_errors(found, label, knobs, candidate, errors, lost_trials, lost_cases)
     _check_critical(found, label, knobs, critical_flips, critical_lost, critical_removed)
     _note_lost_cases(found, label, lost_cases)
     _check_graded(found, label, candidate, baseline)
@@ -185,20 +185,29 @@ def _check_errors(
     candidate: RateSummary | None,
     errors: ErrorRise | None,
     lost_trials: int,
+    lost_cases: Sequence[tuple[str, bool, int]] = (),
 ) -> None:
-    """The error budget: the candidate's errored trials (lost ones included), else a significant rise."""
-    errored = (candidate.errored_trials if candidate is not None else 0) + lost_trials
-    trials = (candidate.trials if candidate is not None else 0) + lost_trials
+    """The error budget: the candidate's errored trials (lost ones included), else a significant rise.
+
+    Its message counts what it names: the trials that ran and errored, then the cases that lost their
+    grade and the trials charged for them, which are the baseline's (a case may have run fewer now, or
+    none at all, as when a budget stopped the run)."""
+    ran_errored = candidate.errored_trials if candidate is not None else 0
+    ran = candidate.trials if candidate is not None else 0
+    errored, trials = ran_errored + lost_trials, ran + lost_trials
     if candidate is not None and trials and over_error_budget(errored, trials, knobs.max_error_rate):
-        unverdicted = (
-            f" ({lost_trials} of them have no pass/fail verdict, in cases the baseline graded)"
-            if lost_trials
-            else ""
-        )
+        share = f"{errored} of {trials} trials errored ({pct(errored / trials)})"
+        if lost_trials:
+            share = (
+                f"{f'{ran_errored} of {ran} graded trials errored' if ran else 'no graded trial ran'}, "
+                f"and {_lost_words(lost_cases)}, charged as "
+                f"the {lost_trials} trials the baseline ran of them: {errored} of {trials} counted as "
+                f"errored ({pct(errored / trials)})"
+            )
         found.add(
             "error-budget",
-            f"{label}: {errored} of {trials} trials errored{unverdicted} ({pct(errored / trials)}), "
-            f"significantly over the error budget of {pct(knobs.max_error_rate)} (its lower 95% bound is above it).",
+            f"{label}: {share}, significantly over the error budget of {pct(knobs.max_error_rate)} "
+            "(its lower 95% bound is above it).",
             blocking=True,
         )
     elif errors is not None and errors.significant and errors.delta >= knobs.max_drop - EPS:
@@ -209,6 +218,25 @@ def _check_errors(
             f"adjusted, paired; tolerated rise {points(knobs.max_drop)}).",
             blocking=True,
         )
+
+
+def _lost_words(lost_cases: Sequence[tuple[str, bool, int]]) -> str:
+    """The cases graded in the baseline without an errored trial now and with no graded one, counted by
+    what they ran: trials without a pass/fail verdict, or no trial at all."""
+    unverdicted = [ran for _, errored, ran in lost_cases if not errored]
+    none = sum(1 for ran in unverdicted if ran == 0)
+    parts = []
+    if len(unverdicted) > none:
+        n, ran = len(unverdicted) - none, sum(unverdicted)
+        parts.append(
+            f"{n:,} {'case' if n == 1 else 'cases'} graded in the baseline ran {ran:,} "
+            f"{'trial' if ran == 1 else 'trials'} without a pass/fail verdict now"
+        )
+    if none:
+        parts.append(
+            f"{none:,} {'case' if none == 1 else 'cases'} graded in the baseline ran no trial at all now"
+        )
+    return " and ".join(parts) or "cases graded in the baseline have no graded trial now"
 
 
 def _check_critical(
@@ -244,21 +272,23 @@ def _check_critical(
         )
 
 
-def _note_lost_cases(found: _Reasons, label: str, lost_cases: Sequence[tuple[str, bool]]) -> None:
+def _note_lost_cases(found: _Reasons, label: str, lost_cases: Sequence[tuple[str, bool, int]]) -> None:
     """Name the cases graded in the baseline that have no graded trial now (a note, never blocking)."""
     if not lost_cases:
         return
-    n_errored = sum(1 for _, was_errored in lost_cases if was_errored)
-    shown = ", ".join(cid for cid, _ in lost_cases[:LOST_LISTED])
+    n_errored = sum(1 for _, was_errored, _ran in lost_cases if was_errored)
+    n_none = sum(1 for _, was_errored, ran in lost_cases if not was_errored and ran == 0)
+    shown = ", ".join(cid for cid, _, _ran in lost_cases[:LOST_LISTED])
     more = f" and {len(lost_cases) - LOST_LISTED} more" if len(lost_cases) > LOST_LISTED else ""
     one = len(lost_cases) == 1
     found.add(
         "lost-grade",
         f"{label}: {len(lost_cases):,} {'case' if one else 'cases'} graded in the baseline "
         f"{'has' if one else 'have'} no graded trial now ({n_errored:,} errored, "
-        f"{len(lost_cases) - n_errored:,} without a pass/fail verdict); "
+        f"{len(lost_cases) - n_errored - n_none:,} without a pass/fail verdict"
+        f"{f', {n_none:,} with no trial at all' if n_none else ''}); "
         f"{'it is' if one else 'they are'} left out of the paired comparison and "
-        f"{'its' if one else 'their'} trials count against the error budget: {shown}{more}.",
+        f"the trials the baseline ran of {'it' if one else 'them'} count against the error budget: {shown}{more}.",
         blocking=False,
     )
 

@@ -154,6 +154,23 @@ class GitHubClient:
         """GET ``path`` and decode its JSON body."""
         return _json(self.request("GET", path, params=params, permission=permission), f"GET {path}")
 
+    @property
+    def graphql_url(self) -> str:
+        """GitHub's GraphQL endpoint beside this REST root: ``<root>/graphql`` (api.github.com, GHE.com),
+        ``/api/graphql`` on GitHub Enterprise Server, whose REST root is ``/api/v3``."""
+        root = self.api_url.removesuffix("/api/v3")
+        return f"{root}/api/graphql" if root != self.api_url else f"{root}/graphql"
+
+    def graphql(self, query: str) -> dict[str, Any]:
+        """POST a read-only GraphQL ``query`` and return its ``data``; GitHubError when it has none."""
+        where = "POST /graphql"
+        body = _json(self.request("POST", self.graphql_url, json_body={"query": query}), where)
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, dict):
+            errors = body.get("errors") if isinstance(body, dict) else None
+            raise GitHubError(f"GitHub API {where} answered no data: {str(errors)[:300]}", endpoint=where)
+        return data
+
     def paginate(
         self,
         path: str,
@@ -281,7 +298,7 @@ class GitHubClient:
 
     def _api_url_for(self, path: str) -> str:
         if path.startswith(("http://", "https://")):
-            if not path.startswith(self.api_url + "/"):
+            if not path.startswith(self.api_url + "/") and path != self.graphql_url:
                 raise GitHubError(f"refusing to send the token to a URL outside {self.api_url}: {path}")
             return path
         return f"{self.api_url}/{path.lstrip('/')}"

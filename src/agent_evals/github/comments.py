@@ -21,6 +21,11 @@ FORBIDDEN_HINT = "Resource not accessible by integration"
 BOT_LOGIN = "github-actions[bot]"
 """The author of comments written with an Actions ``GITHUB_TOKEN`` (``GET /user`` answers 403 for it)."""
 WRITE_PERMISSION = "pull-requests: write"
+VIEWER_QUERY = "query { viewer { login } }"
+UNKNOWN_AUTHOR = (
+    "GitHub did not say who the token is (GET /user and GraphQL's viewer both refused), so the gate "
+    "cannot tell its comment from others': the comment is left as it is. The report is in the job summary."
+)
 
 
 def marker(gate_id: str) -> str:
@@ -44,27 +49,50 @@ class CommentResult:
     """Duplicate comments of ours deleted (left by concurrent runs)."""
 
 
-def comment_author(client: GitHubClient) -> str:
-    """The login our comments carry: ``GET /user`` when it answers, else ``github-actions[bot]``.
+def comment_author(client: GitHubClient) -> str | None:
+    """The login the token's comments carry, as GitHub tells it; None when it does not.
 
-    An Actions installation token may not read ``/user`` (403); a personal token may.
+    ``GET /user`` answers for a person's token (a PAT, an OAuth or GitHub App user token): its login.
+    An installation token, the Actions ``GITHUB_TOKEN`` included, gets 403 there; GraphQL's ``viewer``
+    then names the app's bot user, ``<app-slug>[bot]`` (``github-actions[bot]`` for the Actions token).
     """
     try:
         body = client.get_json("/user")
     except GitHubError as exc:
-        if exc.status in (401, 403, 404):
-            return BOT_LOGIN
-        raise
+        if exc.status not in (401, 403, 404):
+            raise
+        body = None
     login = body.get("login") if isinstance(body, dict) else None
-    return login if isinstance(login, str) and login else BOT_LOGIN
+    return login if isinstance(login, str) and login else _viewer_login(client)
+
+
+def _viewer_login(client: GitHubClient) -> str | None:
+    try:
+        viewer = client.graphql(VIEWER_QUERY).get("viewer")
+    except GitHubError as exc:
+        log.warning("GitHub did not say who the token is (%s); the comment's author will", exc)
+        return None
+    login = viewer.get("login") if isinstance(viewer, dict) else None
+    return login if isinstance(login, str) and login else None
 
 
 def is_ours(comment: dict[str, Any], tag: str, author: str) -> bool:
-    """True when the comment's first line is ``tag`` and ``author`` wrote it."""
+    """True when the comment's first line is ``tag`` and ``author`` wrote it.
+
+    The author is the login (``user.login``) and its kind: a bot login (``<slug>[bot]``, which no person
+    can hold) must be a ``Bot`` user whose comment, when it names the app it was made through
+    (``performed_via_github_app``), names that same app; a person's login must not be a bot's.
+    """
     body = comment.get("body")
     user = comment.get("user")
-    login = user.get("login") if isinstance(user, dict) else None
-    return isinstance(body, str) and body.split("\n", 1)[0].rstrip("\r") == tag and login == author
+    if not isinstance(body, str) or body.split("\n", 1)[0].rstrip("\r") != tag or not isinstance(user, dict):
+        return False
+    bot = author.endswith("[bot]")
+    if user.get("login") != author or (user.get("type") == "Bot") != bot:
+        return False
+    app = comment.get("performed_via_github_app")
+    slug = app.get("slug") if isinstance(app, dict) else None
+    return not bot or slug is None or slug == author.removesuffix("[bot]")
 
 
 def our_comments(client: GitHubClient, repo: str, pr: int, tag: str, author: str) -> list[dict[str, Any]]:
@@ -81,7 +109,8 @@ def find_comment(
     client: GitHubClient, repo: str, pr: int, gate_id: str, *, author: str | None = None
 ) -> dict[str, Any] | None:
     """The oldest comment of ours that carries this gate's marker, or None."""
-    ours = our_comments(client, repo, pr, marker(gate_id), author or comment_author(client))
+    author = author or comment_author(client)
+    ours = our_comments(client, repo, pr, marker(gate_id), author) if author else []
     return ours[0] if ours else None
 
 
@@ -97,26 +126,30 @@ def upsert_comment(
 ) -> CommentResult:
     """Update this gate's comment in place, or post it when none exists and ``create`` is true.
 
-    Only comments whose first line is the marker and whose author is ours count; anyone else's
-    comment is never edited. Concurrent runs may each post one: after posting, the comments are
-    read again and every copy of ours but the oldest is deleted (the oldest gets this body). A
-    post that fails in a way that may have landed (5xx, dropped connection) is never re-sent: the
-    comments are read again instead. A read-only token (a pull request from a fork) is not an
-    error: the result is ``forbidden`` with a notice.
+    Only comments whose first line is the marker and whose author is ours (:func:`comment_author`,
+    :func:`is_ours`) count; anyone else's comment is never edited. When GitHub does not say who the
+    token is, nothing is looked up before posting: the posted comment's author says it. Concurrent
+    runs may each post one: after posting, the comments are read again and every copy of ours but the
+    oldest is deleted (the oldest gets this body). A post that fails in a way that may have landed
+    (5xx, dropped connection) is never re-sent: the comments are read again instead. A read-only
+    token (a pull request from a fork) is not an error: the result is ``forbidden`` with a notice.
     """
     tag = marker(gate_id)
     if body.split("\n", 1)[0] != tag:
         body = f"{tag}\n{body}"
     try:
         author = author or comment_author(client)
-        ours = our_comments(client, repo, pr, tag, author)
+        ours = our_comments(client, repo, pr, tag, author) if author else []
         if ours:
             kept = _patch(client, repo, ours[0], body)
             removed = _delete(client, repo, ours[1:])
             return _result("updated", kept, removed)
         if not create:
-            return CommentResult(action="skipped")
+            return CommentResult(action="skipped", notice=None if author else UNKNOWN_AUTHOR)
         created = _create(client, repo, pr, body, tag, author)
+        author = _posted_by(created) or author  # what GitHub says we are wins over what we asked
+        if author is None:
+            return _result("created", created or {}, 0)
         ours = our_comments(client, repo, pr, tag, author)
         if not ours or (created is not None and ours[0].get("id") == created.get("id")):
             return _result("created", created or {}, _delete(client, repo, ours[1:]))
@@ -132,7 +165,7 @@ def upsert_comment(
 
 
 def _create(
-    client: GitHubClient, repo: str, pr: int, body: str, tag: str, author: str
+    client: GitHubClient, repo: str, pr: int, body: str, tag: str, author: str | None
 ) -> dict[str, Any] | None:
     """POST the comment; None when the post failed but the comment is there (it landed)."""
     try:
@@ -145,9 +178,10 @@ def _create(
     except GitHubError as exc:
         if exc.status is not None and exc.status < 500:
             raise
-        if not our_comments(client, repo, pr, tag, author):
+        if author is None or not our_comments(client, repo, pr, tag, author):
+            found = "not created (re-read after the failure)" if author else "perhaps not created"
             raise GitHubError(
-                f"{exc}. The comment was not created (re-read after the failure); re-run the job",
+                f"{exc}. The comment was {found}; re-run the job",
                 status=exc.status,
                 endpoint=exc.endpoint,
             ) from exc
@@ -155,6 +189,13 @@ def _create(
         return None
     payload = response.json()
     return payload if isinstance(payload, dict) else {}
+
+
+def _posted_by(comment: dict[str, Any] | None) -> str | None:
+    """The login GitHub gave the comment we just posted: certainly ours."""
+    user = comment.get("user") if isinstance(comment, dict) else None
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) and login else None
 
 
 def _patch(client: GitHubClient, repo: str, comment: dict[str, Any], body: str) -> dict[str, Any]:

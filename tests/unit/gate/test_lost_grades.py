@@ -49,7 +49,36 @@ def test_compare__cases_that_lost_their_verdict__count_as_errored_against_the_bu
     assert result.exit_code == 1
     assert {"error-budget", "lost-grade"} <= kinds(result)
     budget = next(r for r in result.reasons if r.kind == "error-budget")
-    assert "no pass/fail verdict" in budget.message
+    # each count names what it counts: the graded trials that ran, the cases and trials without a verdict
+    ran, charged = (n - lost) * len(codes), lost * len(codes)
+    assert f"0 of {ran} graded trials errored" in budget.message
+    assert (
+        f"{lost} cases graded in the baseline ran {charged} trials without a pass/fail verdict now"
+        in budget.message
+    )
+    assert f"{charged} of {ran + charged} counted as errored" in budget.message
+
+
+@pytest.mark.parametrize(
+    ("cand_codes", "words"),
+    [
+        ("P", "4 cases graded in the baseline ran 4 trials without a pass/fail verdict now"),
+        ("", "4 cases graded in the baseline ran no trial at all now"),
+    ],
+    ids=["fewer-trials-without-verdict", "no-trial-at-all"],
+)
+def test_compare__lost_cases_ran_fewer_trials_than_the_baseline__budget_line_counts_what_ran(
+    record, cand_codes: str, words: str
+) -> None:
+    """Lost cases are charged with the baseline's trials (3 each); the line never calls them trials
+    that ran and errored (a budget stop leaves cases with no trial at all)."""
+    base = record({"home": {f"g/c{i}": "PPP" for i in range(20)}})
+    cand = record({"home": {f"g/c{i}": "PPP" if i >= 4 else cand_codes for i in range(20)}})
+    cand = ungrade(cand, {f"g/c{i}" for i in range(4)})
+    budget = next(r for r in compare(base, cand).reasons if r.kind == "error-budget")
+    assert budget.message.startswith(f"Suite home: 0 of 48 graded trials errored, and {words}, charged as ")
+    assert "the 12 trials the baseline ran of them: 12 of 60 counted as errored (20.0%)" in budget.message
+    assert "12 of 60 trials errored" not in budget.message
 
 
 @pytest.mark.parametrize("how", ["errored", "ungraded"])

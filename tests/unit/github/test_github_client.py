@@ -212,3 +212,26 @@ def test_download__slower_than_the_overall_deadline__error(github: GitHubServer)
             slow.download(
                 f"/repos/{REPO}/actions/artifacts/{artifact_id}/zip", max_bytes=10**6, deadline_s=0.2
             )
+
+
+@pytest.mark.parametrize(
+    ("api_url", "graphql_url", "outside"),
+    [
+        ("https://api.github.com", "https://api.github.com/graphql", "https://evil.example/graphql"),
+        (
+            "https://api.octo.ghe.com/",
+            "https://api.octo.ghe.com/graphql",
+            "https://api.octo.ghe.com.evil/graphql",
+        ),
+        # Enterprise Server: GraphQL is beside the REST root /api/v3, and only it is let out of the root
+        ("https://ghes.example/api/v3", "https://ghes.example/api/graphql", "https://ghes.example/api/other"),
+    ],
+)
+def test_graphql_url__beside_the_rest_root__the_token_goes_there_and_nowhere_else(
+    api_url: str, graphql_url: str, outside: str
+) -> None:
+    with requests.Session() as session:
+        client = GitHubClient(session, api_url=api_url, token=TOKEN)
+        assert client.graphql_url == graphql_url
+        with pytest.raises(GitHubError, match="refusing to send the token"):
+            client.request("POST", outside, json_body={"query": "query { viewer { login } }"})

@@ -46,7 +46,7 @@ def test_upsert_comment__marker_past_fifty_pages__found_not_duplicated(
     ours = github.state.add_comment(5, f"{marker('g')}\nold", login=BOT_LOGIN)
     result = upsert_comment(client, REPO, 5, "g", "new")
     assert result.action == "updated" and result.comment_id == ours["id"]
-    assert len(github.state.comments[5]) == 5101 and github.state.api_requests("POST") == []
+    assert len(github.state.comments[5]) == 5101 and github.state.api_requests("POST", "/comments") == []
 
 
 @pytest.mark.parametrize(
@@ -80,12 +80,107 @@ def test_comment_author__user_endpoint_answers__its_login_is_the_author(
     assert github.state.comments[5][-1]["user"]["login"] == "octo-deploy-bot"
 
 
-def test_comment_author__installation_token_403_on_user__github_actions_bot(
+# The identities a workflow gives the gate: (GET /user login, app of an installation token, our author)
+TOKEN_KINDS = {
+    "actions-GITHUB_TOKEN": (None, "github-actions", "github-actions[bot]"),
+    "app-installation-token": (None, "octo-gate", "octo-gate[bot]"),
+    "personal-access-token": ("octo-ci-user", "github-actions", "octo-ci-user"),
+}
+
+
+def _as(github: GitHubServer, kind: str) -> str:
+    login, slug, author = TOKEN_KINDS[kind]
+    github.state.login, github.state.app_slug = login, slug
+    return author
+
+
+@pytest.mark.parametrize("kind", list(TOKEN_KINDS))
+def test_comment_author__each_token_kind__the_login_its_comments_carry(
+    github: GitHubServer, client: GitHubClient, kind: str
+) -> None:
+    author = _as(github, kind)
+    assert comment_author(client) == author == github.state.author
+    [user] = github.state.api_requests("GET", "/user")
+    assert user.status == (200 if TOKEN_KINDS[kind][0] else 403)
+    assert len(github.state.api_requests("POST", "/graphql")) == (0 if TOKEN_KINDS[kind][0] else 1)
+
+
+@pytest.mark.parametrize("kind", list(TOKEN_KINDS))
+def test_upsert_comment__two_runs_each_token_kind__one_comment_updated_in_place(
+    github: GitHubServer, client: GitHubClient, kind: str
+) -> None:
+    author = _as(github, kind)
+    first = upsert_comment(client, REPO, 5, "g", "run 1")
+    second = upsert_comment(client, REPO, 5, "g", "run 2")
+    assert (first.action, second.action, second.comment_id) == ("created", "updated", first.comment_id)
+    [only] = github.state.comments[5]
+    assert (only["body"], only["user"]["login"]) == (f"{marker('g')}\nrun 2", author)
+    assert len(github.state.api_requests("POST", "/comments")) == 1
+    assert github.state.api_requests("DELETE") == []
+
+
+# Comments that carry our marker on their first line but that we did not write, per token kind: a
+# person (the pull request's author can write any text), another app's bot, and the bot of the token
+# kind we are not (the Actions bot when we are an app, an app's bot when we are the Actions token).
+NOT_OURS = [
+    ("octocat", "User"),
+    ("renovate[bot]", "Bot"),
+    ("github-actions[bot]", "Bot"),
+    ("octo-gate[bot]", "Bot"),
+    ("octo-ci-user-impostor", "User"),
+]
+
+
+@pytest.mark.parametrize("kind", list(TOKEN_KINDS))
+def test_upsert_comment__marker_quoted_by_a_person_or_another_bot__left_alone_each_token_kind(
+    github: GitHubServer, client: GitHubClient, kind: str
+) -> None:
+    author = _as(github, kind)
+    theirs = [
+        github.state.add_comment(5, f"{marker('g')}\nby {login}", login=login)
+        for login, _ in NOT_OURS
+        if login != author
+    ]
+    assert [c["user"]["type"] for c in theirs] == [t for login, t in NOT_OURS if login != author]
+    assert all(bool(c["performed_via_github_app"]) == (c["user"]["type"] == "Bot") for c in theirs)
+    upsert_comment(client, REPO, 5, "g", "run 1")
+    upsert_comment(client, REPO, 5, "g", "run 2")
+    ours = [c for c in github.state.comments[5] if c["user"]["login"] == author]
+    assert [c["body"] for c in ours] == [f"{marker('g')}\nrun 2"]
+    assert [c["body"] for c in github.state.comments[5] if c not in ours] == [
+        f"{marker('g')}\nby {c['user']['login']}" for c in theirs
+    ]
+    assert [s.path for s in github.state.api_requests("PATCH")] == [
+        f"/repos/{REPO}/issues/comments/{ours[0]['id']}"
+    ]
+
+
+@pytest.mark.parametrize("graphql", [Fault("POST", r"^/graphql$", 502), Fault("POST", r"^/graphql$", 401)])
+def test_upsert_comment__app_token_and_no_viewer__no_other_bot_edited_and_one_comment_stays(
+    github: GitHubServer, client: GitHubClient, graphql: Fault
+) -> None:
+    """Unless GitHub says who the token is, nothing is edited before posting (the Actions bot's comment
+    with our marker, from before the switch to an app token, is not ours); the post's author says it,
+    and the copy folds into the app's older comment."""
+    _as(github, "app-installation-token")
+    older = upsert_comment(client, REPO, 5, "g", "run 1")
+    github.state.add_comment(5, f"{marker('g')}\nActions bot", login=BOT_LOGIN)
+    github.state.faults.append(graphql)
+    again = upsert_comment(client, REPO, 5, "g", "run 2")
+    assert (again.action, again.comment_id, again.removed) == ("updated", older.comment_id, 1)
+    assert _bodies(github) == [f"{marker('g')}\nrun 2", f"{marker('g')}\nActions bot"]
+    assert [s.path.rsplit("/", 1)[-1] for s in github.state.api_requests("PATCH")] == [str(older.comment_id)]
+
+
+def test_upsert_comment__no_viewer_and_nothing_to_create__skipped_with_a_notice(
     github: GitHubServer, client: GitHubClient
 ) -> None:
-    assert comment_author(client) == BOT_LOGIN
-    [call] = github.state.api_requests("GET", "/user")
-    assert call.status == 403
+    _as(github, "app-installation-token")
+    github.state.add_comment(5, f"{marker('g')}\nActions bot", login=BOT_LOGIN)
+    github.state.faults.append(Fault("POST", r"^/graphql$", 401))
+    result = upsert_comment(client, REPO, 5, "g", "passed", create=False)
+    assert result.action == "skipped" and "who the token is" in str(result.notice)
+    assert github.state.api_requests("PATCH") == [] and github.state.api_requests("DELETE") == []
 
 
 def test_upsert_comment__duplicates_of_ours__oldest_kept_others_deleted(
@@ -120,7 +215,7 @@ def test_upsert_comment__five_concurrent_runs__leave_exactly_one_comment(github:
     for thread in threads:
         thread.join(timeout=60)
     assert errors == []
-    assert len(github.state.api_requests("POST")) == 5  # the race really happened
+    assert len(github.state.api_requests("POST", "/comments")) == 5  # the race really happened
     [body] = _bodies(github)
     assert body.startswith(f"{marker('g')}\nrun ")
 
@@ -130,7 +225,7 @@ def test_upsert_comment__create_lands_then_502__not_posted_again(
 ) -> None:
     github.state.faults.append(Fault("POST", "/comments$", 502, land=True))
     result = upsert_comment(client, REPO, 5, "g", "body")
-    assert len(github.state.api_requests("POST")) == 1
+    assert len(github.state.api_requests("POST", "/comments")) == 1
     assert result.action == "updated" and result.comment_id == github.state.comments[5][0]["id"]
     assert _bodies(github) == [f"{marker('g')}\nbody"]
 
@@ -141,7 +236,7 @@ def test_upsert_comment__create_fails_without_landing__error_after_rereading_not
     github.state.faults.append(Fault("POST", "/comments$", 503, times=5))
     with pytest.raises(GitHubError, match="was not created"):
         upsert_comment(client, REPO, 5, "g", "body")
-    assert len(github.state.api_requests("POST")) == 1
+    assert len(github.state.api_requests("POST", "/comments")) == 1
     assert github.state.comments.get(5, []) == []
 
 
@@ -161,7 +256,7 @@ def test_upsert_comment__create_false_and_no_comment__skipped(
     github: GitHubServer, client: GitHubClient
 ) -> None:
     assert upsert_comment(client, REPO, 5, "g", "body", create=False).action == "skipped"
-    assert github.state.api_requests("POST") == []
+    assert github.state.api_requests("POST", "/comments") == []
 
 
 def test_upsert_comment__read_only_token__forbidden_notice_names_the_permission(

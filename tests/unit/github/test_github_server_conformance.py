@@ -62,7 +62,20 @@ def _exercise(github: GitHubServer, client: GitHubClient) -> None:
 @pytest.fixture
 def answers(github: GitHubServer, client: GitHubClient) -> list[Seen]:
     _exercise(github, client)
-    return [s for s in github.state.seen if not s.scripted]
+    return [s for s in github.state.seen if not s.scripted and s.path != "/graphql"]  # REST only
+
+
+def test_fake__graphql_viewer__answers_data_as_github_documents(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    # https://docs.github.com/graphql/guides/forming-calls-with-graphql: 200 with `data`; a query the
+    # server cannot resolve answers 200 with `errors`
+    _exercise(github, client)
+    viewer = [s for s in github.state.seen if s.path == "/graphql"]
+    assert viewer and {s.status for s in viewer} == {200}
+    assert viewer[0].response == {"data": {"viewer": {"login": "github-actions[bot]"}}}
+    with pytest.raises(GitHubError, match="no data"):
+        client.graphql("query { viewer { id } }")
 
 
 def test_fake__every_route_answered__is_a_documented_endpoint(answers: list[Seen]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 AUTOMATIC_KEY = "pass"
@@ -25,11 +26,14 @@ def evidence(
 ) -> str:
     """``name: notes (expected E, got A)``: ``expected`` and ``actual`` are the score's own, else the
     case's reference and the trial's output (the caller falls back); a part that is None is left out,
-    an empty value shows as ``""``. ``show`` makes the untrusted notes printable, ``show_value`` (else
-    ``show``) the expected and actual values."""
+    an empty value shows as ``""``. Notes that already say what was expected and what came (a state
+    check's ``lamp: expected "on", got "off"``) are not followed by the values again. ``show`` makes
+    the untrusted notes printable, ``show_value`` (else ``show``) the expected and actual values."""
     label = scorer_label(name)
     said = show(notes) if notes else ""
     text = f"{label}: {said}" if said else label if label == "failed" else f"{label}: failed"
+    if _SAYS_BOTH.search(said):
+        return text
     parts = []
     value = show if show_value is None else show_value
     if expected is not None:
@@ -37,6 +41,10 @@ def evidence(
     if actual is not None:
         parts.append(f"got {_value(actual, value)}")
     return f"{text} ({', '.join(parts)})" if parts else text
+
+
+_SAYS_BOTH = re.compile(r"\bexpected\b.*\bgot\b", re.DOTALL)
+"""Notes worded as ``... expected X, got Y``: the comparison is already in them."""
 
 
 def _value(value: str, show: Callable[[str], str]) -> str:

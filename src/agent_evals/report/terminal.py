@@ -199,8 +199,9 @@ def _suite_notes(t: _Text, comparison: Comparison, width: int) -> list[str]:
                 f"{d.history_runs} earlier baselines pooled into the test; "
                 f"{len(d.history_flaky)} cases flaky in them" + (f" ({flaky})" if flaky else "")
             )
-        if d.capacity is not None:
-            notes.append(t.safe(d.capacity, 400))
+        said = [r.message for r in comparison.reasons if r.suite_id == s.suite_id]
+        if d.capacity is not None and not any(d.capacity in message for message in said):
+            notes.append(t.safe(d.capacity, 400))  # unless a reason above already ends with it
         if d.settle is not None:
             notes.append(t.safe(d.settle.message, 300))
         for note in notes:

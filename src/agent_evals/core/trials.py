@@ -7,7 +7,9 @@ to do with the finished trial); the driver owns everything around it, once for a
 - async user code runs on the event loop; sync user code with a time limit hops to a worker
   thread inside the attempt (the executor's rule), under the loop's timer; sync user code without
   a limit runs whole in a worker thread, several trials per hand-off while they are quick (the
-  batch grows while a hand-off takes under 5 ms and shrinks back to one when it takes over 50 ms).
+  batch grows while a hand-off takes under 5 ms and shrinks back to one when it takes over 50 ms;
+  a hand-off that has run 50 ms with finished trials waiting for the loop stops there and hands
+  the rest back to its lane, so a slow trial never keeps the quick ones before it unrecorded).
   All of them are the run's one pool of reused daemon workers (``core.workers.DaemonPool``): a
   worker stuck past a limit is written off and another starts in its place, so ``n`` trials start
   about ``concurrency`` threads, not ``n``;
@@ -137,21 +139,29 @@ class _Drive(Generic[T]):
     async def lane(self) -> None:
         pending: asyncio.Future[None] | None = None
         batch = 1
+        handed_back: tuple[int, int] | None = None  # trials of a hand-off that ran long, still to run
         loop = asyncio.get_running_loop()
         try:
-            while self.cursor < self.count:
-                index = self.cursor
-                if self.body.attempt_in_thread is not None and self.body.threaded(index):
-                    end = index + 1
-                    while end < self.count and end - index < batch and self.body.threaded(end):
-                        end += 1
-                    self.cursor = end
+            while handed_back is not None or self.cursor < self.count:
+                index = self.cursor if handed_back is None else handed_back[0]
+                if handed_back is not None or (
+                    self.body.attempt_in_thread is not None and self.body.threaded(index)
+                ):
+                    if handed_back is not None:
+                        end, handed_back = handed_back[1], None
+                    else:
+                        end = index + 1
+                        while end < self.count and end - index < batch and self.body.threaded(end):
+                            end += 1
+                        self.cursor = end
                     started = time.perf_counter()
                     # like asyncio.to_thread: the trials see the caller's context variables
-                    finished = await loop.run_in_executor(
+                    finished, resume = await loop.run_in_executor(
                         self.pool, contextvars.copy_context().run, self._in_thread, index, end
                     )
                     batch = _next_batch(batch, time.perf_counter() - started)
+                    if resume is not None:
+                        handed_back = (resume, end)
                     for number, done in finished:
                         pending = await self._finish(pending, number, done)
                     continue
@@ -189,14 +199,20 @@ class _Drive(Generic[T]):
             return None
         return step
 
-    def _in_thread(self, start: int, end: int) -> list[tuple[int, Attempted[T]]]:
-        """Worker-thread side: trials ``start .. end-1``, each through the executor's retries."""
+    def _in_thread(self, start: int, end: int) -> tuple[list[tuple[int, Attempted[T]]], int | None]:
+        """Worker-thread side: trials ``start .. end-1``, each through the executor's retries. Returns
+        the trials left for the loop to finish, and where the hand-off stopped early (None: it did not):
+        once it has lasted :data:`SHRINK_ABOVE_S` with finished trials waiting for the loop (a slow trial
+        among quick ones), the rest goes back to the lane, so what finished is recorded without waiting."""
         attempt = self.body.attempt_in_thread
         assert attempt is not None  # only called when the body has one
         out: list[tuple[int, Attempted[T]]] = []
+        begun = time.perf_counter()
         for index in range(start, end):
             if self.stop.is_set() or signal_received() is not None:
                 break
+            if out and time.perf_counter() - begun > SHRINK_ABOVE_S:
+                return out, index
             if not may_start():
                 continue
             done = drive_sync(
@@ -216,7 +232,7 @@ class _Drive(Generic[T]):
                 self.body.finish_in_thread(index, done)
             else:
                 out.append((index, done))
-        return out
+        return out, None
 
 
 def _next_batch(batch: int, elapsed: float) -> int:

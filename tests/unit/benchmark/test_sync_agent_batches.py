@@ -3,6 +3,7 @@ evals do), and nothing else about the run changes: results, errors, coroutines h
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,24 @@ async def test_sync_agent__under_a_budget__stops_right_after_the_spend_not_a_bat
     assert budget is not None
     assert len(calls) == 5  # the 5th brings the spend to the limit: no further trial starts
     assert budget.skipped == 45 and result.complete is False
+
+
+async def test_sync_agent__a_slow_trial_in_a_batch__the_trials_before_it_are_finished_before_the_rest_run(
+    write: Writer,
+) -> None:
+    finished: list[int] = []
+    seen: list[int] = []
+
+    def echo(prompt: str, trial: int) -> str:
+        seen.append(len(finished))
+        if trial == 100:  # quick trials grew the hand-offs; this one makes its hand-off run long
+            time.sleep(0.2)
+        return prompt
+
+    result = await run_benchmark_async(
+        _bench(write), echo, progress=lambda done, _total: finished.append(done)
+    )
+    assert result.trial_count == TRIALS and result.micro_pass_rate == 1.0
+    assert seen[100] < 100  # the slow trial shared its hand-off with earlier ones (a batch)
+    # the hand-off stopped after it: every trial up to it was scored and recorded before the next started
+    assert seen[101] == 101

@@ -152,7 +152,7 @@ def test_validate__reports_every_bad_file_not_only_the_first(tmp_path: Path) -> 
     done = _cli("validate", ".", cwd=tmp_path)
     assert done.returncode == 2
     assert "nope_a" in done.stderr and "nope_b" in done.stderr
-    assert "ok  b.yaml (benchmark demo: 1 cases, 1 trials, agent my_agent:Agent)" in done.stdout
+    assert "ok  b.yaml (benchmark demo: 1 case, 1 trial, agent my_agent:Agent)" in done.stdout
     assert "2 problem(s)" in done.stderr
 
 
@@ -173,7 +173,7 @@ def test_validate__good_project__exit_0_and_runs_nothing(tmp_path: Path) -> None
     _project(tmp_path, {"b.yaml": GOOD_YAML, "my_agent.py": agent})
     done = _cli("validate", "b.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Valid: 1 file(s), 1 cases, 1 trials" in done.stdout
+    assert "Valid: 1 file(s), 1 case, 1 trial" in done.stdout
     assert not marker.exists()
 
 
@@ -203,7 +203,7 @@ def test_list__benchmark_cases_with_group_dimensions_and_trials(tmp_path: Path) 
     assert done.stdout.splitlines() == [
         "benchmarks/home.yaml (benchmark home)",
         "  lights/kitchen-on  (dataset lights; labels difficulty=easy, phrasing=direct; trials 3)",
-        "1 cases, 3 trials in 1 suite(s)",
+        "1 case, 3 trials in 1 suite(s)",
     ]
 
 

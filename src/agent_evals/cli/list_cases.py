@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from agent_evals.errors import EXIT_USAGE
+from agent_evals.report.filters import pluralize
 
 LIST_EXIT_CODES = (
     "Exit codes: 0 listed; 2 a path, eval file or benchmark that `agent-evals run` would refuse, or a "
@@ -65,4 +66,7 @@ def list_cases(
     if inventory.problems:
         sys.exit(EXIT_USAGE)
     if not as_json:
-        click.echo(f"{inventory.cases} cases, {inventory.trials} trials in {len(inventory.suites)} suite(s)")
+        click.echo(
+            f"{pluralize(inventory.cases, 'case')}, {pluralize(inventory.trials, 'trial')} "
+            f"in {len(inventory.suites)} suite(s)"
+        )

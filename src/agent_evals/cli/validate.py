@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from agent_evals.errors import EXIT_USAGE, AgentEvalsError
+from agent_evals.report.filters import pluralize
 
 if TYPE_CHECKING:
     from agent_evals.run.inventory import Inventory
@@ -43,7 +44,8 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
             trials = sum(c.trials for c in suite.cases)
             agent_note = f", agent {suite.agent}" if suite.agent else ""
             click.echo(
-                f"ok  {suite.source} ({suite.kind} {suite.id}: {len(suite.cases)} cases, {trials} trials{agent_note})"
+                f"ok  {suite.source} ({suite.kind} {suite.id}: {pluralize(len(suite.cases), 'case')}, "
+                f"{pluralize(trials, 'trial')}{agent_note})"
             )
     for note in inventory.skipped:
         click.echo(f"skipped: {note}", err=True)
@@ -55,7 +57,8 @@ def validate(paths: tuple[str, ...], agent: str | None, quiet: bool) -> None:
         click.echo(f"Validation failed: {total} problem(s) in {files} file(s) checked", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(
-        f"Valid: {files} file(s), {inventory.cases} cases, {inventory.trials} trials (nothing was run)"
+        f"Valid: {files} file(s), {pluralize(inventory.cases, 'case')}, {pluralize(inventory.trials, 'trial')} "
+        "(nothing was run)"
     )
 
 

@@ -10,6 +10,7 @@ from agent_evals.record.model import RunRecord
 from agent_evals.report.colour import paint
 from agent_evals.report.escape import clean_text, strip_controls, terminal_text
 from agent_evals.report.evidence import evidence
+from agent_evals.report.filters import pluralize
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.usage_text import reruns_clauses
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
@@ -159,7 +160,7 @@ def render_digest(
     lines += _failure_lines(digest, verbose, color)
     total = group_stats(everything)
     parts = [
-        f"{total.cases} cases",
+        pluralize(total.cases, "case"),
         f"{total.passed} passed",
         paint(f"{total.failed} failed", "fail", color and total.failed > 0),
         paint(f"{total.errored} errored", "error", color and total.errored > 0),

@@ -119,19 +119,10 @@ def _chat_turn(attributes: Mapping[str, Any], start: int) -> _Turn | None:
                     _Call(
                         id="" if call_id is None else str(call_id),
                         name=str(part.get("name") or ""),
-                        arguments=_arguments(part.get("arguments")),
+                        arguments=json_text(part.get("arguments")),
                     )
                 )
     return turn if seen else None
-
-
-def _arguments(value: Any) -> str:
-    """A call's arguments as JSON text (parsed JSON is plain data: dumped straight away)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, default=str)
-    return json_text(value)
 
 
 def _tool_call(attributes: Mapping[str, Any]) -> _Call:
@@ -139,7 +130,7 @@ def _tool_call(attributes: Mapping[str, Any]) -> _Call:
     return _Call(
         id="" if call_id is None else str(call_id),
         name=str(attributes.get("gen_ai.tool.name") or ""),
-        arguments=_arguments(attributes.get("gen_ai.tool.call.arguments")),
+        arguments=json_text(attributes.get("gen_ai.tool.call.arguments")),
         result=_text(attributes.get("gen_ai.tool.call.result")),
     )
 

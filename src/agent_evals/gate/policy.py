@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, computed_field
 
-from agent_evals.errors import PolicyError
+from agent_evals.errors import PolicyError, did_you_mean
 from agent_evals.files.repo_config import (
     REPO_CONFIG_NAMES,
     Locator,
@@ -348,9 +348,7 @@ def _hint(first: Mapping[str, Any], loc: tuple[Any, ...]) -> str:
     """A did-you-mean for an unknown key, or the fraction a percentage-like rate probably meant."""
     known = [*KNOB_NAMES, "overrides"] if "overrides" not in loc[:-1] else list(KNOB_NAMES)
     if first["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
-        mean = f"; did you mean '{close[0]}'?" if close else ""
-        return f"{mean} (known keys: {', '.join(known)})"
+        return f"{did_you_mean(str(loc[-1]), known)} (known keys: {', '.join(known)})"
     found = first.get("input")
     if isinstance(found, str):  # a command-line value, parsed by the knob itself
         try:

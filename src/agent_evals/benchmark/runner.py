@@ -279,9 +279,10 @@ async def run_benchmark_async(
         finish=finish,
         number=lambda n: schedule[n][1],
         traced=lambda _n: bench.execution.trace == "otel",
+        # a sync agent without a limit runs in the driver's worker threads (no watchdog to time it)
+        attempt_in_thread=attempt_now if not handle.is_async and not limit else None,
+        threaded=threaded,
     )
-    if not handle.is_async and not limit:
-        body.attempt_in_thread, body.threaded = attempt_now, threaded
 
     try:
         ready = await run_user(handle.setup)

@@ -47,6 +47,18 @@ def _zizmor() -> str:
     return found
 
 
+def _lint(paths: list[Path]) -> None:
+    """zizmor (offline) and actionlint on workflow files: neither finds anything."""
+    proc = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _actionlint([(p.name, p.read_text()) for p in paths])
+
+
 def test_zizmor__action_and_workflows__no_findings() -> None:
     files = [str(ROOT / "action.yml"), *map(str, WORKFLOWS)]
     proc = subprocess.run(
@@ -76,14 +88,7 @@ def _doc_blocks(doc: Path = DOCS) -> list[str]:
 def test_docs_workflows__copy_paste_examples__pass_zizmor_and_actionlint(tmp_path: Path) -> None:
     files = _doc_workflows(tmp_path)
     assert len(files) == 2  # the gate workflow and the fork-safe publisher
-    proc = subprocess.run(
-        [_zizmor(), "--offline", "--no-progress", *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    _actionlint([(str(p.name), p.read_text()) for p in files])
+    _lint(files)
 
 
 def test_docs_sharded_matrix_workflow__passes_zizmor_and_actionlint(tmp_path: Path) -> None:
@@ -91,14 +96,7 @@ def test_docs_sharded_matrix_workflow__passes_zizmor_and_actionlint(tmp_path: Pa
     assert len(files) == 1  # the matrix of shards and the merging gate job
     text = files[0].read_text()
     assert "shard: ${{ matrix.shard }}/4" in text and 'merge-shards: "true"' in text
-    proc = subprocess.run(
-        [_zizmor(), "--offline", "--no-progress", *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    _actionlint([(str(p.name), p.read_text()) for p in files])
+    _lint(files)
 
 
 def test_zizmor_ignores__only_the_publisher_trigger_and_the_self_repository_exception() -> None:
@@ -211,14 +209,7 @@ def test_init_scaffold_workflows__pass_zizmor_and_actionlint(tmp_path: Path) -> 
     paths = [folder / "agent-evals.yml", folder / "agent-evals-publish.yml"]
     for path, template in zip(paths, (SCAFFOLD_GATE, SCAFFOLD_PUBLISH), strict=True):
         path.write_text(_concrete(template))
-    proc = subprocess.run(
-        [_zizmor(), "--offline", "--no-progress", *map(str, paths)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    _actionlint([(p.name, p.read_text()) for p in paths])
+    _lint(paths)
 
 
 # `runs.using` of each pinned action, read from its action.yml at the pinned commit. A new pin must be

@@ -103,9 +103,17 @@ def _text(value: Any) -> str:
 def canonical_json(value: Any) -> str:
     """The canonical JSON text of ``value`` (:func:`canonical`, sorted keys, no whitespace). Plain
     JSON data (:func:`_plain`) is its own canonical form: it is encoded as it is, not rebuilt first."""
+    if value is None:  # most eval cases' reference, and {} their metadata: no encoder call for those
+        return "null"
+    if value.__class__ in _EMPTY and not value:
+        return _EMPTY[value.__class__]
     if _plain(value, 1):
         return _CANONICAL.encode(value)
     return _text(canonical(value))
+
+
+_EMPTY: dict[type, str] = {dict: "{}", list: "[]", str: '""'}
+"""The canonical text of an empty dict, list and string (the encoder's, without a call to it)."""
 
 
 _PLAIN_DEPTH = 32

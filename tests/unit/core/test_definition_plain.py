@@ -51,3 +51,12 @@ def test_definition_digest__one_value_changed__new_digest() -> None:
         {"scenario": {"prompt": "a", "success": {"output": {"equals": "2"}}}, "shared": SHARED}
     )
     assert first != second
+
+
+BARE: list[Any] = [None, {}, [], "", (), True, False, 0, "x", {"a": None}, [{}], type("Text", (str,), {})("")]
+
+
+@pytest.mark.parametrize("value", BARE, ids=[repr(v) for v in BARE])
+def test_canonical_json__a_bare_value__same_as_the_full_canonical_walk(value: Any) -> None:
+    # an eval case's metadata and reference are most often {} and None: encoded without the encoder
+    assert canonical_json(value) == _CANONICAL.encode(canonical(value))

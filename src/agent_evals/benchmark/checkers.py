@@ -18,7 +18,7 @@ from agent_evals.core.scorer import scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 from agent_evals.errors import AgentEvalsError
 from agent_evals.files.yaml_source import KeyPath, format_path
-from agent_evals.record.model import distinct_key
+from agent_evals.record.trial import distinct_key
 
 MATCH_CALLS_SCORERS: dict[str, str] = {
     "exact": "ToolCallExactMatch",

@@ -39,8 +39,8 @@ from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget
 from agent_evals.cost.meter import task_usage, trial_usage
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
-from agent_evals.record.model import distinct_key
 from agent_evals.record.models import agent_models, judge_models
+from agent_evals.record.trial import distinct_key
 
 logger = logging.getLogger(__name__)
 

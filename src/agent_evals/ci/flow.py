@@ -450,7 +450,7 @@ def _head(env: Mapping[str, str], cwd: Path) -> str | None:
     """The commit this job checks out (``git rev-parse HEAD``), None outside a git checkout."""
     from agent_evals.run.facts import git_info
 
-    return git_info(env, cwd).sha
+    return git_info(env, cwd).get("sha")
 
 
 def _merged_shards(

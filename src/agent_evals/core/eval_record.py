@@ -20,12 +20,11 @@ from agent_evals.record.model import (
     Suite,
     SuiteModels,
     Trial,
-    distinct_key,
     fingerprint,
 )
 from agent_evals.record.models import agent_models, names_of, suite_models
 from agent_evals.record.text import bytes_text, model_json
-from agent_evals.record.trial import ScoreData, trial_data
+from agent_evals.record.trial import ScoreData, distinct_key, trial_data
 from agent_evals.version import __version__
 
 INPUT_LIMIT = 500

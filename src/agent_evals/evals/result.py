@@ -7,8 +7,7 @@ from typing import Any
 
 from agent_evals.cost.meter import record_usage
 from agent_evals.evals.scores import EvalScore
-from agent_evals.record.model import distinct_key
-from agent_evals.record.trial import UNCHANGED, Redact, ScoreData, trial_data
+from agent_evals.record.trial import UNCHANGED, Redact, ScoreData, distinct_key, trial_data
 
 
 def passes(scores: list[EvalScore], error: str | None) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_evals.gate.model import CaseClass, ScorerFailure, UsageDiff, UsageTotals
-from agent_evals.record.usage import construct
+from agent_evals.record.usage_totals import construct
 from agent_evals.record.views import SNIPPET_CHARS as SNIPPET_CHARS
 from agent_evals.record.views import Breakdowns as Breakdowns
 from agent_evals.record.views import CaseView as CaseView

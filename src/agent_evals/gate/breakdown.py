@@ -17,7 +17,7 @@ from agent_evals.gate.paired import (
     rate_summary_of_counts,
 )
 from agent_evals.gate.policy import Knobs
-from agent_evals.record.usage import construct
+from agent_evals.record.usage_totals import construct
 from agent_evals.record.views import CaseView, SuiteView
 from agent_evals.stats.exact import benjamini_hochberg
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from agent_evals.gate.align import Facts, usage_diff
 from agent_evals.gate.model import CaseClass, CaseDiff, CaseSide, ScorerFailure
-from agent_evals.record.usage import UsageSums, construct, construct_from
+from agent_evals.record.usage import UsageSums
+from agent_evals.record.usage_totals import construct, construct_from
 from agent_evals.record.views import CaseView, Key, snippet
 
 _SIDES: dict[Key, CaseSide] = {}

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent_evals.gate.model_stats import GateModel, Verdict
-from agent_evals.record.usage import UsageTotals as UsageTotals
+from agent_evals.record.usage_totals import UsageTotals as UsageTotals
 
 
 class UsageDiff(GateModel):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from agent_evals.core.percent import points as percent_points
 from agent_evals.gate.model import DeltaStat, ErrorRise, Interval, RateSummary, SettleHint, TestName
 from agent_evals.gate.policy import TestChoice
-from agent_evals.record.usage import construct
+from agent_evals.record.usage_totals import construct
 from agent_evals.stats import conditional, power
 from agent_evals.stats import exact as stats
 

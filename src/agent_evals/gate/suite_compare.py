@@ -34,7 +34,7 @@ from agent_evals.gate.policy import Knobs
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.verdict import Decision, decide, worst_outcome, worst_verdict
 from agent_evals.record.summary import RunSummary, SuiteSummary
-from agent_evals.record.usage import construct
+from agent_evals.record.usage_totals import construct
 
 
 @dataclass

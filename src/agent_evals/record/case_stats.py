@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from agent_evals.record.model import Case
 from agent_evals.stats.exact import pass_at_k, pass_hat_k
+
+if TYPE_CHECKING:
+    from agent_evals.record.model import Case
 
 Outcome = Literal["passed", "failed", "errored", "numeric"]
 """How a case ended: every valid trial passed, some failed, every trial errored, or none was graded."""

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 # re-exported: the ids live in a module without imports, so readers need not load these models
+from agent_evals.record.fingerprint import fingerprint_of
 from agent_evals.record.schema_ids import READABLE_SCHEMAS as READABLE_SCHEMAS
 from agent_evals.record.schema_ids import SCHEMA_ID as SCHEMA_ID
 from agent_evals.record.text import model_json
@@ -366,20 +366,6 @@ class RunRecord(_Model):
         return model_json(self)  # lone surrogates written as U+FFFD: record.text
 
 
-def distinct_key(name: str, taken: Container[str]) -> str:
-    """``name``, or ``name#2``, ``name#3``, ... : the first spelling not in ``taken``.
-
-    Run records keep every score of a trial: a second score under a name already used is stored
-    under the next free ``#n`` spelling instead of replacing the first.
-    """
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name}#{n}" in taken:
-        n += 1
-    return f"{name}#{n}"
-
-
 def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:
     """Hash what makes two runs of a suite comparable: case ids, config, agent and trial counts."""
     return fingerprint_of(
@@ -388,20 +374,6 @@ def fingerprint(suite: Suite, config: dict[str, Any] | None = None) -> str:
         config or {},
         [suite.agent.name, suite.agent.version],
     )
-
-
-def fingerprint_of(
-    case_ids: list[str], trial_counts: list[int], config: dict[str, Any], agent: list[str | None]
-) -> str:
-    """:func:`fingerprint` from its parts (a shard stamps the whole suite's, not its slice's)."""
-    payload = {
-        "cases": sorted(case_ids),
-        "config": config,
-        "agent": agent,
-        "trials": sorted(set(trial_counts)),
-    }
-    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-    return digest[:16]
 
 
 def ids_digest(case_ids: Iterable[str]) -> str:

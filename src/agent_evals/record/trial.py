@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
-
-from agent_evals.record.model import Attempt, TrialCache, Usage
 from agent_evals.record.text import bytes_text
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 TEXT_LIMIT = 100_000
 """Longest text a trial's ``output`` (and an eval case's ``input``/``expected``) keeps in the record,
@@ -118,6 +118,20 @@ def _score(score: ScoreData, redact: Redact) -> dict[str, Any]:
     return out
 
 
+def distinct_key(name: str, taken: Container[str]) -> str:
+    """``name``, or ``name#2``, ``name#3``, ... : the first spelling not in ``taken``.
+
+    Run records keep every score of a trial: a second score under a name already used is stored
+    under the next free ``#n`` spelling instead of replacing the first.
+    """
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name}#{n}" in taken:
+        n += 1
+    return f"{name}#{n}"
+
+
 def trial_data(
     *,
     passed: bool,
@@ -148,6 +162,8 @@ def trial_data(
     out["scores"] = {key: _score(score, redact) for key, score in scores.items()}
     out["duration_s"] = round(duration_s, 6)
     if usage is not None:
+        from agent_evals.record.model import Usage  # the record models load only for rarer data
+
         out["usage"] = _shaped(Usage, usage)
     if text is not None:
         out["output"] = text
@@ -157,11 +173,15 @@ def trial_data(
     if traceback is not None:
         out["traceback"] = redact(traceback)
     if attempts:
+        from agent_evals.record.model import Attempt
+
         out["attempts"] = [
             _shaped(Attempt, {**a, "error": None if a.get("error") is None else redact(a["error"])})
             for a in attempts
         ]
     if cache is not None:
+        from agent_evals.record.model import TrialCache
+
         out["cache"] = _shaped(TrialCache, cache)
     return out
 

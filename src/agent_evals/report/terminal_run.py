@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from agent_evals.core.percent import percent
 from agent_evals.record.case_stats import CaseStats, GroupStats, group_stats
-from agent_evals.record.model import RunRecord
 from agent_evals.report.colour import paint
 from agent_evals.report.escape import clean_text, strip_controls, terminal_text
 from agent_evals.report.evidence import evidence
@@ -14,6 +14,9 @@ from agent_evals.report.filters import pluralize
 from agent_evals.report.run_digest import RunDigest, SuiteDigest
 from agent_evals.report.usage_text import reruns_clauses
 from agent_evals.report.width import TERMINAL_WIDTH, display_width, fit, wrap
+
+if TYPE_CHECKING:
+    from agent_evals.record.model import RunRecord
 
 NOTE_LIMIT = 200
 """Longest note or error shown per failure line."""

@@ -22,7 +22,7 @@ from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
 from agent_evals.evals.suite_ids import ID_BASE
 from agent_evals.record.case_stats import trial_outcome
-from agent_evals.record.model import Case, GitInfo, RunInfo, fingerprint_of
+from agent_evals.record.fingerprint import fingerprint_of
 from agent_evals.record.read import decode_json
 from agent_evals.record.stream import RecordWriter, partial_path
 from agent_evals.record.streamed_suite import StreamedSuite
@@ -35,7 +35,7 @@ from agent_evals.version import __version__
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
     from agent_evals.cost.budget import Budget
-    from agent_evals.record.model import RunRecord, Suite
+    from agent_evals.record.model import Case, RunRecord, Suite
     from agent_evals.run.inputs import Tracker
     from agent_evals.run.shard import Slicer
 
@@ -107,7 +107,7 @@ class RunBuilder:
         """None while running; whether the run finished once :meth:`finish` wrote the record."""
         self._scratch: Path | None = None
         # Ask git while the run executes rather than after it.
-        self._git: list[GitInfo] = []
+        self._git: list[dict[str, str]] = []
         self._git_thread = threading.Thread(
             target=lambda: self._git.append(git_info(self.env, self.cwd)), daemon=True
         )
@@ -207,37 +207,35 @@ class RunBuilder:
         return self._partial[1]
 
     def _run_block(self, *, complete: bool, finished: bool = False) -> dict[str, Any]:
-        git = self._git[0] if self._git else GitInfo()
-        run = RunInfo(
-            tool_version=__version__,
-            started_at=self.started_at,
-            finished_at=utc_now() if finished else None,
-            complete=complete,
-            suite_ids=ID_BASE,
-            git=git,
-            ci=ci_info(self.env),
-        )
-        if finished and self.budget is not None:
-            from agent_evals.record.model import BudgetInfo
-
-            budget = self.budget
-            run.budget = BudgetInfo(
-                limit_usd=budget.limit_usd,
-                spent_usd=round(budget.spent_usd, 6),
-                skipped_trials=budget.skipped,
-                uncounted_trials=budget.uncounted_trials,
-                uncounted=list(budget.names) or None,
-            )
+        """The record's run block, as plain data in ``record.model.RunInfo``'s shape and key order (what
+        its dump would give: tests/unit/run/test_run_block.py), so a run loads no record model."""
+        block: dict[str, Any] = {"tool_version": __version__, "started_at": self.started_at}
+        if finished:
+            block["finished_at"] = utc_now()
+        block["complete"] = complete
+        budget = self.budget if finished else None
+        if budget is not None:
             if budget.exhausted:
-                run.complete = False
-                run.incomplete_reason = "budget"
+                block["complete"] = False
+                block["incomplete_reason"] = "budget"
+            block["budget"] = {
+                "limit_usd": float(budget.limit_usd),
+                "spent_usd": float(round(budget.spent_usd, 6)),
+                "skipped_trials": budget.skipped,
+                "uncounted_trials": budget.uncounted_trials,
+            }
+            if budget.names:
+                block["budget"]["uncounted"] = list(budget.names)
+        block["suite_ids"] = ID_BASE
+        block["git"] = dict(self._git[0]) if self._git else {}
+        block["ci"] = ci_info(self.env)
         if self.shard is not None:
             from agent_evals.record.model import ShardInfo
 
-            run.shard = ShardInfo(
+            shard = ShardInfo(
                 index=self.shard.shard.index, count=self.shard.shard.count, suites=self.shard.suites()
             )
-        block: dict[str, Any] = run.model_dump(mode="json", exclude_none=True)
+            block["shard"] = shard.model_dump(mode="json", exclude_none=True)
         return block
 
     def start(self) -> None:
@@ -258,7 +256,7 @@ class RunBuilder:
         the caller holds the lock."""
         self.start()
         assert self._stream is not None
-        if isinstance(case, Case):
+        if not isinstance(case, dict):  # a benchmark's whole suite arrives as record models
             case = case.model_dump(mode="json", exclude_none=True)
         note_written_case(case)
         data = plain_bytes(case)  # any text kept, as strict UTF-8 (record.text)
@@ -385,9 +383,9 @@ class RunBuilder:
         return failures
 
     # -- the end -------------------------------------------------------------------------------
-    def _git_facts(self) -> GitInfo:
+    def _git_facts(self) -> dict[str, str]:
         self._git_thread.join(timeout=10)
-        return self._git[0] if self._git else GitInfo()
+        return self._git[0] if self._git else {}
 
     def _final_suites(self, complete: bool) -> list[int]:
         assert self._stream is not None

@@ -1,4 +1,8 @@
-"""What a run records about where it ran: the time, the git commit and ref, the CI run and pull request."""
+"""What a run records about where it ran: the time, the git commit and ref, the CI run and pull request.
+
+Each is plain data as the record's ``run.git`` and ``run.ci`` hold it: the fields known, in
+``record.model.GitInfo``'s and ``CIInfo``'s order, the unknown ones left out (as their dump leaves out None).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,9 @@ import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from agent_evals.clock import iso_utc
-from agent_evals.record.model import CIInfo, GitInfo
 
 
 def utc_now() -> str:
@@ -17,7 +21,7 @@ def utc_now() -> str:
     return iso_utc()
 
 
-def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
+def git_info(env: Mapping[str, str], cwd: Path) -> dict[str, str]:
     """Commit SHA and ref from ``GITHUB_SHA``/``GITHUB_REF``, else from ``git`` (best effort)."""
     sha = env.get("GITHUB_SHA")
     ref = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF")
@@ -27,7 +31,12 @@ def git_info(env: Mapping[str, str], cwd: Path) -> GitInfo:
         if len(lines) == 2:
             sha = sha or lines[0]
             ref = ref or (lines[1] if lines[1] != "HEAD" else None)
-    return GitInfo(sha=sha, ref=ref)
+    return _known(sha=sha, ref=ref)
+
+
+def _known(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value, in the order given."""
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 def _git(args: list[str], cwd: Path) -> str | None:
@@ -39,12 +48,12 @@ def _git(args: list[str], cwd: Path) -> str | None:
     return out if done.returncode == 0 and out else None
 
 
-def ci_info(env: Mapping[str, str]) -> CIInfo:
+def ci_info(env: Mapping[str, str]) -> dict[str, Any]:
     """CI provider, run id and pull request number from the GitHub Actions environment."""
     if env.get("GITHUB_ACTIONS") != "true":
-        return CIInfo()
+        return {}
     match = re.match(r"refs/pull/(\d+)/", env.get("GITHUB_REF", ""))
-    return CIInfo(
+    return _known(
         provider="github",
         run_id=env.get("GITHUB_RUN_ID"),
         pr=int(match.group(1)) if match else None,

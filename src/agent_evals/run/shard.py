@@ -117,7 +117,8 @@ class Slicer:
     def stamp(self, record: RunRecord) -> RunRecord:
         """Mark ``record`` as this shard: ``run.shard``, and per suite the whole suite's fingerprint and
         each case's position in the whole suite (so ``merge`` restores the unsharded record)."""
-        from agent_evals.record.model import ShardInfo, fingerprint_of
+        from agent_evals.record.fingerprint import fingerprint_of
+        from agent_evals.record.model import ShardInfo
 
         record.run.shard = ShardInfo(index=self.shard.index, count=self.shard.count, suites=self.suites())
         for suite in record.suites:

@@ -13,7 +13,7 @@ import pytest
 
 from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
-from agent_evals.record.model import distinct_key
+from agent_evals.record.trial import distinct_key
 
 RESULT = TaskResult(output="42")
 EXPECTED = ExpectedResult(expected="42")

@@ -177,6 +177,6 @@ def test_ci_info__pull_request_event__records_the_head_commit_not_the_merge_comm
         "GITHUB_EVENT_PATH": str(event),
     }
     info = ci_info(env)
-    assert (info.pr, info.head_sha) == (5, "e" * 40)
-    assert ci_info({**env, "GITHUB_EVENT_PATH": str(tmp_path / "missing.json")}).head_sha is None
-    assert ci_info({**env, "GITHUB_REF": "refs/heads/main"}).head_sha is None
+    assert (info["pr"], info["head_sha"]) == (5, "e" * 40)
+    assert "head_sha" not in ci_info({**env, "GITHUB_EVENT_PATH": str(tmp_path / "missing.json")})
+    assert "head_sha" not in ci_info({**env, "GITHUB_REF": "refs/heads/main"})

@@ -89,13 +89,12 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
             raise
         # a capability that failed is left out of the list: "capabilities" problems follow from that
         problems += [p for p in exc.problems if not (p.key_path or "").startswith("capabilities")]
-    if problems:  # the file's own lines in file order, then its includes' problems
-        each = [one for problem in problems for one in problem.problems]
-        own = sorted((p for p in each if p.file == shown), key=_file_order)
-        raise BenchmarkFileError.of_all([*own, *(p for p in each if p.file != shown)])
+    if problems:
+        raise _all_of(problems, shown)
     bench._path = shown
     bench._agent_at = smap.position(("agent",))
-    _check_unique(bench, located if isinstance(raw_caps, list) else [], real.parent)
+    if problems := _check_unique(bench, located if isinstance(raw_caps, list) else [], real.parent):
+        raise _all_of(problems, shown)
     if bench.gate is not None:
         bench.gate = _validate_gate(bench.gate, smap)
     return bench
@@ -336,15 +335,28 @@ def _located_one(
     return smap.error(f"{message}{shown}", path)
 
 
-def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> None:
+def _all_of(problems: list[BenchmarkFileError], shown: str) -> BenchmarkFileError:
+    """One error with every problem: the file's own lines in file order, then its includes' problems."""
+    each = [one for problem in problems for one in problem.problems]
+    own = sorted((p for p in each if p.file == shown), key=_file_order)
+    return BenchmarkFileError.of_all([*own, *(p for p in each if p.file != shown)])
+
+
+def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> list[BenchmarkFileError]:
+    """Every repeated capability name or scenario id, and every scenario whose checks do not compile
+    (each scenario that compiles keeps its plan)."""
+    problems: list[BenchmarkFileError] = []
     seen_caps: dict[str, int] = {}
     for ci, (cap, item) in enumerate(zip(bench.capabilities, located, strict=False)):
         name_path = (*item.path, "id") if item.compact else (*item.path, "name")
         if cap.name in seen_caps:
-            raise item.smap.error(
-                f"capability {cap.name!r} is declared twice (case ids must be unique); rename one", name_path
+            problems.append(
+                item.smap.error(
+                    f"capability {cap.name!r} is declared twice (case ids must be unique); rename one",
+                    name_path,
+                )
             )
-        seen_caps[cap.name] = ci
+        seen_caps.setdefault(cap.name, ci)
         seen: dict[str, Scenario] = {}
         for si, scenario in enumerate(cap.scenarios):
             smap, spath = item.rows.get(si) or (
@@ -353,16 +365,19 @@ def _check_unique(bench: Benchmark, located: list[_Located], base_dir: Path) -> 
             )
             first = seen.get(scenario.key)
             if first is not None:
-                raise smap.error(
-                    f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}: "
-                    f"by {_described(first)} and {_described(scenario)}",
-                    (*spath, "id"),
+                problems.append(
+                    smap.error(
+                        f"scenario id {scenario.key!r} is used twice in capability {cap.name!r}: "
+                        f"by {_described(first)} and {_described(scenario)}",
+                        (*spath, "id"),
+                    )
                 )
-            seen[scenario.key] = scenario
+            seen.setdefault(scenario.key, scenario)
             try:
                 scenario.keep_plan(compile_scenario(scenario, bench.world, base_dir))
             except CheckerError as err:
-                raise smap.error(str(err), (*spath, *err.path)) from err
+                problems.append(smap.error(str(err), (*spath, *err.path)))
+    return problems
 
 
 def _described(scenario: Scenario) -> str:

@@ -340,3 +340,46 @@ def test_load_benchmark__compact_seed_form__is_one_scenario_in_a_capability_name
     assert compact.key == "land-where-asked"
     assert compact.location == ("bench.yaml", 3)
     assert compact.reference_outputs is not None
+
+
+EVERY_PROBLEM = """\
+benchmark: demo
+capabilities:
+  - name: a
+    scenarios:
+      - id: 1
+        prompt: p
+        success: {output: {contains: x}}
+      - id: 1
+        prompt: q
+        success: {output: {contains: y}}
+      - id: 2
+        prompt: r
+  - name: a
+    scenarios:
+      - id: 3
+        prompt: s
+        success: {tool_use: {calls: [], match_calls: superset}}
+"""
+
+
+def test_load_benchmark__several_ids_and_checks_wrong__lists_every_problem_in_file_order(
+    write: Writer,
+) -> None:
+    # a repeated id, a scenario without a criterion, a repeated capability and a vacuous check: all of
+    # them in one message, so a file with many mistakes is not fixed one run of `validate` at a time
+    path = write("bench.yaml", EVERY_PROBLEM)
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(path)
+    found = [(p.line, p.key_path) for p in caught.value.problems]
+    assert found == [
+        (8, "capabilities[0].scenarios[1].id"),
+        (11, "capabilities[0].scenarios[2]"),
+        (13, "capabilities[1].name"),
+        (17, "capabilities[1].scenarios[0].success.tool_use.calls"),
+    ]
+    text = str(caught.value)
+    assert "scenario id '1' is used twice in capability 'a'" in text
+    assert "no success criterion" in text
+    assert "capability 'a' is declared twice" in text
+    assert "decides nothing" in text

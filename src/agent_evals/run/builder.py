@@ -20,7 +20,6 @@ from agent_evals.evals.definition import spec_definitions
 from agent_evals.evals.execution import evaluator_name
 from agent_evals.evals.result import EvalCaseResult
 from agent_evals.evals.spec import EvalCaseSpec
-from agent_evals.evals.suite_ids import ID_BASE
 from agent_evals.record.case_stats import trial_outcome
 from agent_evals.record.fingerprint import fingerprint_of
 from agent_evals.record.read import decode_json
@@ -29,8 +28,7 @@ from agent_evals.record.streamed_suite import StreamedSuite
 from agent_evals.record.summary import RunSummary
 from agent_evals.record.text import plain_bytes
 from agent_evals.report.run_digest import RunDigest
-from agent_evals.run.facts import ci_info, git_info, utc_now
-from agent_evals.version import __version__
+from agent_evals.run.facts import git_info, run_block, utc_now
 
 if TYPE_CHECKING:
     from agent_evals.benchmark.result import BenchmarkResult
@@ -207,36 +205,15 @@ class RunBuilder:
         return self._partial[1]
 
     def _run_block(self, *, complete: bool, finished: bool = False) -> dict[str, Any]:
-        """The record's run block, as plain data in ``record.model.RunInfo``'s shape and key order (what
-        its dump would give: tests/unit/run/test_run_block.py), so a run loads no record model."""
-        block: dict[str, Any] = {"tool_version": __version__, "started_at": self.started_at}
-        if finished:
-            block["finished_at"] = utc_now()
-        block["complete"] = complete
-        budget = self.budget if finished else None
-        if budget is not None:
-            if budget.exhausted:
-                block["complete"] = False
-                block["incomplete_reason"] = "budget"
-            block["budget"] = {
-                "limit_usd": float(budget.limit_usd),
-                "spent_usd": float(round(budget.spent_usd, 6)),
-                "skipped_trials": budget.skipped,
-                "uncounted_trials": budget.uncounted_trials,
-            }
-            if budget.names:
-                block["budget"]["uncounted"] = list(budget.names)
-        block["suite_ids"] = ID_BASE
-        block["git"] = dict(self._git[0]) if self._git else {}
-        block["ci"] = ci_info(self.env)
-        if self.shard is not None:
-            from agent_evals.record.model import ShardInfo
-
-            shard = ShardInfo(
-                index=self.shard.shard.index, count=self.shard.shard.count, suites=self.shard.suites()
-            )
-            block["shard"] = shard.model_dump(mode="json", exclude_none=True)
-        return block
+        return run_block(
+            started_at=self.started_at,
+            complete=complete,
+            git=self._git[0] if self._git else {},
+            env=self.env,
+            finished=finished,
+            budget=self.budget,
+            shard=self.shard,
+        )
 
     def start(self) -> None:
         """Open the record file: from now on it is a valid record (``complete: false``) of what finished."""

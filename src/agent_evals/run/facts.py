@@ -1,7 +1,8 @@
-"""What a run records about where it ran: the time, the git commit and ref, the CI run and pull request.
+"""The record's run block: when the run ran, on which commit, in which CI run, and its budget and shard.
 
-Each is plain data as the record's ``run.git`` and ``run.ci`` hold it: the fields known, in
-``record.model.GitInfo``'s and ``CIInfo``'s order, the unknown ones left out (as their dump leaves out None).
+All of it is plain data as the record holds it: the fields known, in the order of the record's models
+(``RunInfo``, ``GitInfo``, ``CIInfo``, ``BudgetInfo``), the unknown ones left out as their dump leaves
+out None; so a run writes its record without loading pydantic (tests/unit/run/test_run_block.py).
 """
 
 from __future__ import annotations
@@ -11,14 +12,59 @@ import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_evals.clock import iso_utc
+from agent_evals.evals.suite_ids import ID_BASE
+from agent_evals.version import __version__
+
+if TYPE_CHECKING:
+    from agent_evals.cost.budget import Budget
+    from agent_evals.run.shard import Slicer
 
 
 def utc_now() -> str:
     """The current UTC time as ISO 8601 with a ``Z`` suffix."""
     return iso_utc()
+
+
+def run_block(
+    *,
+    started_at: str,
+    complete: bool,
+    git: Mapping[str, str],
+    env: Mapping[str, str],
+    finished: bool = False,
+    budget: Budget | None = None,
+    shard: Slicer | None = None,
+) -> dict[str, Any]:
+    """The run block: ``finished`` adds the end time and the budget's account (a spent budget makes the
+    run incomplete); ``git`` is :func:`git_info`'s answer and ``env`` gives :func:`ci_info`."""
+    block: dict[str, Any] = {"tool_version": __version__, "started_at": started_at}
+    if finished:
+        block["finished_at"] = utc_now()
+    block["complete"] = complete
+    if finished and budget is not None:
+        if budget.exhausted:
+            block["complete"] = False
+            block["incomplete_reason"] = "budget"
+        block["budget"] = {
+            "limit_usd": float(budget.limit_usd),
+            "spent_usd": float(round(budget.spent_usd, 6)),
+            "skipped_trials": budget.skipped,
+            "uncounted_trials": budget.uncounted_trials,
+        }
+        if budget.names:
+            block["budget"]["uncounted"] = list(budget.names)
+    block["suite_ids"] = ID_BASE
+    block["git"] = dict(git)
+    block["ci"] = ci_info(env)
+    if shard is not None:  # sharded runs load the record models (merge reads them too)
+        from agent_evals.record.model import ShardInfo
+
+        info = ShardInfo(index=shard.shard.index, count=shard.shard.count, suites=shard.suites())
+        block["shard"] = info.model_dump(mode="json", exclude_none=True)
+    return block
 
 
 def git_info(env: Mapping[str, str], cwd: Path) -> dict[str, str]:

@@ -61,11 +61,19 @@ PASSING = {
 
 
 def _ci(
-    tmp: Path, *args: str, extra_env: dict[str, str] | None = None, agent: str = AGENT
+    tmp: Path,
+    *args: str,
+    extra_env: dict[str, str] | None = None,
+    agent: str = AGENT,
+    files: dict[str, str] | None = None,
+    path: str = "w.yaml",
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     work, dump = tmp / "ws", tmp / "dump"
     work.mkdir()
     dump.mkdir()
+    for name, text in (files or {}).items():  # more files of the pull request's tree
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text, encoding="utf-8")
     (work / "w.yaml").write_text(BENCH, encoding="utf-8")
     (work / "w_agent.py").write_text(agent, encoding="utf-8")
     event = tmp / "event.json"
@@ -88,7 +96,7 @@ def _ci(
         **(extra_env or {}),
     }
     done = subprocess.run(
-        [CLI, "ci", "w.yaml", "--output-dir", str(tmp / "out"), *args],
+        [CLI, "ci", path, "--output-dir", str(tmp / "out"), *args],
         cwd=work, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     return done, dump
@@ -186,3 +194,23 @@ def test_ci_child_env__token_read_from_the_gate_process__masked_in_the_log_and_t
     record = (tmp_path / "out" / "run.json").read_text()
     assert TOKEN not in done.stdout + done.stderr + record
     assert '"ok ***"' in record
+
+
+def test_ci_child_run__a_folder_named_agent_evals_in_the_tree__does_not_stand_in_for_the_tool(
+    tmp_path: Path,
+) -> None:
+    # the suite runs in a child process started in the pull request's tree: a package of that name
+    # there (a vendored copy, a module of the project) must not replace the installed tool in it,
+    # while the tree's own packages stay importable from a benchmark in a sub-folder, as before
+    shadow = "raise SystemExit('SHADOWED: the tree\\'s agent_evals ran instead of the tool')\n"
+    files = {
+        "agent_evals/__init__.py": shadow,
+        "agent_evals/__main__.py": shadow,
+        "app/__init__.py": "",
+        "app/agent.py": AGENT,
+        "evals/app.yaml": BENCH.replace("w_agent:answer", "app.agent:answer"),
+    }
+    done, dump = _ci(tmp_path, files=files, path="evals/app.yaml")
+    assert "SHADOWED" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (dump / "agent.json").is_file()  # the tree's agent ran, under the tool

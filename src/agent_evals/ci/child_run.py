@@ -71,6 +71,19 @@ class ChildRun:
         return f"exited with code {self.code}"
 
 
+CHILD_MAIN = (
+    "import sys\n"
+    "tree = sys.path.pop(0) if sys.path[:1] == [''] else None\n"
+    "from agent_evals.cli.main import main\n"
+    "if tree is not None:\n"
+    "    sys.path.insert(0, tree)\n"
+    "main()\n"
+)
+"""The child's program: ``python -m agent_evals`` with the tool imported before the working directory
+(the tree under test) goes first on the path, so a folder named ``agent_evals`` there cannot stand in
+for the tool, while the tree's own modules are found as before (``agent: pkg.module:Agent``)."""
+
+
 def run_command(
     paths: Sequence[str],
     output: Path,
@@ -80,9 +93,9 @@ def run_command(
     concurrency: int | None,
     extra: Sequence[str] = (),
 ) -> list[str]:
-    """The child's command line: this Python, ``-m agent_evals run``, the same options (``extra``:
-    further ``run`` flags, e.g. ``--retry-errors 2``)."""
-    args = [sys.executable, "-m", "agent_evals", "run", *paths, "--output", str(output), "--quiet"]
+    """The child's command line: this Python running ``agent-evals run`` (:data:`CHILD_MAIN`), the same
+    options (``extra``: further ``run`` flags, e.g. ``--retry-errors 2``)."""
+    args = [sys.executable, "-c", CHILD_MAIN, "run", *paths, "--output", str(output), "--quiet"]
     if agent:
         args += ["--agent", agent]
     if trials is not None:

@@ -472,3 +472,41 @@ def test_run__without_output_where_the_default_folder_cannot_be_made__runs_and_s
     assert done.returncode == 0, done.stdout + done.stderr
     assert "note: no run record kept" in done.stderr and "pass -o RUN.json" in done.stderr
     assert "Run record written" not in done.stdout
+
+
+def test_run__agent_and_eval_import_a_package_at_the_project_root__as_in_ci(tmp_path: Path) -> None:
+    # `ci` runs the suites in a child started in the project's root, which finds `app/` there; the
+    # console script must find it too, or a suite that passes in CI fails on the author's machine
+    (tmp_path / "app").mkdir()
+    (tmp_path / "evals").mkdir()
+    _write(tmp_path, "app/__init__.py", "")
+    _write(tmp_path, "app/agent.py", "def answer(prompt):\n    return prompt.upper()\n")
+    _write(
+        tmp_path,
+        "evals/app.yaml",
+        """\
+        benchmark: app
+        agent: app.agent:answer
+        capabilities:
+          - name: shout
+            scenarios:
+              - id: hi
+                prompt: hi
+                success: {output: {equals: HI}}
+        """,
+    )
+    _write(
+        tmp_path,
+        "evals/eval_app.py",
+        """\
+        from agent_evals import eval, EvalContext
+        from app.agent import answer
+
+        @eval
+        def test_shout(ctx: EvalContext):
+            assert answer("ok") == "OK"
+        """,
+    )
+    done = _run("evals/", "--output", str(tmp_path / "run.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 cases, 2 passed" in done.stdout, done.stdout

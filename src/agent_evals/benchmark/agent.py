@@ -5,7 +5,6 @@ from __future__ import annotations
 import abc
 import importlib
 import inspect
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from agent_evals.core.executor import run_to_end
 from agent_evals.core.faults import in_daemon_thread
 from agent_evals.core.types import TaskResult
 from agent_evals.errors import AgentLoadError, did_you_mean
+from agent_evals.files.import_path import search_from
 
 
 class BaseAgent(abc.ABC):
@@ -51,9 +51,7 @@ def resolve_reference(ref: str, base_dir: Path | None) -> Any:
     if not sep or not module_name or not attr:
         raise AgentLoadError(f"agent {ref!r}: expected 'module:Class' or 'module:function'")
     if base_dir is not None:
-        folder = str(base_dir.resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+        search_from(base_dir)
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:

@@ -16,6 +16,7 @@ from types import ModuleType
 from agent_evals.errors import BenchmarkFileError, EvalFileError, UsageError
 from agent_evals.evals.decorator import EvalFunction
 from agent_evals.evals.tracebacks import describe, user_traceback
+from agent_evals.files.import_path import search_from
 
 EVAL_FILE_PATTERNS = ("eval_*.py", "*_eval.py", "evals.py")
 """File names searched for in directories (any ``*.py`` named explicitly is accepted)."""
@@ -143,15 +144,14 @@ def _module_name(path: Path) -> str:
 
 
 def import_eval_file(path: Path) -> ModuleType:
-    """Import a Python file by path (its folder goes on ``sys.path`` so sibling imports work).
+    """Import a Python file by path (its folder goes first on ``sys.path`` so sibling imports work, the
+    working directory last: ``files.import_path``).
 
     Any failure, syntax errors and ``SystemExit`` included, becomes an ``EvalFileError`` naming the file.
     """
     resolved = path.resolve()
     name = _module_name(path)  # importing again re-executes the file (regrade wants current code)
-    folder = str(resolved.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    search_from(resolved.parent)
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:
         raise EvalFileError(f"{path}: cannot be imported as a Python module")

@@ -7,7 +7,6 @@ import functools
 import importlib
 import inspect
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from agent_evals.adapters.scorers import AGENTEVALS_SCORERS, AUTOEVALS_SCORERS, NATIVE_SCORERS
 from agent_evals.core.scorer import Scorer
 from agent_evals.errors import AgentEvalsError, UnknownScorer, UsageError
+from agent_evals.files.import_path import search_from
 
 # name -> module defining it; the attribute has the same name. Wrapper modules (autoevals,
 # agentevals) are imported only when one of their scorers is used.
@@ -60,9 +60,7 @@ def custom_factory(ref: str, *, where: str = "", base_dir: Path | None = None) -
         raise UnknownScorer(f"{prefix}scorer {ref!r}: expected 'module:function' or 'module:Class'")
     module_name, _, attr = ref.partition(":")
     if base_dir is not None:
-        folder = str(base_dir.resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+        search_from(base_dir)
     searched = f" (searched {base_dir} and sys.path)" if base_dir is not None else ""
     try:
         module = importlib.import_module(module_name)

@@ -73,7 +73,7 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     capabilities: list[Capability] = []
     problems: list[BenchmarkFileError] = []  # every capability and the top level are checked: all are shown
     if isinstance(raw_caps, list):
-        located = _expand(raw_caps, smap, ("capabilities",), real, [real], _Budget())
+        located = _expand(raw_caps, smap, ("capabilities",), real, [real], _Budget(), problems)
         for item in located:
             try:
                 capabilities.append(_validate_capability(item))
@@ -109,22 +109,37 @@ def _kind(value: Any) -> str:
 
 
 def _expand(
-    entries: list[Any], smap: SourceMap, base: KeyPath, including: Path, stack: list[Path], budget: _Budget
+    entries: list[Any],
+    smap: SourceMap,
+    base: KeyPath,
+    including: Path,
+    stack: list[Path],
+    budget: _Budget,
+    problems: list[BenchmarkFileError],
 ) -> list[_Located]:
-    """Turn capability entries into located mappings, splicing ``file://`` includes in place."""
+    """Turn capability entries into located mappings, splicing ``file://`` includes in place; an entry
+    that is neither, or an include that fails, adds to ``problems`` and the others go on (an include
+    budget spent stops it all)."""
     out: list[_Located] = []
     for index, entry in enumerate(entries):
         where = (*base, index)
         if isinstance(entry, str) and entry[: len(INCLUDE_PREFIX)].lower() == INCLUDE_PREFIX:
-            out.extend(_include(entry, smap, where, including, stack, budget))
+            try:
+                out.extend(_include(entry, smap, where, including, stack, budget, problems))
+            except BenchmarkFileError as exc:
+                if budget.files > MAX_INCLUDES or budget.bytes > MAX_INCLUDE_BYTES:
+                    raise
+                problems.append(exc)
         elif isinstance(entry, dict):
             compact = _is_compact(entry)
             out.append(_Located(entry, smap, where, compact))
         else:
-            raise smap.error(
-                f"expected a capability mapping (name + scenarios), a scenario with id + prompt, "
-                f"or 'file://relative/path.yaml'; found {_kind(entry)}",
-                where,
+            problems.append(
+                smap.error(
+                    f"expected a capability mapping (name + scenarios), a scenario with id + prompt, "
+                    f"or 'file://relative/path.yaml'; found {_kind(entry)}",
+                    where,
+                )
             )
     return out
 
@@ -135,7 +150,13 @@ def _is_compact(entry: dict[str, Any]) -> bool:
 
 
 def _include(
-    ref: str, smap: SourceMap, where: KeyPath, including: Path, stack: list[Path], budget: _Budget
+    ref: str,
+    smap: SourceMap,
+    where: KeyPath,
+    including: Path,
+    stack: list[Path],
+    budget: _Budget,
+    problems: list[BenchmarkFileError],
 ) -> list[_Located]:
     rel = ref[len(INCLUDE_PREFIX) :]
     folder = including.parent
@@ -198,7 +219,7 @@ def _include(
                 "list capabilities in it or remove the include",
                 (),
             )
-        return _expand(data, sub, (), real, [*stack, real], budget)
+        return _expand(data, sub, (), real, [*stack, real], budget, problems)
     if isinstance(data, dict):
         compact = _is_compact(data)
         return [_Located(data, sub, (), compact)]

@@ -147,6 +147,7 @@ def test_include__fan_out_bomb__refused_early_with_the_chain(tmp_path: Path) -> 
     with pytest.raises(BenchmarkFileError, match="includes expand too far") as caught:
         load_benchmark(tmp_path / "main.yaml")
     assert "main.yaml -> " in str(caught.value) and "l8.yaml" in str(caught.value)
+    assert len(caught.value.problems) == 1  # a spent budget stops the expansion, it is not listed per include
 
 
 def test_include__the_same_file_many_times_within_the_budget__loads(tmp_path: Path) -> None:
@@ -227,3 +228,22 @@ def test_include__scheme_in_any_case__is_an_include(write: Writer, scheme: str) 
     write("suite/caps/a.yaml", CAPABILITY.format(name="a"))
     bench = load_benchmark(_main(write, f"{scheme}caps/a.yaml"))
     assert [c.name for c in bench.capabilities] == ["a"]
+
+
+def test_include__several_entries_wrong__every_one_is_reported_and_the_rest_checked(write: Writer) -> None:
+    # a missing file, an absolute path, an entry that is no capability, and a typo in a capability
+    # that loads: one message names all four, so the file is not fixed one `validate` at a time
+    write("suite/caps/a.yaml", CAPABILITY.format(name="a").replace("prompt", "promt"))
+    path = _main(write, "file://caps/gone.yaml", "file:///etc/caps.yaml", "42", "file://caps/a.yaml")
+    with pytest.raises(BenchmarkFileError) as caught:
+        load_benchmark(path)
+    found = [(p.file, p.line, p.key_path) for p in caught.value.problems]
+    main, included = str(Path("suite/main.yaml")), str(Path("suite/caps/a.yaml"))
+    assert found == [
+        (main, 3, "capabilities[0]"),
+        (main, 4, "capabilities[1]"),
+        (main, 5, "capabilities[2]"),
+        (included, 4, "scenarios[0].promt"),
+    ]
+    text = str(caught.value)
+    assert "does not exist" in text and "is absolute" in text and "found int 42" in text

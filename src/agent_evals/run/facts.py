@@ -49,8 +49,8 @@ def run_block(
             block["complete"] = False
             block["incomplete_reason"] = "budget"
         block["budget"] = {
-            "limit_usd": float(budget.limit_usd),
-            "spent_usd": float(round(budget.spent_usd, 6)),
+            "limit_usd": budget.limit_usd,
+            "spent_usd": round(budget.spent_usd, 6),
             "skipped_trials": budget.skipped,
             "uncounted_trials": budget.uncounted_trials,
         }

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agent_evals.core.converters.shapes import json_text
 from agent_evals.errors import MissingDependency
 
 # LangChain message ``type`` values and loose role spellings -> OpenAI roles.
@@ -37,12 +37,10 @@ def _wire_tool_call(call: Mapping[str, Any], where: str) -> dict[str, Any]:
         )
     if not isinstance(name, str) or not name:
         raise ValueError(f"{where}: a tool call's name must be a non-empty string, got {name!r}")
-    if not isinstance(arguments, str):
-        arguments = json.dumps(arguments if arguments is not None else {})
     return {
         "id": str(call.get("id") or ""),
         "type": "function",
-        "function": {"name": name, "arguments": arguments},
+        "function": {"name": name, "arguments": json_text(arguments)},
     }
 
 

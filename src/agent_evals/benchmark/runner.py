@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import re
+import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -18,13 +17,14 @@ from agent_evals.benchmark.checkers import ScenarioPlan, compile_scenario
 from agent_evals.benchmark.loader import load_benchmark
 from agent_evals.benchmark.result import BenchmarkResult, CaseOutcome, TrialOutcome, short
 from agent_evals.benchmark.schema import Benchmark, Capability, PlatformSpec, Scenario
+from agent_evals.benchmark.trial import Job, agent_context, finished_now, scored_later
 from agent_evals.clock import iso_utc
 from agent_evals.core.definition import definition_digest
-from agent_evals.core.executor import Attempted, Deadline, Outcome, run_user
+from agent_evals.core.executor import Attempted, Outcome, run_user
 from agent_evals.core.faults import TrialFault
 from agent_evals.core.retry import RetryPolicy
 from agent_evals.core.run_sync import run_sync
-from agent_evals.core.scorer import PreparedScorer, score_all
+from agent_evals.core.scorer import PreparedScorer
 from agent_evals.core.tracing import require_sdk
 from agent_evals.core.trials import (
     Called,
@@ -35,24 +35,23 @@ from agent_evals.core.trials import (
     drive,
     inspect_called,
 )
-from agent_evals.core.types import Score
 from agent_evals.cost.budget import active_budget
-from agent_evals.cost.meter import task_usage, trial_usage
 from agent_evals.errors import AgentLoadError, BenchmarkFileError
-from agent_evals.record.models import agent_models, judge_models
-from agent_evals.record.trial import distinct_key
+from agent_evals.record.models import judge_models
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-"""Called as ``progress(done, total)`` after every trial."""
+"""Called as ``progress(done, total)`` after every trial; from a worker thread when the trial is finished
+there (a sync agent without a time limit, native checks only), one call at a time."""
 
 OnStart = Callable[[BenchmarkResult], None]
 """Called once with the result as soon as the run starts; its cases fill in trial by trial and its
 ``complete`` turns True at the end, so a caller keeps what finished when the run is interrupted."""
 
 OnCase = Callable[[BenchmarkResult, int], None]
-"""Called as ``on_case(result, index)`` when ``result.cases[index]`` has run its last trial."""
+"""Called as ``on_case(result, index)`` when ``result.cases[index]`` has run its last trial (from a
+worker thread as :data:`Progress` may be, one call at a time)."""
 
 
 class Shard(Protocol):
@@ -67,18 +66,6 @@ class Shard(Protocol):
     ) -> list[int]:
         """Positions (in ``cases`` order, ``(case id, trials)``) of the cases this shard runs."""
         ...
-
-
-@dataclass
-class _Job:
-    case: CaseOutcome
-    scenario: Scenario
-    plan: ScenarioPlan
-    scorers: list[PreparedScorer]
-
-
-BENCHMARK_TIMEOUT_COVERS = "the agent, its checkers and its scorers"
-"""What a benchmark's ``timeout_s`` bounds: the whole trial (issue 30), named in its expiry error."""
 
 
 def _now() -> str:
@@ -151,7 +138,7 @@ def _asked(scenario: Scenario) -> dict[str, Any]:
 
 def prepare_benchmark(
     path: str | os.PathLike[str], agent: Any = None, case_filter: str | None = None
-) -> tuple[Benchmark, AgentHandle, list[_Job]]:
+) -> tuple[Benchmark, AgentHandle, list[Job]]:
     """Everything checked before a benchmark runs: the file, its scorers, the agent and its signature
     (and the OpenTelemetry SDK, when the file asks for ``trace: otel``).
 
@@ -236,41 +223,44 @@ async def run_benchmark_async(
         on_start(result)
     start = time.perf_counter()
     total = len(jobs) * k
-    done = 0
     width = concurrency or bench.execution.n_parallel_runs
     schedule = [(i, t) for i in range(len(jobs)) for t in range(k)]  # trials in schedule order
-    finished: dict[int, dict[int, TrialOutcome]] = {}  # trials of the cases still running
 
     async def attempt(n: int) -> Called:
         job = jobs[schedule[n][0]]  # through the executor, under our limit; a fresh context each attempt
-        context = _context(handle, job, schedule[n][1])
+        context = agent_context(handle, job, schedule[n][1])
         return await call_metered(handle.run, job.scenario.prompt, context, timeout=limit or None)
 
     def attempt_now(n: int) -> Called:
         job = jobs[schedule[n][0]]  # a sync agent without a limit, in a worker thread of the driver
-        return call_metered_now(handle.run_now, job.scenario.prompt, _context(handle, job, schedule[n][1]))
+        return call_metered_now(
+            handle.run_now, job.scenario.prompt, agent_context(handle, job, schedule[n][1])
+        )
 
     def threaded(_n: int) -> bool:
         # batched hand-offs to the worker threads, as for sync evals; under a budget each trial's
         # spend is charged when it is scored, so the next one asks the budget after that, unbatched
         return active_budget() is None
 
-    async def finish(n: int, ran: Attempted[Called]) -> None:
-        nonlocal done
+    land = _Landing(result, schedule, k, on_case, progress).land
+
+    def finish(n: int, ran: Attempted[Called]) -> Awaitable[None] | None:
         index, trial = schedule[n]
-        job = jobs[index]
-        outcome = await _finish_trial(job, trial, limit, ran)
-        # Each trial lands in its case as soon as it finishes, so an interruption keeps it.
-        slots = finished.setdefault(index, {})
-        slots[trial] = outcome
-        job.case.trials = [slots[t] for t in sorted(slots)]
-        done += 1
-        if len(slots) == k:
-            del finished[index]
-            if on_case is not None:
-                on_case(result, index)
-        if progress is not None:
-            progress(done, total)
+        outcome = finished_now(jobs[index], trial, ran)
+        if outcome is None:  # a scorer to wait for, on the loop
+            return score_later(n, ran)
+        land(n, outcome)
+        return None
+
+    async def score_later(n: int, ran: Attempted[Called]) -> None:
+        index = schedule[n][0]
+        land(n, await scored_later(jobs[index], limit, ran))
+
+    def finish_in_thread(n: int, ran: Attempted[Called]) -> None:
+        index, trial = schedule[n]
+        outcome = finished_now(jobs[index], trial, ran)
+        assert outcome is not None  # given to the driver only when every job's scorers are inline
+        land(n, outcome)
 
     body: TrialBody[Called] = TrialBody(
         attempt=attempt,
@@ -281,6 +271,8 @@ async def run_benchmark_async(
         traced=lambda _n: bench.execution.trace == "otel",
         # a sync agent without a limit runs in the driver's worker threads (no watchdog to time it)
         attempt_in_thread=attempt_now if not handle.is_async and not limit else None,
+        # native checks only: a threaded trial is scored and lands in its thread as it ends (as evals)
+        finish_in_thread=finish_in_thread if all(job.inline for job in jobs) else None,
         threaded=threaded,
     )
 
@@ -306,8 +298,43 @@ async def run_benchmark_async(
     return result
 
 
+class _Landing:
+    """Where a benchmark's trials land, from the loop and from the driver's worker threads: each in its
+    case as soon as it is scored, so an interruption keeps it; a case complete goes to ``on_case``."""
+
+    def __init__(
+        self,
+        result: BenchmarkResult,
+        schedule: list[tuple[int, int]],
+        k: int,
+        on_case: OnCase | None,
+        progress: Progress | None,
+    ) -> None:
+        self.result, self.schedule, self.k = result, schedule, k
+        self.on_case, self.progress = on_case, progress
+        self.done = 0
+        self.running: dict[int, dict[int, TrialOutcome]] = {}
+        """The finished trials of the cases still running, by case and trial."""
+        self._lock = threading.Lock()
+
+    def land(self, n: int, outcome: TrialOutcome) -> None:
+        """Trial ``n`` of the schedule is scored: into its case (one trial at a time)."""
+        index, trial = self.schedule[n]
+        with self._lock:
+            slots = self.running.setdefault(index, {})
+            slots[trial] = outcome
+            self.result.cases[index].trials = [slots[t] for t in sorted(slots)]
+            self.done += 1
+            if len(slots) == self.k:
+                del self.running[index]
+                if self.on_case is not None:
+                    self.on_case(self.result, index)
+            if self.progress is not None:
+                self.progress(self.done, len(self.schedule))
+
+
 def _setup_failed(
-    result: BenchmarkResult, jobs: list[_Job], k: int, ready: Outcome, on_case: OnCase | None
+    result: BenchmarkResult, jobs: list[Job], k: int, ready: Outcome, on_case: OnCase | None
 ) -> None:
     """Record every trial as errored by the agent's failed ``setup()`` (``on_setup_error="record"``)."""
     fault = ready.fault
@@ -334,9 +361,9 @@ async def _record_on_platform(spec: PlatformSpec, benchmark_id: str, result: Ben
     result.experiment_url = recorded.experiment_url
 
 
-def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
+def select_jobs(bench: Benchmark, case_filter: str | None) -> list[Job]:
     """The scenarios ``case_filter`` keeps, each compiled to its scorers."""
-    jobs: list[_Job] = []
+    jobs: list[Job] = []
     base_dir = Path(bench.path).resolve().parent
     shared = shared_definition(bench)
     for cap in bench.capabilities:
@@ -345,7 +372,7 @@ def select_jobs(bench: Benchmark, case_filter: str | None) -> list[_Job]:
                 continue
             plan: ScenarioPlan = scenario.plan or compile_scenario(scenario, bench.world, base_dir)
             scorers = [PreparedScorer.of(s) for s in plan.scorers]
-            jobs.append(_Job(_case(bench, cap, scenario, plan, shared), scenario, plan, scorers))
+            jobs.append(Job(_case(bench, cap, scenario, plan, shared), scenario, plan, scorers))
     return jobs
 
 
@@ -358,7 +385,7 @@ def _check_overrides(trials: int | None, concurrency: int | None, timeout_s: flo
 
 
 def _new_result(
-    bench: Benchmark, handle: AgentHandle, jobs: list[_Job], k: int, limit: float | None
+    bench: Benchmark, handle: AgentHandle, jobs: list[Job], k: int, limit: float | None
 ) -> BenchmarkResult:
     """The run's result before its first trial (its cases fill in as trials finish)."""
     return BenchmarkResult(
@@ -374,73 +401,6 @@ def _new_result(
         description=bench.description,
         started_at=_now(),
         complete=False,
-    )
-
-
-def _context(handle: AgentHandle, job: _Job, trial: int) -> dict[str, Any]:
-    """What the agent's ``run_case`` receives besides the prompt (fresh for every attempt)."""
-    context: dict[str, Any] = {
-        "case_id": job.case.id,
-        "trial": trial,
-        "dimensions": dict(job.case.dimensions),
-    }
-    if job.plan.state is not None:
-        context["state"] = copy.deepcopy(job.plan.state)
-    elif handle.accepts("state"):
-        context["state"] = {}
-    # the seed's form: appliers the agent applies to the world it keeps (always passed, [] when none)
-    context["preconditions"] = copy.deepcopy(job.plan.preconditions) if job.plan.preconditions else []
-    return context
-
-
-async def _finish_trial(job: _Job, trial: int, limit: float | None, ran: Attempted[Called]) -> TrialOutcome:
-    """A finished agent call as the trial's outcome: errored, or scored by every scorer."""
-    called = ran.value
-    outcome, meter = called.outcome, called.meter
-    start = time.perf_counter() - outcome.elapsed  # the final attempt is the trial
-    if not outcome.ok or ran.cache_error:
-        if outcome.fault is not None:
-            logger.debug("scenario %s trial %d raised", job.case.id, trial, exc_info=outcome.fault)
-        spent = trial_usage(None, meter, None, scope=ran.scope)  # calls made before the fault were paid for
-        return TrialOutcome(
-            passed=False,
-            error=ran.cache_error or outcome.error,
-            traceback=outcome.traceback,  # trimmed to the agent's own frames, as for evals
-            duration_s=time.perf_counter() - start,
-            usage=spent,
-            attempts=ran.attempts,
-            cache=ran.cache_summary,
-            models=sorted(agent_models(None, spent)) if spent else [],
-        )
-    task_result = outcome.value
-    scores: dict[str, Score] = {}
-    # the one scoring loop, under what is left of the trial's limit (it covers the agent, the
-    # checkers and the scorers); a stuck or faulty scorer is errored, naming itself
-    deadline = Deadline(limit or None, BENCHMARK_TIMEOUT_COVERS, start)
-    scored = await score_all(
-        job.scorers,
-        task_result,
-        job.plan.expected,
-        {"input": job.scenario.prompt},
-        deadline.left(),
-        deadline.expired if deadline.limit is not None else None,
-    )
-    for score in scored:
-        # keyed by the name the Score carries; a second Score with a taken name is kept as X#2
-        scores[distinct_key(score.name, scores)] = score
-    errored = [s for s in scores.values() if s.error]
-    context = getattr(task_result, "context", None) or {}
-    usage = task_usage(context, meter, scope=ran.scope)
-    return TrialOutcome(
-        passed=not errored and all(s.passed for s in scores.values()),
-        error=f"scorer {errored[0].name!r} errored: {errored[0].error}" if errored else None,
-        scores=scores,
-        duration_s=time.perf_counter() - start,
-        output=task_result.output,
-        usage=usage,
-        attempts=ran.attempts,
-        cache=ran.cache_summary,
-        models=sorted(agent_models(context, usage)) if context or usage else [],
     )
 
 

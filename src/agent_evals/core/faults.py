@@ -8,7 +8,7 @@ import contextvars
 import functools
 import sysconfig
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -79,18 +79,6 @@ def closing(exc: BaseException) -> bool:
 def unwrap(exc: BaseException) -> BaseException:
     """The user exception behind a :class:`TrialFault` (else ``exc`` itself)."""
     return exc.exc if isinstance(exc, TrialFault) else exc
-
-
-async def guarded(awaitable: Awaitable[T]) -> T:
-    """Await ``awaitable``; an absorbed BaseException that is not an Exception comes out as TrialFault."""
-    try:
-        return await awaitable
-    except Exception:
-        raise
-    except BaseException as exc:
-        if absorbed(exc) and not closing(exc):
-            raise TrialFault(exc) from exc
-        raise
 
 
 def safe_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from agent_evals.core.faults import absorbed, describe_fault, guarded
+from agent_evals.core.faults import absorbed, describe_fault
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 
 logger = logging.getLogger(__name__)
@@ -109,7 +109,8 @@ class PreparedScorer:
     is_async: bool = False
     """Whether calling it gives an awaitable (then it runs on the event loop)."""
     inline: bool = False
-    """A sync scorer that declares itself quick (``runs_inline = True``) and is called on the loop.
+    """A sync scorer that declares itself quick (``runs_inline = True``): called where the trial is
+    finished (on the loop, or in the worker thread of a trial without a limit) and never waited for.
 
     Every other sync scorer runs in a worker thread, so a slow one never stalls the event loop.
     """
@@ -148,22 +149,23 @@ class PreparedScorer:
             return out
         return self.check(out)
 
-    async def finish(
-        self, pending: Awaitable[Any], timeout_s: float | None = None, expiry: Expiry | None = None
-    ) -> Score:
-        """Await what :meth:`start` returned for an async scorer and check it."""
-        try:
-            guard = guarded(pending)  # SystemExit must not cross wait_for's task boundary
-            out = await (asyncio.wait_for(guard, timeout_s) if timeout_s is not None else guard)
-        except asyncio.CancelledError:
-            raise
-        except asyncio.TimeoutError:
-            if expiry is not None:
-                return error_score(self.name, expiry(f"scorer {self.name!r}"))
-            return error_score(self.name, f"scorer {self.name!r} timed out after {timeout_s:g}s")
-        except Exception as exc:
-            return self._raised(exc)
-        return self.check(out)
+    def now(self, result: TaskResult, expected: ExpectedResult | None, context: Mapping[str, Any]) -> Score:
+        """An inline scorer's Score, called here and now: it is sync and returns its Score at once.
+
+        One that hands back an awaitable anyway breaks that promise: its Score is an error naming it
+        (the awaitable is closed unawaited), so a trial scored in a worker thread never has to wait.
+        """
+        out = self.start(result, expected, context)
+        if isinstance(out, Score):
+            return out
+        close = getattr(out, "close", None)
+        if callable(close):
+            close()  # a coroutine never awaited: closed, so Python does not warn about it
+        return error_score(
+            self.name,
+            f"scorer {self.name!r} declares runs_inline = True but returned {type(out).__name__}; an inline "
+            "scorer is sync and returns its Score (drop runs_inline to have its result awaited)",
+        )
 
     async def score(
         self,
@@ -269,13 +271,9 @@ async def score_all(
     waiting: list[tuple[int, Awaitable[Score]]] = []
     for scorer in scorers:
         if scorer.inline:
-            out = scorer.start(result, expected, context)
-            if isinstance(out, Score):
-                scores.append(out)
-                continue
-            waiting.append((len(scores), scorer.finish(out, timeout_s, expiry)))
-        else:
-            waiting.append((len(scores), scorer.score(result, expected, context, timeout_s, expiry)))
+            scores.append(scorer.now(result, expected, context))
+            continue
+        waiting.append((len(scores), scorer.score(result, expected, context, timeout_s, expiry)))
         scores.append(None)
     if len(waiting) == 1:
         position, only = waiting[0]

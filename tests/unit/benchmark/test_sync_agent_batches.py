@@ -1,8 +1,10 @@
-"""A sync agent without a time limit: its trials go to the driver's worker threads in batches (as sync
-evals do), and nothing else about the run changes: results, errors, coroutines handed back, budgets."""
+"""A sync agent without a time limit: its trials go to the driver's worker threads in batches and, when
+every scorer is a native check, are scored and land there as each ends (as sync evals do); nothing else
+about the run changes: results, errors, coroutines handed back, budgets."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,19 +37,64 @@ def _bench(write: Writer, *, k: int = TRIALS, n: int = 1, timeout: str = "") -> 
     )
 
 
-async def test_sync_agent__no_limit__trials_handed_over_in_batches(write: Writer) -> None:
-    finished: list[int] = []
-    seen: list[int] = []  # how many trials had finished when each one started
+async def test_sync_agent__no_limit__each_trial_run_and_landed_in_its_worker_thread(write: Writer) -> None:
+    finished: list[tuple[int, str]] = []  # per landed trial: how many had landed, and where
+    seen: list[tuple[int, str]] = []  # per trial started: how many trials had landed, and where it ran
+
+    def echo(prompt: str) -> str:
+        seen.append((len(finished), threading.current_thread().name))
+        return prompt
+
+    result = await run_benchmark_async(
+        _bench(write),
+        echo,
+        progress=lambda done, _total: finished.append((done, threading.current_thread().name)),
+    )
+    assert result.trial_count == TRIALS and result.micro_pass_rate == 1.0
+    loop = threading.current_thread().name
+    assert all(where != loop for _, where in seen)  # in the driver's worker threads, not on the loop
+    # native checks only: each trial is scored and lands in the thread it ran in, before the next starts
+    assert [landed for landed, _ in seen] == list(range(TRIALS))
+    assert [where for _, where in finished] == [where for _, where in seen]
+
+
+async def test_sync_agent__a_scorer_to_wait_for__trials_batched_and_finished_on_the_loop(
+    write: Writer,
+) -> None:
+    finished: list[str] = []
+    seen: list[int] = []
 
     def echo(prompt: str) -> str:
         seen.append(len(finished))
         return prompt
 
+    write(
+        "waited_scorers.py",
+        """
+        from agent_evals import Score
+
+        def same(result, expected=None):  # a plain sync scorer: called in a thread of its own, awaited
+            return Score(name="same", value=1.0, passed=result.output == "1")
+        """,
+    )
+    path = write(
+        "bench.yaml",
+        f"""
+        benchmark: echo
+        execution: {{runs_per_scenario: {TRIALS}}}
+        capabilities:
+          - name: echo
+            scenarios:
+              - id: one
+                prompt: "1"
+                success: {{scorers: [{{type: "waited_scorers:same"}}]}}
+        """,
+    )
     result = await run_benchmark_async(
-        _bench(write), echo, progress=lambda done, _total: finished.append(done)
+        path, echo, progress=lambda _done, _total: finished.append(threading.current_thread().name)
     )
     assert result.trial_count == TRIALS and result.micro_pass_rate == 1.0
-    assert len(seen) == TRIALS
+    assert set(finished) == {threading.current_thread().name}  # landed on the loop
     # one trial at a time, yet many start before the previous one is finished on the loop: batches
     assert len(set(seen)) < TRIALS // 4
 
@@ -127,7 +174,7 @@ async def test_sync_agent__under_a_budget__stops_right_after_the_spend_not_a_bat
     assert budget.skipped == 45 and result.complete is False
 
 
-async def test_sync_agent__a_slow_trial_in_a_batch__the_trials_before_it_are_finished_before_the_rest_run(
+async def test_sync_agent__a_slow_trial_in_a_batch__every_trial_before_it_landed_before_it_ran(
     write: Writer,
 ) -> None:
     finished: list[int] = []
@@ -143,6 +190,4 @@ async def test_sync_agent__a_slow_trial_in_a_batch__the_trials_before_it_are_fin
         _bench(write), echo, progress=lambda done, _total: finished.append(done)
     )
     assert result.trial_count == TRIALS and result.micro_pass_rate == 1.0
-    assert seen[100] < 100  # the slow trial shared its hand-off with earlier ones (a batch)
-    # the hand-off stopped after it: every trial up to it was scored and recorded before the next started
-    assert seen[101] == 101
+    assert seen == list(range(TRIALS))  # each one landed (and reached the record) as it ended

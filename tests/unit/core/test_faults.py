@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent_evals.core.faults import TrialFault, absorbed, closing, guarded
+from agent_evals.core.executor import await_user
+from agent_evals.core.faults import absorbed, closing
 from agent_evals.core.signals import forget_signal, note_signal, signal_received
 
 
@@ -72,16 +73,15 @@ def test_closing__generator_exit__only_the_one_close_throws_in_passes_through(
     assert closing(make()) is expected
 
 
-def test_guarded__coroutine_closed_while_awaiting_user_code__closes_cleanly() -> None:
-    coro = guarded(asyncio.sleep(0))
+def test_await_user__coroutine_closed_while_awaiting_user_code__closes_cleanly() -> None:
+    coro = await_user(asyncio.sleep(0))
     coro.send(None)
     coro.close()  # a GeneratorExit absorbed here would make close() raise RuntimeError
 
 
-async def test_guarded__user_code_raises_generator_exit__its_trial_fault() -> None:
+async def test_await_user__user_code_raises_generator_exit__its_trial_fault() -> None:
     async def user() -> None:
         raise GeneratorExit("mine")
 
-    with pytest.raises(TrialFault) as caught:
-        await guarded(user())
-    assert isinstance(caught.value.exc, GeneratorExit)
+    outcome = await await_user(user())
+    assert isinstance(outcome.fault, GeneratorExit) and str(outcome.fault) == "mine"

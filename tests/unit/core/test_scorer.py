@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, scorer_name
+from agent_evals.core.scorer import PreparedScorer, Scorer, call_scorer, score_all, scorer_name
 from agent_evals.core.types import ExpectedResult, Score, TaskResult
 from agent_evals.record.trial import distinct_key
 
@@ -209,3 +209,53 @@ def _wrapped_with_kwargs() -> Judge:
 def test_prepared_scorer__context_keywords_only_for_scorers_taking_kwargs(make: Any, accepts: bool) -> None:
     first, second = PreparedScorer.of(make()), PreparedScorer.of(make())  # the second from the class's cache
     assert (first.accepts_context, second.accepts_context) == (accepts, accepts)
+
+
+class _Inline:
+    """A sync scorer that declares itself quick: called where its trial is finished, never awaited."""
+
+    runs_inline = True
+
+    def __init__(self, returns: Any) -> None:
+        self.returns = returns
+        self.name = "quick"
+
+    def __call__(self, result: TaskResult, expected: ExpectedResult | None = None) -> Any:
+        if isinstance(self.returns, BaseException):
+            raise self.returns
+        return self.returns() if callable(self.returns) else self.returns
+
+
+async def _later() -> Score:
+    await asyncio.sleep(0)
+    return Score(name="quick", value=1.0, passed=True)
+
+
+@pytest.mark.parametrize(
+    ("returns", "value", "passed", "error"),
+    [
+        (Score(name="quick", value=1.0, passed=True), 1.0, True, None),
+        (Score(name="", value=0.5, passed=False), 0.5, False, None),  # no name: the scorer's own
+        (RuntimeError("boom"), 0.0, False, "scorer 'quick' raised RuntimeError: boom"),
+        ("yes", 0.0, False, "scorer 'quick' returned str, expected a Score"),
+        (
+            _later,
+            0.0,
+            False,
+            "scorer 'quick' declares runs_inline = True but returned coroutine; an inline scorer is sync",
+        ),
+    ],
+    ids=["score", "score-without-name", "raises", "not-a-score", "awaitable"],
+)
+async def test_prepared_scorer_now__inline_scorer__its_score_at_once_or_an_error_naming_it(
+    returns: Any, value: float, passed: bool, error: str | None, recwarn: pytest.WarningsRecorder
+) -> None:
+    scorer = PreparedScorer.of(_Inline(returns))
+    assert scorer.inline
+    score = scorer.now(RESULT, EXPECTED, {})
+    assert (score.name, score.value, score.passed) == ("quick", value, passed)
+    assert (score.error or "").startswith(error or "") and (score.error is None) == (error is None)
+    # score_all gives the same Score, without awaiting anything
+    (again,) = await asyncio.wait_for(score_all([scorer], RESULT, EXPECTED, {}), 1)
+    assert (again.value, again.passed, again.error) == (score.value, score.passed, score.error)
+    assert not [w for w in recwarn if "never awaited" in str(w.message)]  # the coroutine was closed

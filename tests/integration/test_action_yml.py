@@ -419,6 +419,28 @@ def test_action__merge_shards__taken_from_the_input_or_a_job_level_variable_like
         assert runner.render(download["with"]["pattern"]) == "agent-evals-shard-g-*"
 
 
+@pytest.mark.parametrize(
+    ("inputs", "job_env", "shard"),
+    [
+        ({"shard": "2/3", "gate-id": "g"}, {}, "2/3"),
+        ({}, {"AGENT_EVALS_SHARD": "2/3", "AGENT_EVALS_GATE_ID": "g"}, "2/3"),  # job-level only
+        ({"shard": "1/3"}, {"AGENT_EVALS_SHARD": "2/3"}, "1/3"),  # the input wins
+        ({}, {}, ""),
+    ],
+    ids=["input", "job-level-variable", "input-over-variable", "neither"],
+)
+def test_action__shard__taken_from_the_input_or_a_job_level_variable_like_every_input(
+    tmp_path: Path, workspace: Path, inputs: dict[str, str], job_env: dict[str, str], shard: str
+) -> None:
+    runner = _runner(tmp_path, workspace, inputs, "push", {}, "refs/heads/main")
+    runner.job_env = job_env
+    steps = {step["name"]: step for step in ACTION["runs"]["steps"]}
+    one, gate = steps["Run one shard"], steps["Run the gate"]
+    # exactly one of the two runs: a shard job never gates, and a gate job never runs a slice
+    assert (runner.condition(one["if"]), runner.condition(gate["if"])) == (bool(shard), not shard)
+    assert runner.render(one["env"]["AGENT_EVALS_SHARD"]) == shard
+
+
 TRACED_AGENT = (
     "from opentelemetry import trace\n\ndef answer(prompt):\n"
     "    # ok only inside the trial's own trace (`--trace otel` reached the run)\n"

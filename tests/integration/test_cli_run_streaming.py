@@ -78,6 +78,44 @@ def test_run_killed_mid_run__leaves_a_valid_incomplete_record_of_exactly_the_fin
     assert json.loads(verdict.read_text(encoding="utf-8"))["outcome"] == "incomplete"
 
 
+BENCH_DIES = """
+benchmark: dies
+agent: dying_agent:answer
+capabilities:
+  - name: count
+    scenarios:
+""" + "".join(f"      - {{id: c{i}, prompt: '{i}', success: {{output: {{equals: ok}}}}}}\n" for i in range(8))
+
+DYING_AGENT = """
+import os, signal
+
+def answer(prompt):
+    if prompt == "5":  # in the middle of a hand-off of several trials to the worker thread
+        {how}
+    return "no" if prompt == "1" else "ok"
+"""
+
+
+@pytest.mark.parametrize("how", list(HOW), ids=list(HOW))
+def test_benchmark_killed_mid_batch__the_record_keeps_every_scenario_scored_before_it(
+    tmp_path: Path, how: str
+) -> None:
+    code, expected_rc = HOW[how]
+    (tmp_path / "dies.yaml").write_text(BENCH_DIES, encoding="utf-8")
+    (tmp_path / "dying_agent.py").write_text(textwrap.dedent(DYING_AGENT.format(how=code)), encoding="utf-8")
+    out = tmp_path / "run.json"
+    done = _run(tmp_path, "run", "dies.yaml", "--output", str(out))
+    assert done.returncode == expected_rc, done.stderr
+    assert not out.exists()
+    record = read_record(partial_path(out))
+    assert record.run.complete is False
+    [suite] = record.suites
+    # a sync agent's trials go to a worker thread several at a time, and each is scored and
+    # written there as it ends: none that finished before the agent died is lost with the batch
+    assert [c.id for c in suite.cases] == [f"count/c{i}" for i in range(5)]
+    assert [c.trials[0].passed for c in suite.cases] == [True, False, True, True, True]
+
+
 FILLS = """
 from agent_evals import eval, EvalContext
 

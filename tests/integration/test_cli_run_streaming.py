@@ -169,6 +169,52 @@ def test_disk_full_mid_run__exit_2__the_streamed_record_stays_whole(
     assert [c.name for c in suite.cases] == [f"test_big[c{i}]" for i in range(len(suite.cases))]
 
 
+BENCH_FILLS = """
+benchmark: fills
+agent: filling_agent:answer
+capabilities:
+  - name: big
+    scenarios:
+""" + "".join(
+    f"      - {{id: c{i}, prompt: '{i}', success: {{output: {{contains: x}}}}}}\n" for i in range(40)
+)
+
+
+def test_disk_full_mid_benchmark__exit_2__the_record_written_from_the_worker_thread_stays_whole(
+    tmp_path: Path,
+) -> None:
+    import resource
+    import signal
+
+    def full_disk() -> None:  # in the child: writes past 4,000 bytes fail (EFBIG), as with no space left
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4_000, 4_000))
+
+    (tmp_path / "fills.yaml").write_text(BENCH_FILLS, encoding="utf-8")
+    (tmp_path / "filling_agent.py").write_text(
+        "def answer(prompt):\n    return 'x' * 400\n", encoding="utf-8"
+    )
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [CLI, "run", "fills.yaml", "--output", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=full_disk,  # only sets the limit
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot write the run record" in done.stderr
+    assert not out.exists()
+    partial = partial_path(out)
+    jsonschema.validate(json.loads(partial.read_text(encoding="utf-8")), load_run_schema())
+    record = read_record(partial)
+    assert record.run.complete is False
+    [suite] = record.suites
+    assert 0 < len(suite.cases) < 40
+    assert [c.id for c in suite.cases] == [f"big/c{i}" for i in range(len(suite.cases))]
+
+
 ORDER = """
 import asyncio
 from agent_evals import eval, EvalContext

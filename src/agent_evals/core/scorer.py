@@ -178,10 +178,10 @@ class PreparedScorer:
         """Call the scorer through the one trial executor and always come back with a Score keyed by
         ``self.name``, at most ``timeout_s`` seconds later.
 
-        Async and inline scorers are called on the loop (an async one that blocks the loop past the
-        limit is errored, never passed); every other sync scorer runs in a daemon thread of its own,
-        so one stuck past the limit holds only that thread and never keeps the process alive. An
-        exception, a timeout or a return value that is not a Score becomes a Score with ``error``
+        For a scorer that is not inline (those are scored by :meth:`now`): an async one is called on
+        the loop (one that blocks the loop past the limit is errored, never passed); a sync one runs
+        in a daemon thread of its own, so one stuck past the limit holds only that thread and never
+        keeps the process alive. An exception, a timeout or a return value that is not a Score becomes a Score with ``error``
         set, value 0 and ``passed`` False. ``expiry(part)``: the error when the limit passes (a
         trial's shared limit names its part that overran), else the scorer's own timeout text.
         """
@@ -193,7 +193,7 @@ class PreparedScorer:
             expected,
             context,
             timeout=timeout_s,
-            thread=not (self.is_async or self.inline),
+            thread=not self.is_async,
         )
         if outcome.late and outcome.limit is not None:
             why = "an async scorer that blocks the event loop cannot be stopped at the limit"
@@ -264,8 +264,9 @@ async def score_all(
     ``timeout_s`` bounds each scorer; ``expiry(part)`` gives the error of one still running then
     (a trial's shared limit: see ``core.executor.Deadline``).
 
-    Quick inline scorers finish first on the loop; the others (async ones, and sync ones in worker
-    threads) run side by side, so three 1-second judges take about a second, not three.
+    Quick inline scorers are scored first, here and now (:meth:`PreparedScorer.now`); the others
+    (async ones, and sync ones in worker threads) run side by side, so three 1-second judges take
+    about a second, not three.
     """
     scores: list[Score | None] = []
     waiting: list[tuple[int, Awaitable[Score]]] = []
@@ -290,7 +291,9 @@ async def call_scorer(
 ) -> Score:
     """Run one scorer on one result and return its Score, never raising for scorer faults.
 
-    Handles sync and async scorers, passes ``context`` only when the scorer accepts
-    ``**kwargs``, and turns exceptions and non-Score returns into error Scores.
+    Handles sync, async and inline scorers as a run does (:func:`score_all`), passes ``context``
+    only when the scorer accepts ``**kwargs``, and turns exceptions and non-Score returns into
+    error Scores.
     """
-    return await PreparedScorer.of(scorer).score(result, expected, context)
+    (score,) = await score_all([PreparedScorer.of(scorer)], result, expected, context)
+    return score

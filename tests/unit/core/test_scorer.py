@@ -259,3 +259,10 @@ async def test_prepared_scorer_now__inline_scorer__its_score_at_once_or_an_error
     (again,) = await asyncio.wait_for(score_all([scorer], RESULT, EXPECTED, {}), 1)
     assert (again.value, again.passed, again.error) == (score.value, score.passed, score.error)
     assert not [w for w in recwarn if "never awaited" in str(w.message)]  # the coroutine was closed
+
+
+async def test_call_scorer__inline_scorer__by_the_rules_of_a_run() -> None:
+    # outside a run as inside it: an inline scorer's awaitable is refused, not awaited
+    score = await call_scorer(_Inline(_later), RESULT, EXPECTED)
+    assert score.passed is False and "declares runs_inline = True" in (score.error or "")
+    assert (await call_scorer(_Inline(Score(name="quick", value=1.0, passed=True)), RESULT)).passed

@@ -32,8 +32,10 @@ lint: $(STAMP_ALL)
 typecheck: $(STAMP_ALL)
 	$(BIN)/mypy
 
+# four worker processes (pytest-xdist): most tests wait on subprocesses, servers and deadlines, so even
+# two cores keep four busy; the suite takes about 10 minutes that way instead of 16 (2 cores, 2026-12-06)
 unit: $(STAMP_ALL)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 4
 
 test: lint typecheck unit
 

@@ -15,6 +15,8 @@ import pytest
 CLI = str(Path(sys.executable).with_name("agent-evals"))
 LIMIT_S = 1.0
 """The trial limit; case c1 sleeps 30 s, far past it."""
+SLACK_S = 0.1
+"""How much earlier than the limit c2's written start may be than c1's (each is written late by a bit)."""
 CASES = ("c0", "c1", "c2", "c3", "c4")
 
 AGENT = """
@@ -80,7 +82,9 @@ def test_sync_trial_stuck_past_its_limit__concurrency_1__next_trials_start_at_th
     starts = dict(line.split() for line in (tmp_path / "starts.txt").read_text().splitlines())
     assert sorted(starts) == list(CASES)
     waited = float(starts["c2"]) - float(starts["c1"])
-    assert LIMIT_S <= waited < LIMIT_S + 1.5, f"c2 started {waited:.2f}s after the stuck c1"
+    # each start is written a little after its trial began (a thread hand-off, opening the file), and
+    # c1's delay may exceed c2's on a busy machine: c2 starts at the limit, within that slack
+    assert LIMIT_S - SLACK_S <= waited < LIMIT_S + 1.5, f"c2 started {waited:.3f}s after the stuck c1"
     trials = {}
     for suite in json.loads(record.read_text(encoding="utf-8"))["suites"]:
         for case in suite["cases"]:

@@ -132,40 +132,52 @@ DISK_FULL: dict[str, tuple[int, bool]] = {
 }
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
-@pytest.mark.parametrize(("limit", "some"), list(DISK_FULL.values()), ids=list(DISK_FULL))
-def test_disk_full_mid_run__exit_2__the_streamed_record_stays_whole(
-    tmp_path: Path, limit: int, some: bool
-) -> None:
+def _run_until_the_disk_fills(cwd: Path, target: str, limit: int) -> subprocess.CompletedProcess[str]:
+    """``agent-evals run TARGET --output run.json`` where writes past ``limit`` bytes fail (EFBIG), as
+    with no space left; it must exit 2 saying so, leaving no finished record."""
     import resource
     import signal
 
-    def full_disk() -> None:  # in the child: writes past `limit` bytes fail (EFBIG), as with no space left
+    def full_disk() -> None:  # in the child: only sets the limit
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    (tmp_path / "eval_fills.py").write_text(textwrap.dedent(FILLS), encoding="utf-8")
-    out = tmp_path / "run.json"
     done = subprocess.run(
-        [CLI, "run", "eval_fills.py", "--output", str(out)],
-        cwd=tmp_path,
+        [CLI, "run", target, "--output", "run.json"],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=full_disk,  # only sets the limit
+        preexec_fn=full_disk,
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot write the run record" in done.stderr
-    assert not out.exists()
-    partial = partial_path(out)
-    if not some:  # no record could be written at all: none is left, not a torn one
-        assert not partial.exists()
-        return
+    assert not (cwd / "run.json").exists()
+    return done
+
+
+def _streamed_suite(partial: Path) -> Any:
+    """The one suite of a streamed partial record, checked against the schema and the reader."""
     jsonschema.validate(json.loads(partial.read_text(encoding="utf-8")), load_run_schema())
     record = read_record(partial)
     assert record.run.complete is False
     [suite] = record.suites
     assert 0 < len(suite.cases) < 40
+    return suite
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+@pytest.mark.parametrize(("limit", "some"), list(DISK_FULL.values()), ids=list(DISK_FULL))
+def test_disk_full_mid_run__exit_2__the_streamed_record_stays_whole(
+    tmp_path: Path, limit: int, some: bool
+) -> None:
+    (tmp_path / "eval_fills.py").write_text(textwrap.dedent(FILLS), encoding="utf-8")
+    _run_until_the_disk_fills(tmp_path, "eval_fills.py", limit)
+    partial = partial_path(tmp_path / "run.json")
+    if not some:  # no record could be written at all: none is left, not a torn one
+        assert not partial.exists()
+        return
+    suite = _streamed_suite(partial)
     assert [c.name for c in suite.cases] == [f"test_big[c{i}]" for i in range(len(suite.cases))]
 
 
@@ -180,38 +192,16 @@ capabilities:
 )
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
 def test_disk_full_mid_benchmark__exit_2__the_record_written_from_the_worker_thread_stays_whole(
     tmp_path: Path,
 ) -> None:
-    import resource
-    import signal
-
-    def full_disk() -> None:  # in the child: writes past 4,000 bytes fail (EFBIG), as with no space left
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4_000, 4_000))
-
     (tmp_path / "fills.yaml").write_text(BENCH_FILLS, encoding="utf-8")
     (tmp_path / "filling_agent.py").write_text(
         "def answer(prompt):\n    return 'x' * 400\n", encoding="utf-8"
     )
-    out = tmp_path / "run.json"
-    done = subprocess.run(
-        [CLI, "run", "fills.yaml", "--output", str(out)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=full_disk,  # only sets the limit
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "cannot write the run record" in done.stderr
-    assert not out.exists()
-    partial = partial_path(out)
-    jsonschema.validate(json.loads(partial.read_text(encoding="utf-8")), load_run_schema())
-    record = read_record(partial)
-    assert record.run.complete is False
-    [suite] = record.suites
-    assert 0 < len(suite.cases) < 40
+    _run_until_the_disk_fills(tmp_path, "fills.yaml", 4_000)
+    suite = _streamed_suite(partial_path(tmp_path / "run.json"))
     assert [c.id for c in suite.cases] == [f"big/c{i}" for i in range(len(suite.cases))]
 
 

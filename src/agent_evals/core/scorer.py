@@ -181,9 +181,10 @@ class PreparedScorer:
         For a scorer that is not inline (those are scored by :meth:`now`): an async one is called on
         the loop (one that blocks the loop past the limit is errored, never passed); a sync one runs
         in a daemon thread of its own, so one stuck past the limit holds only that thread and never
-        keeps the process alive. An exception, a timeout or a return value that is not a Score becomes a Score with ``error``
-        set, value 0 and ``passed`` False. ``expiry(part)``: the error when the limit passes (a
-        trial's shared limit names its part that overran), else the scorer's own timeout text.
+        keeps the process alive. An exception, a timeout or a return value that is not a Score
+        becomes a Score with ``error`` set, value 0 and ``passed`` False. ``expiry(part)``: the error
+        when the limit passes (a trial's shared limit names its part that overran), else the
+        scorer's own timeout text.
         """
         from agent_evals.core.executor import run_user
 

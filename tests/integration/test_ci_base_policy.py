@@ -161,6 +161,36 @@ def test_ci__pr_tightens__applies_at_once_without_a_line(h: Harness) -> None:
     assert "pull request loosened" not in result.stdout
 
 
+def _six_capabilities() -> str:
+    """The benchmark as six capabilities of four cases (c00-c23)."""
+    lines = ["benchmark: tiny", "agent: tiny_agent:answer", "execution:", "  runs_per_scenario: 1"]
+    lines += ["capabilities:"]
+    for group in range(6):
+        lines += [f"  - name: g{group}", "    scenarios:"]
+        for case in range(group * 4, group * 4 + 4):
+            lines += [f"      - id: c{case:02d}", f"        prompt: c{case:02d}", "        success:"]
+            lines += ["          output: {contains: ok}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["repo config", "benchmark gate block"])
+def test_ci__pr_gates_more_groups__they_cannot_dilute_the_suites_test(h: Harness, where: str) -> None:
+    # one case of each capability breaks: the suite's drop is significant (p = 1/64); gating every
+    # group (a tightening) put six tests that cannot reach alpha into its Holm family: p = 7/64, exit 0
+    (_workspace(h) / "bench.yaml").write_text(_six_capabilities())
+    _baseline(h)
+    bench = h.tmp / "ws" / "bench.yaml"
+    if where == "repo config":
+        _config(h, 'gate:\n  overrides:\n    "tiny/*": {}\n')
+    else:
+        bench.write_text(bench.read_text() + 'gate:\n  overrides:\n    "*/*": {}\n    "g*": {}\n')
+    result = h.run(fail=tuple(f"c{group * 4:02d}" for group in range(6)))
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["status"] == "failed"
+    assert "p = 0.0156 adjusted" in _text(result)
+    assert "the base value applies" not in _text(result)  # a tightening: no line
+
+
 def test_ci__accept_label__prs_policy_applies_exit_0_recorded_as_accepted(h: Harness) -> None:
     _baseline(h)
     _config(h, "gate:\n  max_drop: 0.99\n")

@@ -11,6 +11,7 @@ from agent_evals.gate.measured import ACCEPT, named, rename_message
 from agent_evals.gate.model import (
     BaselineInfo,
     Comparison,
+    ErrorRise,
     Mode,
     Outcome,
     Reason,
@@ -25,7 +26,7 @@ from agent_evals.gate.picks import passing_critical, select_cases
 from agent_evals.gate.policy import Knobs, Policy
 from agent_evals.gate.renamed import rename_check
 from agent_evals.gate.reuse import split_reused
-from agent_evals.gate.suite_compare import SuiteWork, finish, prepare
+from agent_evals.gate.suite_compare import SuiteWork, Unit, finish, prepare
 from agent_evals.gate.trend import suite_trend
 from agent_evals.gate.unmatched import refuse_unmatched
 from agent_evals.gate.verdict import removed_critical_message, worst_outcome, worst_verdict
@@ -300,7 +301,7 @@ def _test_together(
     renames = [(w.result.renamed, w.pick.knobs) for w in works if w.result.renamed is not None]
     renames += [(across, effective)] if across is not None else []
     renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
-    _holm_family(works, renames)
+    _holm_families(works, renames, floored=any(w.pick.resolved.policy.floored for w in works))
     return across
 
 
@@ -340,25 +341,45 @@ def _run_verdict(
     return verdict, worst_outcome(outcomes)
 
 
-def _holm_family(works: Sequence[SuiteWork], renames: Sequence[tuple[RenameCheck, Knobs]]) -> None:
-    """Adjust every test that can fail the pull request together (Holm): the suites' and gated groups'
-    drop tests, the error-rise tests and the renamed-cases tests; each gets its adjusted p-value and
-    whether it is significant."""
+def _holm_families(
+    works: Sequence[SuiteWork], renames: Sequence[tuple[RenameCheck, Knobs]], *, floored: bool
+) -> None:
+    """Adjust every test that can fail the pull request (Holm): the suites' and gated groups' drop
+    tests, the error-rise tests and the renamed-cases tests; each gets its adjusted p-value and whether
+    it is significant.
+
+    One family, unless a base side floors the policy (``floored``: ``ci`` on a pull request): then the
+    tests the pull request brings (a group only its policy gates, cases it renamed) form a family of
+    their own. In the base side's family they would raise its tests' p-values: gating a few more groups
+    or renaming passing cases turned a significant regression into "inconclusive". On their own they
+    can add a failure, never take one away."""
     units = [w.unit for w in works if w.unit is not None]
     units += [u for w in works for u in w.group_units.values()]
-    # one Holm family: every test that can fail the pull request. A drop test without a case that both
-    # passed and failed, and an error-rise test that cannot reach alpha wherever its errors fell, never
-    # can; in the family they only raised the others' p-values (an unchanged second suite, or a single
-    # timeout, turned a significant regression into "inconclusive"). Left out, each keeps its own p.
     for unit in units:
         if unit.stat.p_value is None:
             unit.stat.p_adjusted = 1.0
+    # a drop test without a case that both passed and failed, and an error-rise test that cannot
+    # reach alpha wherever its errors fell, can never fail the pull request; in a family they only
+    # raised the others' p-values (an unchanged second suite, or a single timeout, turned a
+    # significant regression into "inconclusive"). Left out, each keeps its own p.
     units = [u for u in units if informative(u.pairs)]
     rises = [
         (w.result.error_rise, w.pick.knobs)
         for w in works
         if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
     ]
+    brought = [u for u in units if floored and u.pull_request_only]
+    _adjust([u for u in units if u not in brought], rises, [] if floored else renames)
+    if floored:
+        _adjust(brought, [], renames)
+
+
+def _adjust(
+    units: Sequence[Unit],
+    rises: Sequence[tuple[ErrorRise, Knobs]],
+    renames: Sequence[tuple[RenameCheck, Knobs]],
+) -> None:
+    """Holm over one family: its drop tests, error-rise tests and renamed-cases tests."""
     adjusted = holm(
         [1.0 if u.stat.p_value is None else u.stat.p_value for u in units]
         + [r.p_value for r, _ in rises]

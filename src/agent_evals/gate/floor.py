@@ -65,6 +65,17 @@ def recorded_policies(suites: Iterable[tuple[str, Any]], *, source: str) -> dict
     return policies
 
 
+def gated_by_pull_request_only(policy: Policy, suite_id: str, group: str) -> bool:
+    """Whether only the pull request's own policy gates the group, not its floor (the base side's): its
+    test then gets a family of its own and cannot dilute the tests the base side asked for."""
+    base = policy.base_for(suite_id)
+    return (
+        base is not None
+        and not base.group_is_gated(suite_id, group)
+        and policy.group_is_gated(suite_id, group)
+    )
+
+
 # -- what a pull request loosened -------------------------------------------------------------------
 
 

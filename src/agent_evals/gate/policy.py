@@ -236,7 +236,7 @@ class Policy(BaseModel):
     @property
     def sources(self) -> list[str]:
         """Names of the sources that contributed, lowest precedence first."""
-        floored = ["base side (floor)"] if self.floor is not None or self.floor_by_suite else []
+        floored = ["base side (floor)"] if self.floored else []
         return ["defaults", *[layer.source for layer in self.layers], *floored]
 
     @computed_field  # type: ignore[prop-decorator]
@@ -253,6 +253,11 @@ class Policy(BaseModel):
     def base_for(self, suite_id: str | None) -> Policy | None:
         """The base side's policy that floors this suite's knobs (None: no floor)."""
         return self.floor_by_suite.get(suite_id, self.floor) if suite_id is not None else self.floor
+
+    @property
+    def floored(self) -> bool:
+        """Whether a base side floors this policy (``ci`` on a pull request, the publisher)."""
+        return self.floor is not None or bool(self.floor_by_suite)
 
     def own(self) -> Policy:
         """This policy without its floor: what its own sources say."""

@@ -12,6 +12,7 @@ from agent_evals.gate import breakdown, redefined, usage_gate
 from agent_evals.gate.align import CLASS_ORDER, usage_diff
 from agent_evals.gate.block_change import gate_block_note
 from agent_evals.gate.diffs import case_diff
+from agent_evals.gate.floor import gated_by_pull_request_only
 from agent_evals.gate.measured import fewer_trials, suite_reasons, trials_change
 from agent_evals.gate.model import (
     DeltaStat,
@@ -44,6 +45,8 @@ class Unit:
     stat: DeltaStat
     pairs: Pairs
     knobs: Knobs
+    pull_request_only: bool = False
+    """A group only the pull request's policy gates: tested in a family of its own (``gate.compare``)."""
 
 
 @dataclass
@@ -146,7 +149,10 @@ def prepare(
         if base is not None and row.delta is not None and pick.resolved.gated(row.key):
             row.gated = True
             work.group_units[row.key] = Unit(
-                row.delta, pairs_of_counts(counts.group_sides(row.key)), pick.resolved.group(row.key)
+                row.delta,
+                pairs_of_counts(counts.group_sides(row.key)),
+                pick.resolved.group(row.key),
+                gated_by_pull_request_only(pick.resolved.policy, sid, row.key),
             )
     return work
 

@@ -9,7 +9,7 @@ import pytest
 
 from agent_evals.gate.compare import compare_documents, compare_runs, single_run
 from agent_evals.gate.model import Comparison
-from agent_evals.gate.policy import Policy, resolve_policy
+from agent_evals.gate.policy import Layer, Policy, parse_block, resolve_policy
 from agent_evals.record.model import RunRecord
 from agent_evals.report.markdown import render_markdown
 from agent_evals.report.terminal import render_terminal
@@ -496,3 +496,63 @@ def test_compare__verdict_never_passed_when_the_gate_fails(
     result = compare(base(record, cases), cand(record, cases), **flags)
     assert (result.verdict, result.exit_code) == (verdict, code)
     assert json.loads(render_json(result))["verdict"] == verdict  # what the action's `status` reports
+
+
+# -- a pull request cannot dilute the base side's tests -------------------------------------------------
+
+SIX_GROUPS = {f"g{g}/c{i}": "P" for g in range(6) for i in range(4)}
+ONE_DOWN_IN_EACH = SIX_GROUPS | {f"g{g}/c0": "F" for g in range(6)}  # 6 flips: McNemar p = 1/64
+
+
+def _layer(block: dict[str, Any], source: str) -> Layer:
+    return Layer(source=source, block=parse_block(block, source=source))
+
+
+GATE_ALL = {"overrides": {"tiny/*": {}}}
+"""Gates every group of the suite and sets no knob: a tightening by the floor's rules."""
+
+
+@pytest.mark.parametrize(
+    ("base_gates", "pr_gates", "floored", "suite_p", "verdict"),
+    [
+        pytest.param(False, False, True, 1 / 64, "failed", id="nothing-gated"),
+        # the groups the pull request gates are tested in a family of their own: the suite keeps its p
+        pytest.param(False, True, True, 1 / 64, "failed", id="pr-gates-every-group"),
+        # the groups the base side gates share the suite's family: 7 tests, the suite's p times 7
+        pytest.param(True, False, True, 7 / 64, "inconclusive", id="base-gates-every-group"),
+        pytest.param(True, True, True, 7 / 64, "inconclusive", id="both-gate-every-group"),
+        # no base side (your own `compare`): one family, as the policy says
+        pytest.param(False, True, False, 7 / 64, "inconclusive", id="compare-without-a-floor"),
+    ],
+)
+def test_compare__groups_only_the_pull_request_gates__own_family_never_dilute_the_suites_test(
+    record, base_gates: bool, pr_gates: bool, floored: bool, suite_p: float, verdict: str
+) -> None:
+    own = Policy(layers=[_layer(GATE_ALL, "pull request")] if pr_gates else [])
+    base = Policy(layers=[_layer(GATE_ALL, "base")] if base_gates else [])
+    pol = own.model_copy(update={"floor": base}) if floored else own
+    result = compare_documents(record({"tiny": SIX_GROUPS}), record({"tiny": ONE_DOWN_IN_EACH}), pol)
+    [suite] = result.suites
+    assert suite.delta is not None and suite.delta.p_adjusted == pytest.approx(suite_p)
+    assert sum(g.gated for g in suite.groups) == (6 if base_gates or pr_gates else 0)
+    assert (result.verdict, result.exit_code) == (verdict, 1 if verdict == "failed" else 0)
+
+
+@pytest.mark.parametrize(("floored", "suite_p"), [(True, 1 / 64), (False, 2 / 64)], ids=["pr", "compare"])
+def test_compare__cases_the_pull_request_renamed__tested_in_their_own_family_on_a_pull_request(
+    record, floored: bool, suite_p: float
+) -> None:
+    # ten cases of another suite renamed, five passing and five failing as before: their test (no
+    # drop) could reach alpha, so in one family it would halve the evidence of the suite that dropped
+    other = {f"o/c{i}": "P" if i < 10 else "F" for i in range(20)}
+    kept = {f"o/c{i}": "P" if i < 5 else "F" for i in (*range(5), *range(10, 15))}
+    renamed = kept | {f"o/n{i}": "P" if i < 5 else "F" for i in range(10)}
+    base = record({"tiny": SIX_GROUPS, "other": other})
+    cand = record({"tiny": ONE_DOWN_IN_EACH, "other": renamed})
+    pol = Policy(layers=[]).model_copy(update={"floor": Policy(layers=[])}) if floored else Policy(layers=[])
+    result = compare_documents(base, cand, pol)
+    tiny = next(s for s in result.suites if s.suite_id == "tiny")
+    other_suite = next(s for s in result.suites if s.suite_id == "other")
+    renames = other_suite.renamed
+    assert renames is not None and renames.delta == 0.0 and renames.p_floor < 0.05 < renames.p_value
+    assert tiny.delta is not None and tiny.delta.p_adjusted == pytest.approx(suite_p)

@@ -210,3 +210,56 @@ def test_ci__baseline_push_run__records_each_suites_resolved_policy(h: Harness) 
     [suite] = result.record()["suites"]
     assert suite["policy"]["knobs"]["max_drop"] == 0.1
     assert suite["policy"]["groups"]["math"]["min_pass_rate"] == 0.8
+
+
+PRICED_AGENT = """
+from pathlib import Path
+
+from agent_evals.core.types import TaskResult
+
+
+def answer(prompt):
+    model = Path(__file__).with_name("model.txt").read_text().strip()
+    usage = {"input_tokens": 1000, "output_tokens": 500, "model": model}
+    return TaskResult(output="ok", context={"usage": usage})
+"""
+
+
+@pytest.mark.parametrize(
+    ("model", "prices"),
+    [
+        # gpt-4o costs about 17 times gpt-4o-mini: priced like it in the pull request's own table
+        pytest.param("gpt-4o", "prices:\n  gpt-4o: {input: 0.15, output: 0.60}\n", id="cheaper-price"),
+        # a model the base's table does not know: the cost the run recorded with the PR's price is not taken
+        pytest.param("my-model", "prices:\n  my-model: {input: 0.01, output: 0.01}\n", id="unknown-model"),
+        pytest.param("gpt-4o", None, id="no-prices"),
+    ],
+)
+def test_ci__pr_prices_its_new_model_cheaply__base_table_prices_both_sides_exit_1(
+    h: Harness, model: str, prices: str | None
+) -> None:
+    work = _workspace(h)
+    (work / "tiny_agent.py").write_text(PRICED_AGENT)
+    (work / "model.txt").write_text("gpt-4o-mini")
+    _baseline(h)
+    (work / "model.txt").write_text(model)
+    _config(h, prices)
+    result = h.run()
+    assert result.code == 1, result.stdout + result.stderr
+    text = _text(result)
+    assert "beyond max_cost_increase 20%" in text or "no price for my-model" in text, text
+    assert ("prices the base branch's table -> its own" in text) == (prices is not None)
+    assert len(h.github.state.api_requests("GET", "/contents/agent-evals.yaml")) == 1  # the base's, once
+
+
+def test_ci__pr_prices_with_the_accept_label__its_own_table_applies(h: Harness) -> None:
+    work = _workspace(h)
+    (work / "tiny_agent.py").write_text(PRICED_AGENT)
+    (work / "model.txt").write_text("gpt-4o-mini")
+    _baseline(h)
+    (work / "model.txt").write_text("gpt-4o")
+    _config(h, "prices:\n  gpt-4o: {input: 0.15, output: 0.60}\n")
+    h.github.state.labels[5] = [ACCEPT]
+    result = h.run()
+    assert result.code == 0, result.stdout + result.stderr
+    assert "accepted with the 'agent-evals:accept-regression' label" in _text(result)

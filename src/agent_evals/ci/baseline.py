@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from agent_evals.ci.options import CIOptions
     from agent_evals.ci.plan import CIPlan
     from agent_evals.ci.record import CIRecord
+    from agent_evals.cost.prices import PriceTable
     from agent_evals.gate.model import Comparison
     from agent_evals.gate.policy import Policy
     from agent_evals.github.client import GitHubClient
@@ -30,11 +31,13 @@ def compare_with_baseline(
     policy: Policy,
     gate_id: str,
     found: BaselineResult | None = None,
+    prices: PriceTable | None = None,
 ) -> Comparison:
     """The gate's comparison for this event: one run alone, against --baseline FILE, or against the
     baseline found in the store (with its earlier baselines as history); ``found``: the store's
     baseline when it was already looked up (``--reuse-unchanged`` reads it before the run).
-    ``record``: the candidate's summary (``CIRecord.summary``), or its document."""
+    ``record``: the candidate's summary (``CIRecord.summary``), or its document. ``prices``: the
+    table costs are worked out with (None: the working directory's)."""
     from agent_evals.gate.compare import compare_documents, single_run
     from agent_evals.gate.model import BaselineInfo
     from agent_evals.record.read import record_to_document
@@ -44,7 +47,7 @@ def compare_with_baseline(
     if options.baseline is not None:
         info = BaselineInfo(source="file", path=str(options.baseline))
         base = baseline_record.summary if baseline_record is not None else None
-        return compare_documents(base, record, policy, baseline_info=info)
+        return compare_documents(base, record, policy, baseline_info=info, prices=prices)
     found = found or lookup_baseline(plan, options, settings, client, gate_id)
     from agent_evals.gate.history import fit_history, history_note
 
@@ -58,11 +61,12 @@ def compare_with_baseline(
             policy,
             baseline_info=found.to_info(),
             history=[record_to_document(h) for h in history],
+            prices=prices,
         )
     except RunRecordError as exc:  # a record the reader refuses; one that shares no case fails instead
         why = f"the baseline is not comparable: {exc}"
         info = replace(found, record=None, source="none", reason_missing=why, unreadable=why).to_info()
-        return compare_documents(None, record, policy, baseline_info=info)
+        return compare_documents(None, record, policy, baseline_info=info, prices=prices)
 
 
 def lookup_baseline(

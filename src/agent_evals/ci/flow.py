@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +35,7 @@ from agent_evals.github.settings import ActionsSettings
 if TYPE_CHECKING:
     import requests
 
+    from agent_evals.ci.policy import GatePolicy
     from agent_evals.ci.record import CIRecord
     from agent_evals.gate.model import Comparison
     from agent_evals.gate.policy import Policy
@@ -92,6 +93,8 @@ class _Job:
     config: Path | None
     command: list[str]
     """The child `agent-evals run` command line."""
+    gate: GatePolicy | None = None
+    """The policies settled for the pull request (their price tables), once known."""
 
     def run(self, args: Sequence[str], output: Path) -> ChildRun:
         """Run a child `agent-evals run` with ``args``, relaying its output (masked)."""
@@ -113,10 +116,12 @@ class _Job:
     def compare(
         self, plan: CIPlan, record: Document | RunSummary, policy: Policy, found: BaselineResult | None
     ) -> Comparison:
-        """The gate's comparison of ``record`` under ``policy`` (ci/baseline.py)."""
+        """The gate's comparison of ``record`` under ``policy`` (ci/baseline.py), its costs worked out
+        with that policy's price table (the base side's under the floored policy of a pull request)."""
+        prices = self.gate.prices(policy) if self.gate is not None else None
         return compare_with_baseline(
             plan, self.options, self.settings, self.client, record, self.baseline_record, policy,
-            self.gate_id, found=found,
+            self.gate_id, found=found, prices=prices,
         )  # fmt: skip
 
 
@@ -281,6 +286,7 @@ def _judge(job: _Job, plan: CIPlan, record: CIRecord, reuse: Reuse) -> _Judged:
         own_policy, record, job.record_path, options, plan, settings, job.client, found,
         job.baseline_record, job.cwd, job.env, job.out_dir, unavailable,
     )  # fmt: skip
+    job = replace(job, gate=gate)  # its comparisons price with the floored policy's table
     judged = _Judged(job.compare(plan, record.summary, gate.policy, found), unavailable or gate.unavailable)
     judged.comparison.reuse_notes = reuse.notes
     if options.confirm_trials and judged.comparison.mode == "compare":

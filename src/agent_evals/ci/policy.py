@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from agent_evals.ci.options import CIOptions
     from agent_evals.ci.plan import CIPlan
     from agent_evals.ci.record import CIRecord
+    from agent_evals.cost.prices import PriceTable
     from agent_evals.gate.floor import Loosening
     from agent_evals.gate.policy import Policy
     from agent_evals.github.baseline import BaselineResult
@@ -42,6 +43,12 @@ class GatePolicy:
     """The accept label, read when something was loosened (None: not read)."""
     unavailable: str | None = None
     """Why the base side's policy could not be read (GitHub gave no usable answer): no verdict."""
+    base_prices: PriceTable | None = None
+    """On a pull request, the base commit's price table: it prices both sides under the floored policy."""
+
+    def prices(self, policy: Policy) -> PriceTable | None:
+        """The price table a comparison under ``policy`` uses (None: the working directory's)."""
+        return self.base_prices if policy is self.floored else None
 
     @property
     def label_applies(self) -> bool:
@@ -115,6 +122,29 @@ def floored_policy(
     return own.model_copy(update={"floor": files, "floor_by_suite": recorded})
 
 
+def base_table(directory: Path) -> PriceTable:
+    """The base commit's price table (its ``agent-evals.yaml`` as :func:`fetch_base_config` copied it
+    into ``directory``, else the built-in one). A candidate's recorded cost does not stand in for a
+    model it cannot price: the pull request's run worked that out with its own ``prices:``."""
+    from agent_evals.cost.prices import load_table
+
+    return load_table(directory, recorded=False)
+
+
+def prices_changed(base: PriceTable | None, cwd: Path) -> list[Loosening]:
+    """A line when the pull request's ``prices:`` differ from the base side's: the base's price both
+    sides until a maintainer accepts (the accept label lets the pull request's table apply)."""
+    from agent_evals.cost.prices import load_table
+    from agent_evals.gate.floor import Loosening
+
+    own = load_table(cwd)
+    if base is None or own.prices == base.prices:
+        return []
+    changed = sorted(m for m in {*own.prices, *base.prices} if own.prices.get(m) != base.prices.get(m))
+    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    return [Loosening("prices", "the base branch's table", f"its own ({shown})")]
+
+
 def fetch_base_config(
     client: GitHubClient | None,
     repo: str | None,
@@ -137,12 +167,12 @@ def fetch_base_config(
         return explicit  # not a file of the repository: the pull request cannot change it
     if client is None or not repo or not base_sha:
         return None  # nothing to read it with: the defaults (and the baseline's blocks) are the floor
-    into.mkdir(parents=True, exist_ok=True)
     for path in wanted:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
         data = _read_at(client, repo, rel, base_sha)
         if data is None:
             continue
+        into.mkdir(parents=True, exist_ok=True)
         (into / path.name).write_bytes(data)
         if explicit is not None:
             return into / path.name
@@ -209,26 +239,36 @@ def gate_policy(
         found.record if found is not None and options.baseline is None else None,
         baseline_record.summary if baseline_record is not None else None,
     )
-    try:
-        floored = floored_policy(
-            own,
-            [s.header["id"] for s in record.summary.suites],
-            baseline,
-            lambda: fetch_base_config(
+    fetched: dict[Path | None, Path | None] = {}
+
+    def base_files(config: Path | None) -> Path | None:
+        if config not in fetched:  # each file read once
+            fetched[config] = fetch_base_config(
                 client if settings.token else None,  # no token: the defaults are the floor
                 settings.repository,
                 settings.event.base_sha,
                 cwd=cwd,
                 workspace=env.get("GITHUB_WORKSPACE"),
-                config=options.config,
-                into=out_dir / "base-policy",
-            ),
+                config=config,
+                into=out_dir / ("base-policy" if config is None else "base-config"),
+            )
+        return fetched[config]
+
+    try:
+        floored = floored_policy(
+            own,
+            [s.header["id"] for s in record.summary.suites],
+            baseline,
+            lambda: base_files(options.config),
             options.overrides,
         )
+        base_files(None)  # the base commit's agent-evals.yaml: its prices: price both sides
     except GitHubError as exc:  # the base policy is unknown: no verdict (exit 3), never the PR's own
         return GatePolicy(policy=own, own=own, floored=own, unavailable=str(exc))
-    gate = GatePolicy(policy=floored, own=own, floored=floored)
-    gate.loosened = loosenings(floored, run_groups(record.summary))
+    gate = GatePolicy(
+        policy=floored, own=own, floored=floored, base_prices=base_table(out_dir / "base-policy")
+    )
+    gate.loosened = loosenings(floored, run_groups(record.summary)) + prices_changed(gate.base_prices, cwd)
     if gate.loosened and not unavailable:  # the label lets the pull request's policy apply
         gate.acceptance = read_acceptance(
             client, settings.repository, settings.pr_number, options.accept_label

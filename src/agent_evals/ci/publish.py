@@ -352,6 +352,7 @@ def _judge(
 ) -> tuple[Comparison, bool | None]:
     """Our verdict on the fork's record, and (when the accept label let its looser policy apply)
     whether the base side's policy fails it (else None)."""
+    from agent_evals.cost.prices import load_table
     from agent_evals.gate.compare import compare_runs
     from agent_evals.gate.floor import loosenings
     from agent_evals.gate.policy import discover_repo_config
@@ -383,12 +384,17 @@ def _judge(
     loosened = loosenings(floored, {s.id: [c.group for c in s.cases] for s in fork.record.suites})
     applies = bool(loosened) and label.on()
 
+    # the trusted checkout's prices; the fork's run worked out its recorded costs with the fork's own
+    prices = load_table(cwd, recorded=False)
+
     def judge(policy: Policy) -> Comparison:
         try:
-            return compare_runs(found.record, fork.record, policy, baseline_info=found.to_info())
+            return compare_runs(
+                found.record, fork.record, policy, baseline_info=found.to_info(), prices=prices
+            )
         except RunRecordError as exc:  # a record the reader refuses; one that shares no case fails instead
             info = missing(f"the baseline artifact is not comparable: {exc}").to_info()
-            return compare_runs(None, fork.record, policy, baseline_info=info)
+            return compare_runs(None, fork.record, policy, baseline_info=info, prices=prices)
 
     comparison = judge(floored.own() if applies else floored)
     comparison.notes[:0] = [each.line(options.accept_label, accepted=applies) for each in loosened]

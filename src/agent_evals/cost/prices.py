@@ -46,9 +46,15 @@ BUILTIN: dict[str, Price] = {
 class PriceTable:
     """Model name -> price, with the matching rule of this module's docstring."""
 
-    def __init__(self, prices: Mapping[str, Price], source: str = "built-in") -> None:
+    def __init__(
+        self, prices: Mapping[str, Price], source: str = "built-in", *, recorded: bool = True
+    ) -> None:
         self.prices = dict(prices)
         self.source = source
+        self.recorded = recorded
+        """Whether the gate takes a candidate trial's recorded cost for a model this table cannot price.
+        False for the base side's table on a pull request: the pull request's run worked that cost out
+        with its own ``prices:``."""
         self._found: dict[str, Price | None] = {}
 
     def price_of(self, model: str) -> Price | None:
@@ -134,15 +140,16 @@ def parse_prices(data: Any, *, source: str) -> dict[str, Price]:
     return out
 
 
-def load_table(directory: Path | None = None) -> PriceTable:
+def load_table(directory: Path | None = None, *, recorded: bool = True) -> PriceTable:
     """The built-in table overridden by ``prices:`` of the repo's ``agent-evals.yaml`` in ``directory``
-    (default: the working directory)."""
+    (default: the working directory); ``recorded`` as :attr:`PriceTable.recorded`."""
     path = repo_yaml(directory or Path.cwd())
     if path is not None:
         data, _ = load_config_yaml(path, what="prices")
         if isinstance(data, Mapping) and data.get("prices") is not None:
-            return PriceTable({**BUILTIN, **parse_prices(data["prices"], source=str(path))}, source=str(path))
-    return PriceTable(BUILTIN)
+            prices = {**BUILTIN, **parse_prices(data["prices"], source=str(path))}
+            return PriceTable(prices, source=str(path), recorded=recorded)
+    return PriceTable(BUILTIN, recorded=recorded)
 
 
 _active: list[PriceTable] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_evals.cost.prices import PriceTable
 from agent_evals.errors import UsageError
 from agent_evals.gate import usage_gate
 from agent_evals.gate.measured import ACCEPT, named, rename_message
@@ -53,10 +54,12 @@ def compare_runs(
     *,
     baseline_info: BaselineInfo | None = None,
     history: Sequence[RunRecord] = (),
+    prices: PriceTable | None = None,
 ) -> Comparison:
     """Compare two run records (baseline may be None) under ``policy``; pure: data in, data out.
 
-    ``history``: earlier baselines of the same suites (as ``compare --history``), oldest or newest first."""
+    ``history``: earlier baselines of the same suites (as ``compare --history``), oldest or newest first.
+    ``prices`` as for :func:`compare_documents`."""
     base_doc = record_to_document(baseline) if baseline is not None else None
     return compare_documents(
         base_doc,
@@ -64,6 +67,7 @@ def compare_runs(
         policy,
         baseline_info=baseline_info,
         history=[record_to_document(h) for h in history],
+        prices=prices,
     )
 
 
@@ -126,9 +130,11 @@ def compare_documents(
     mode: Mode = "compare",
     case_detail: CaseDetail = "all",
     history: Sequence[Document | RunSummary] = (),
+    prices: PriceTable | None = None,
 ) -> Comparison:
     """Compare two run-record documents (checked here) or their summaries (``record.read.read_summary``);
-    the engine behind ``compare_runs``.
+    the engine behind ``compare_runs``. ``prices``: the table both sides' costs are worked out with
+    (None: the working directory's; ``ci`` on a pull request passes the base side's).
 
     With ``case_detail='listed'`` the stable cases (and only they) are counted but get no per-case diff
     in ``SuiteComparison.cases``: what the terminal, Markdown and JSON reports need, much faster on large runs.
@@ -147,6 +153,7 @@ def compare_documents(
             mode=mode,
             case_detail=case_detail,
             history=history,
+            prices=prices,
         )
 
 
@@ -159,6 +166,7 @@ def _compare(
     mode: Mode,
     case_detail: CaseDetail,
     history: Sequence[Document | RunSummary] = (),
+    prices: PriceTable | None = None,
 ) -> Comparison:
     base, cand, earlier = _summaries(baseline, candidate, history)
     base, cand, reused, reuse_notes = split_reused(base, cand)  # copies of the baseline: no evidence
@@ -168,7 +176,7 @@ def _compare(
         refuse_unmatched(policy, cand, base)
     info = baseline_info or _info_from(base)
     effective = policy.effective
-    works = _prepare_suites(base, cand, base_suites, policy, case_detail, earlier)
+    works = _prepare_suites(base, cand, base_suites, policy, case_detail, earlier, prices)
     across = _test_together(works, base, cand, base_suites, effective)
     usage_gate.settle([w.result for w in works])
     # a shard record holds one slice of a run: like an interrupted run, it can never pass
@@ -267,6 +275,7 @@ def _prepare_suites(
     policy: Policy,
     case_detail: CaseDetail,
     earlier: Sequence[RunSummary],
+    prices: PriceTable | None,
 ) -> list[SuiteWork]:
     """Each candidate suite's cases picked (its knobs resolved once here) and its statistics prepared,
     with the pass-rate trend over the earlier baselines."""
@@ -275,7 +284,7 @@ def _prepare_suites(
         for suite in cand.suites
     ]
     versions = (base.run.get("tool_version") if base is not None else None, cand.run.get("tool_version"))
-    works = [prepare(pick, base_suites.get(pick.sid), versions, earlier) for pick in picks]
+    works = [prepare(pick, base_suites.get(pick.sid), versions, prices, earlier) for pick in picks]
     for work in works if earlier else ():
         if base is not None and work.result.baseline is not None:
             work.result.trend = suite_trend(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import filterfalse
 
-from agent_evals.cost.prices import active_table
+from agent_evals.cost.prices import PriceTable, active_table
 from agent_evals.gate import breakdown, redefined, usage_gate
 from agent_evals.gate.align import CLASS_ORDER, usage_diff
 from agent_evals.gate.block_change import gate_block_note
@@ -67,6 +67,7 @@ def prepare(
     pick: Pick,
     base_suite: SuiteSummary | None,
     versions: tuple[str | None, str | None],
+    prices: PriceTable | None,
     earlier: Sequence[RunSummary] = (),
 ) -> SuiteWork:
     """A suite's rates, paired test, breakdown rows, usage checks and fingerprint, before Holm:
@@ -132,7 +133,7 @@ def prepare(
         result.renamed = rename_check([sid], pick.gone, [v for cid, v in cand.items() if cid not in base])
     if base_view is not None:
         result.usage_checks, result.usage_groups = usage_gate.check_suite(
-            base_view, cand_view, knobs, active_table()
+            base_view, cand_view, knobs, prices if prices is not None else active_table()
         )
     if stat is not None and earlier and base is not None:
         pairs = _with_history(stat, pick, earlier, knobs)

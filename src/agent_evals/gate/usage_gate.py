@@ -41,8 +41,9 @@ MISSING_LISTED = 5
 
 def priced(use: Use, table: PriceTable, unpriced: set[str] | None) -> Use:
     """A case side's usage (``CaseView.use``, from the summary walk) with the cost of its trials that
-    have a per-model breakdown worked out with ``table`` (each falls back to the cost it recorded);
-    ``unpriced`` collects the models that have tokens but no price."""
+    have a per-model breakdown worked out with ``table`` (each falls back to the cost it recorded, on
+    the candidate side only when ``table.recorded``); ``unpriced`` (the candidate side's) collects the
+    models that have tokens but no price."""
     if use[4] is None:
         return use
     cost, n_cost, breakdowns = use[4]
@@ -51,7 +52,7 @@ def priced(use: Use, table: PriceTable, unpriced: set[str] | None) -> Use:
         if value is None:
             if unpriced is not None:
                 unpriced.update(table.unpriced(models))
-            value = recorded
+            value = recorded if unpriced is None or table.recorded else None
         if value is not None:
             cost += value
             n_cost += 1

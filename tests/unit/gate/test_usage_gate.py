@@ -407,6 +407,30 @@ def test_case_means__per_valid_trial_that_measured_them(
 
 
 @pytest.mark.parametrize(
+    ("side", "recorded", "cost"),
+    [
+        ("baseline", True, 0.25),
+        ("candidate", True, 0.25),
+        ("baseline", False, 0.25),  # the base side's own run: its recorded cost stands
+        # a pull request's run worked its cost out with its own prices: not taken under the base's table
+        ("candidate", False, None),
+    ],
+)
+def test_priced__unpriced_model__recorded_cost_stands_in_unless_the_table_says_not_for_the_candidate(
+    side: str, recorded: bool, cost: float | None
+) -> None:
+    from agent_evals.gate.usage_gate import priced
+    from agent_evals.record.read import record_to_document
+    from agent_evals.record.summary import summarise
+
+    view = summarise(record_to_document(_record([[_trial(1000, model="house", cost=0.25)]]))).suites[0].view
+    unpriced: set[str] | None = set() if side == "candidate" else None
+    _, _, mean, _, _ = priced(view.cases["c0"].use, PriceTable(BUILTIN, recorded=recorded), unpriced)
+    assert mean == cost
+    assert unpriced in (None, {"house"})
+
+
+@pytest.mark.parametrize(
     ("value", "exit_code"),
     [
         ("0.03", 1),  # tripled: the plain rise fails (for contrast)

@@ -75,6 +75,11 @@ def test_eval_file_that_fails_to_import__exit_2_naming_file_and_error(tmp_path: 
         ("benchmarks/home.yaml", "--filter", "no-such-case"),
         ("benchmarks/home.yaml", "examples/eval_cases.py", "--filter", "no-such-case"),
         ("benchmarks/home.yaml", "--filter", "no-such-case", "--shard", "1/2"),
+        # a NaN compares false with every bound: --fail-under nan was a gate that never failed
+        ("examples/", "--fail-under", "nan"),
+        ("examples/", "--timeout", "nan"),
+        ("examples/", "--timeout", "inf"),
+        ("examples/", "--budget-usd", "-inf"),
     ],
 )
 def test_usage_errors__exit_2(args: tuple[str, ...]) -> None:
@@ -510,3 +515,42 @@ def test_run__agent_and_eval_import_a_package_at_the_project_root__as_in_ci(tmp_
     done = _run("evals/", "--output", str(tmp_path / "run.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 cases, 2 passed" in done.stdout, done.stdout
+
+
+def test_output_and_reference_whose_repr_raises__recorded_as_a_placeholder_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    # an SDK object whose repr fails (a proxy whose session closed) ended the run: exit 3, no record
+    _write(
+        tmp_path,
+        "eval_repr.py",
+        """
+        from agent_evals import EvalContext, eval
+
+
+        class Broken:
+            def __repr__(self):
+                raise RuntimeError("session closed")
+
+
+        @eval(input="a")
+        def test_output(ctx: EvalContext):
+            ctx.output = Broken()
+
+
+        @eval(input="b", reference=Broken())
+        def test_reference(ctx: EvalContext):
+            ctx.output = "fine"
+
+
+        @eval(input="c")
+        def test_after(ctx: EvalContext):
+            ctx.output = "fine"
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_repr.py", "--output", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = json.loads(out.read_text())["suites"][0]["cases"]
+    assert len(cases) == 3
+    assert cases[0]["trials"][0]["output"] == "<Broken object: its repr raised RuntimeError>"

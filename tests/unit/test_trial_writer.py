@@ -17,6 +17,12 @@ from agent_evals.evals.scores import EvalScore
 from agent_evals.record.model import Trial
 from agent_evals.record.trial import TEXT_LIMIT, ScoreData, text_data, trial_data
 
+
+class _BrokenRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("session closed")
+
+
 SECRET = "sk-very-secret-value"
 REDACT = Redactor([SECRET])
 
@@ -35,6 +41,8 @@ REDACT = Redactor([SECRET])
         ({1, 2}, ("{1, 2}", None)),
         (f"key {SECRET}", ("key ***", None)),
         ({"key": SECRET}, ('{"key": "***"}', {"key": "***"})),
+        (_BrokenRepr(), ("<_BrokenRepr object: its repr raised RuntimeError>", None)),
+        ([_BrokenRepr()], ("<list object: its repr raised RuntimeError>", None)),
     ],
     ids=[
         "none",
@@ -48,6 +56,8 @@ REDACT = Redactor([SECRET])
         "not-json",
         "secret",
         "secret-json",
+        "repr-raises",  # code under test's object: the run goes on, the record says what it was
+        "repr-raises-inside",
     ],
 )
 def test_text_data__each_kind_of_value__text_cut_at_the_limit_and_json_kept(

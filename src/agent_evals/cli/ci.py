@@ -13,6 +13,7 @@ import click
 from click.core import ParameterSource
 
 from agent_evals.cli.compare import knob_options
+from agent_evals.cli.numbers import FiniteRange
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError
 from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
@@ -149,7 +150,7 @@ GITHUB_DEADLINE_HELP = (
 )
 @click.option(
     "--github-deadline-s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     default=DEFAULT_DEADLINE_S,
     metavar="SECONDS",
     envvar=_env("github-deadline-s"),
@@ -195,7 +196,7 @@ GITHUB_DEADLINE_HELP = (
 )
 @click.option(
     "--budget-usd",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     envvar=_env("budget-usd"),
     help="Spending limit in US dollars: no new trial starts once the spend (every attempt, retries "
     "included; replayed cache answers are free) reaches it; the run is then incomplete (budget exhausted, exit 3), never a pass.",

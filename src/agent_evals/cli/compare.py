@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent_evals.cli.numbers import FiniteRange
 from agent_evals.errors import EXIT_CODES_HELP, EXIT_INTERNAL, AgentEvalsError, UsageError
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ def max_size_option(fn: Any) -> Any:
     return click.option(
         "--max-record-size",
         "max_record_mib",
-        type=click.FloatRange(min=0, min_open=True),
+        type=FiniteRange(min=0, min_open=True),
         default=MAX_RECORD_MIB,
         show_default=True,
         metavar="MIB",

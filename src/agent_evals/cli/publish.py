@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from agent_evals.cli.ci import GITHUB_DEADLINE_HELP
+from agent_evals.cli.numbers import FiniteRange
 from agent_evals.errors import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL,
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
 @click.option("--github-token", envvar=["AGENT_EVALS_GITHUB_TOKEN", "GITHUB_TOKEN"], help="GitHub API token.")
 @click.option(
     "--github-deadline-s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     default=DEFAULT_DEADLINE_S,
     metavar="SECONDS",
     envvar="AGENT_EVALS_GITHUB_DEADLINE_S",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from agent_evals.cli.numbers import FiniteRange
 from agent_evals.cli.progress import ProgressLine
 from agent_evals.errors import EXIT_INTERNAL, EXIT_USAGE, AgentEvalsError
 
@@ -86,7 +87,7 @@ def _exit_interrupted(code: int) -> NoReturn:
     help="Trials in flight at once (evals default to 1; benchmarks to their file's setting).",
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per trial; overrides the files."
+    "--timeout", type=FiniteRange(min=0, min_open=True), help="Seconds per trial; overrides the files."
 )
 @click.option("--trials", type=click.IntRange(min=1), help="Trials per case; overrides the files.")
 @click.option(
@@ -101,7 +102,7 @@ def _exit_interrupted(code: int) -> NoReturn:
 )
 @click.option(
     "--fail-under",
-    type=click.FloatRange(0.0, 1.0),
+    type=FiniteRange(0.0, 1.0),
     metavar="RATE",
     help="Exit 1 when the pass rate is below RATE (0..1).",
 )
@@ -161,7 +162,7 @@ def _exit_interrupted(code: int) -> NoReturn:
 )
 @click.option(
     "--budget-usd",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     envvar="AGENT_EVALS_BUDGET_USD",
     help="Spending limit in US dollars: no new trial starts once the spend (every attempt, "
     "retries included; replayed cache answers are free) reaches it; the record is then incomplete (budget exhausted, exit 3).",

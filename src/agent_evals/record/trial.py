@@ -84,11 +84,19 @@ def text_data(value: Any, redact: Redact = UNCHANGED) -> tuple[str | None, Any]:
         try:  # bytes inside (a final state holding a blob): recorded as their text (record.text)
             dumped = json.dumps(value, ensure_ascii=False, default=_bytes_only)
         except (TypeError, ValueError):
-            return redact(repr(value)[:TEXT_LIMIT]), None
+            return redact(_repr(value)[:TEXT_LIMIT]), None
         value = json.loads(dumped)
     if not redact.active:
         return dumped[:TEXT_LIMIT], value
     return redact(dumped[:TEXT_LIMIT]), json.loads(redact(dumped))
+
+
+def _repr(value: Any) -> str:
+    """``repr(value)``; a placeholder naming the type when the value's (or a part's) ``__repr__`` raises."""
+    try:
+        return repr(value)
+    except Exception as exc:  # code under test's object: its broken repr must not end the run
+        return f"<{type(value).__qualname__} object: its repr raised {type(exc).__name__}>"
 
 
 def _bytes_only(value: Any) -> str:

@@ -554,3 +554,31 @@ def test_output_and_reference_whose_repr_raises__recorded_as_a_placeholder_the_r
     cases = json.loads(out.read_text())["suites"][0]["cases"]
     assert len(cases) == 3
     assert cases[0]["trials"][0]["output"] == "<Broken object: its repr raised RuntimeError>"
+
+
+def test_usage_beyond_what_a_record_holds__left_out_the_run_and_its_record_survive(tmp_path: Path) -> None:
+    # two costs of 1e308 overflowed the suite's sum, 10**400 tokens the float conversion: exit 3, no record
+    _write(
+        tmp_path,
+        "eval_usage.py",
+        """
+        from agent_evals import EvalContext, eval
+
+
+        @eval(input="a")
+        def test_a(ctx: EvalContext):
+            ctx.store(output="a", usage={"input_tokens": 10**400, "output_tokens": 1, "cost_usd": 1e308})
+
+
+        @eval(input="b")
+        def test_b(ctx: EvalContext):
+            ctx.store(output="b", usage={"input_tokens": 3, "output_tokens": 1, "cost_usd": 1e308})
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_usage.py", "--output", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    usages = [case["trials"][0]["usage"] for case in json.loads(out.read_text())["suites"][0]["cases"]]
+    assert [(u.get("input_tokens"), u.get("cost_usd")) for u in usages] == [(None, None), (3, None)]
+    report = subprocess.run([CLI, "report", str(out)], capture_output=True, text=True, check=False)
+    assert report.returncode == 0, report.stderr

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_evals.cost.wire import Report
+from agent_evals.record.rules import oversized
 
 UNKNOWN_MODEL = "unknown"
 """The model name recorded for a call whose response did not name its model."""
@@ -275,26 +276,43 @@ def replayed_part(
 
 
 def record_usage(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A trial's usage in the run record's shape (integer tokens, float cost, the per-model breakdown)."""
+    """A trial's usage in the run record's shape (integer tokens, float cost, the per-model breakdown).
+    A number no record holds (beyond ``record.rules.MAX_USAGE``, or a count that is no integer) is left
+    out, as not measured; a breakdown with one is left out whole (its cost would be short)."""
     if not usage:
         return None
     out: dict[str, Any] = {
-        "input_tokens": int(usage["input_tokens"]) if usage.get("input_tokens") is not None else None,
-        "output_tokens": int(usage["output_tokens"]) if usage.get("output_tokens") is not None else None,
-        "cost_usd": float(usage["cost_usd"]) if usage.get("cost_usd") is not None else None,
+        "input_tokens": _number(usage.get("input_tokens"), int),
+        "output_tokens": _number(usage.get("output_tokens"), int),
+        "cost_usd": _number(usage.get("cost_usd"), float),
     }
     models = usage.get("models")
     if isinstance(models, Mapping) and models:
-        out["models"] = {
-            str(name): {k: int(t.get(k) or 0) for k in ("input_tokens", "output_tokens", "calls")}
+        shaped = {
+            str(name): {k: _number(t.get(k) or 0, int) for k in ("input_tokens", "output_tokens", "calls")}
             for name, t in models.items()
         }
+        if all(None not in tally.values() for tally in shaped.values()):
+            out["models"] = shaped
     replayed = usage.get("replayed")
     if isinstance(replayed, Mapping):
-        out["replayed"] = {
-            "input_tokens": int(replayed.get("input_tokens") or 0),
-            "output_tokens": int(replayed.get("output_tokens") or 0),
-            "cost_usd": float(replayed["cost_usd"]) if replayed.get("cost_usd") is not None else None,
-            "calls": int(replayed.get("calls") or 0),
+        counted = {
+            "input_tokens": _number(replayed.get("input_tokens") or 0, int),
+            "output_tokens": _number(replayed.get("output_tokens") or 0, int),
+            "cost_usd": _number(replayed.get("cost_usd"), float),
+            "calls": _number(replayed.get("calls") or 0, int),
         }
+        if None not in (counted["input_tokens"], counted["output_tokens"], counted["calls"]):
+            out["replayed"] = counted
     return out
+
+
+def _number(value: Any, kind: type[int] | type[float]) -> Any:
+    """``kind(value)``; None for None, a value that is no number, or one beyond what a record holds."""
+    if value is None:
+        return None
+    try:
+        number = kind(value)
+    except (TypeError, ValueError, OverflowError):  # int(nan), int(inf), a non-numeric string
+        return None
+    return None if oversized(number) else number

@@ -24,6 +24,18 @@ OBJ: Kinds = frozenset((dict, NONE))
 COUNT: Kinds = frozenset((int,))
 NUMBER: Kinds = frozenset((int, float))
 
+MAX_USAGE = 1e15
+"""The largest token count or cost (US dollars) a usage may hold: a larger finite one cannot be a
+measurement, and sums of it overflow a float (``1e308`` twice, ``10**400`` tokens); the reader refuses
+it, naming the field, and the writer never writes one (``cost.meter.record_usage``)."""
+
+
+def oversized(value: Any) -> bool:
+    """Whether a usage number is beyond :data:`MAX_USAGE` (NaN and infinity are not: they stay readable
+    as no measurement, ``gate.usage_gate``)."""
+    return bool((value > MAX_USAGE or value < -MAX_USAGE) and abs(value) != float("inf"))
+
+
 # Per object: field -> the classes its value may have (None: null allowed). A field missing from the
 # table is an addition of a newer writer and is kept unread. These tables are the run record schema
 # (schemas/run.schema.json) as the reader applies it; the schema test checks that the two agree.
@@ -229,12 +241,21 @@ def trial_problem(trial: Any, source: str, where: str) -> NoReturn:
 def usage_problem(usage: dict[str, Any], source: str, where: str) -> None:
     """The full check of a usage object (a trial's or an attempt's); raises at the first problem."""
     check_fields(usage, USAGE, source, where)
+    _sizes(usage, USAGE, source, where)
     for model, tally in (usage.get("models") or {}).items():
         check_object(tally, source, f"{where}.models.{model}", "an object (a model's usage)", MODEL_USAGE)
+        _sizes(tally, MODEL_USAGE, source, f"{where}.models.{model}")
     if usage.get("replayed") is not None:
         check_object(
             usage["replayed"], source, f"{where}.replayed", "an object (replayed usage)", REPLAYED_USAGE
         )
+        _sizes(usage["replayed"], REPLAYED_USAGE, source, f"{where}.replayed")
+
+
+def _sizes(obj: dict[str, Any], table: Table, source: str, where: str) -> None:
+    for key, value in obj.items():
+        if key in table and value.__class__ in (int, float) and oversized(value):
+            raise fail(source, f"{where}.{key}", f"a number of at most {MAX_USAGE:g} in size", value)
 
 
 def fine(obj: dict[str, Any], table: Table) -> bool:
@@ -250,9 +271,12 @@ def models_fine(models: Any) -> bool:
     """Whether a trial's per-model usage fits the schema (an object of objects with integer counts)."""
     if models.__class__ is not dict:
         return False
-    for tally in models.values():  # noqa: SIM110 (a plain loop, as in all_str)
+    for tally in models.values():
         if tally.__class__ is not dict or not fine(tally, MODEL_USAGE):
             return False
+        for value in tally.values():
+            if value.__class__ in (int, float) and oversized(value):
+                return False
     return True
 
 
@@ -261,6 +285,10 @@ def usage_fine(usage: dict[str, Any]) -> bool:
     models, replayed = usage.get("models"), usage.get("replayed")
     return (
         fine(usage, USAGE)
+        and not any(
+            usage.get(k).__class__ in (int, float) and oversized(usage[k])
+            for k in ("input_tokens", "output_tokens", "cost_usd")
+        )
         and (models is None or models_fine(models))
         and (replayed is None or replayed_fine(replayed))
     )
@@ -268,7 +296,11 @@ def usage_fine(usage: dict[str, Any]) -> bool:
 
 def replayed_fine(replayed: Any) -> bool:
     """Whether a usage's ``replayed`` share fits the schema."""
-    return replayed.__class__ is dict and fine(replayed, REPLAYED_USAGE)
+    return (
+        replayed.__class__ is dict
+        and fine(replayed, REPLAYED_USAGE)
+        and not any(v.__class__ in (int, float) and oversized(v) for v in replayed.values())
+    )
 
 
 def extras_fine(attempts: Any, cache: Any) -> bool:

@@ -15,6 +15,7 @@ from agent_evals.record.rules import (
     INT,
     LOCATION,
     MAX_NUMBER,
+    MAX_USAGE,
     MISSING,
     RUN,
     SCORE,
@@ -34,6 +35,7 @@ from agent_evals.record.rules import (
     index_of,
     kind_of,
     models_fine,
+    oversized,
     replayed_fine,
     trial_problem,
 )
@@ -230,11 +232,19 @@ class _Sums:
         return UsageSums(
             input_tokens=int(tokens_in) if n_in else None,
             output_tokens=int(tokens_out) if n_out else None,
-            cost_usd=math.fsum(self.costs) if self.costs else None,
+            cost_usd=_total(self.costs) if self.costs else None,
             duration_s=duration,
             trials=self.trials,
             recorded=usages > 0,
         )
+
+
+def _total(costs: list[float]) -> float:
+    """The sum of a suite's costs; NaN (no measurement) when infinite costs of both signs meet."""
+    try:
+        return math.fsum(costs)
+    except ValueError:  # inf + -inf: both readable, as no measurement
+        return math.nan
 
 
 def _walk_cases(cases: list[Any], source: str, where: str, into: SuiteView | None = None) -> SuiteView:
@@ -328,7 +338,7 @@ def _walk_trials(
 ) -> tuple[Key, Use]:
     """Check one case's trials and count them: its key and usage, returned; its scorers' tallies and
     the suite's sums, added into ``scorers`` and ``sums`` (``case`` and ``at`` locate a problem)."""
-    str_, dict_, int_, float_ = str, dict, int, float
+    str_, dict_, int_, float_, big = str, dict, int, float, MAX_USAGE
     costs = sums.costs
     duration, n_usages, tokens_in, tokens_out, n_in, n_out = sums.running
     errors = passes = ungraded = 0
@@ -378,17 +388,17 @@ def _walk_trials(
             t_in, t_out, cost = uget("input_tokens"), uget("output_tokens"), uget("cost_usd")
             models, replayed = uget("models"), uget("replayed")
             if t_in is not None:
-                if t_in.__class__ is not int_ and not fits(t_in, INT):
+                if (t_in.__class__ is not int_ and not fits(t_in, INT)) or not -big <= t_in <= big:
                     _trial_problem(at, case, trials, trial)
                 tokens_in += t_in
                 n_in += 1
             if t_out is not None:
-                if t_out.__class__ is not int_ and not fits(t_out, INT):
+                if (t_out.__class__ is not int_ and not fits(t_out, INT)) or not -big <= t_out <= big:
                     _trial_problem(at, case, trials, trial)
                 tokens_out += t_out
                 n_out += 1
-            if cost is not None:
-                if cost.__class__ is not float_ and cost.__class__ is not int_:
+            if cost is not None:  # a NaN or infinite cost passes (oversized): read as no measurement
+                if cost.__class__ not in (float_, int_) or (not -big <= cost <= big and oversized(cost)):
                     _trial_problem(at, case, trials, trial)
                 costs.append(cost)
             if (models is not None and not models_fine(models)) or (

@@ -79,6 +79,13 @@ MUTATIONS: list[Mutation] = [
     lambda d: d["run"].update(budget={"limit_usd": 1.0}),
     lambda d: d["run"].update(budget={"limit_usd": "1", "spent_usd": 0}),
     lambda d: d["run"].update(budget=3),
+    # usage numbers beyond 1e15: no measurement, and their sums overflowed a float (exit 3 before)
+    lambda d: trial1(d)["usage"].update(cost_usd=1e308),
+    lambda d: trial1(d)["usage"].update(input_tokens=10**400),
+    lambda d: trial1(d)["usage"].update(output_tokens=-(10**16)),
+    lambda d: trial1(d)["usage"].update(models={"gpt-4o": {"input_tokens": 10**20}}),
+    lambda d: trial1(d)["usage"].update(replayed={"input_tokens": 1, "output_tokens": 1, "calls": 10**18}),
+    lambda d: trial1(d).update(attempts=[{"usage": {"cost_usd": -1e300}}]),
     # two problems: the first in record order is reported
     lambda d: (trial1(d).update(passed=None), d["suites"][1].update(kind="x")),
     lambda d: (trial1(d).update(output=1), d["suites"][0]["cases"][0].update(name=2)),
@@ -268,3 +275,16 @@ def test_reader_tables__name_every_schema_field_with_the_schema_types() -> None:
                 assert field not in table or kinds is None, (name, field)
                 continue
             assert table.get(field) == kinds, f"{name}.{field}: reader {table.get(field)}, schema {kinds}"
+
+
+@pytest.mark.parametrize(
+    "costs", [[float("inf"), float("-inf")], [float("nan"), 1.0]], ids=["inf-and-minus-inf", "nan"]
+)
+def test_summarise__non_finite_costs__readable_total_is_no_measurement(costs: list[float]) -> None:
+    # NaN and infinite costs stay readable (the gate counts them as not measured); an infinite cost of
+    # each sign made the suite's total raise
+    doc = record()
+    for trial, cost in zip((d["trials"][0] for d in doc["suites"][0]["cases"]), costs, strict=False):
+        trial.setdefault("usage", {})["cost_usd"] = cost
+    total = summarise(doc).suites[0].view.usage.cost_usd
+    assert total is not None and total != total  # NaN

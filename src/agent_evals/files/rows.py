@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.files.bounded import read_bounded
+from agent_evals.files.long_numbers import where_too_long
 
 ROW_SUFFIXES = (".csv", ".jsonl")
 """File kinds ``cases:`` may name."""
@@ -126,6 +127,9 @@ def _jsonl(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
             raise RowError(
                 f"not valid JSON: {exc.msg} (column {exc.colno})", file=shown, line=number
             ) from exc
+        except ValueError as exc:  # a number of more digits than Python reads
+            _, column, why = where_too_long(line)
+            raise RowError(f"{why} (column {column})", file=shown, line=number) from exc
         if not isinstance(value, dict):
             raise RowError(
                 f"each line must be a JSON object, found {type(value).__name__}", file=shown, line=number

@@ -15,6 +15,7 @@ from yaml.constructor import SafeConstructor
 
 from agent_evals.errors import BenchmarkFileError
 from agent_evals.files.bounded import read_bounded
+from agent_evals.files.long_numbers import where_too_long
 
 try:  # libyaml's parser, when PyYAML was built with it; the pure-Python one yields the same events
     from yaml._yaml import CParser as _Parser
@@ -284,7 +285,10 @@ class _Builder:
         if tag == _STR or tag in _TEXT_TAGS:
             return text
         if tag == _INT and text.isascii() and text.isdigit() and (text[0] != "0" or text == "0"):
-            return int(text)  # plain decimal (a leading 0 is octal in YAML 1.1: the constructor decides)
+            try:  # plain decimal (a leading 0 is octal in YAML 1.1: the constructor decides)
+                return int(text)
+            except ValueError as exc:  # more digits than Python reads
+                raise self._fail(where_too_long(text)[2], pos, path) from exc
         construct = _CONSTRUCTORS.get(tag)
         if construct is None:
             raise self._fail(

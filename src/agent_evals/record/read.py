@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_evals.errors import RunRecordError
+from agent_evals.files.long_numbers import too_long, where_too_long
 from agent_evals.record.summary import RunSummary, summarise
 
 if TYPE_CHECKING:  # the record models load only where a record is built or edited (not for `compare`)
@@ -117,6 +118,9 @@ def read_data(path: str | os.PathLike[str]) -> Any:
     except RecursionError as exc:
         raise RunRecordError(f"{p}: not a run record: JSON nested too deeply to read") from exc
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        if too_long(exc):
+            line, column, why = where_too_long(raw.decode("utf-8", "replace"))
+            raise RunRecordError(f"{p}:{line}:{column}: not a run record: {why}") from exc
         raise RunRecordError(f"{p}: not a run record: {exc}") from exc
 
 

@@ -72,6 +72,11 @@ def test_case_file__resolved_next_to_the_eval_file_not_the_working_directory(
         ("c.csv", "id,input,refrence\n1,a,b\n", r"c\.csv:2: unknown key\(s\) refrence; accepted: id, input"),
         ("c.csv", "id,input\n1,a\n1,b\n", r"c\.csv:3: id '1' is used twice \(first at line 2\)"),
         ("c.jsonl", '{"id": 1}\nnot json\n', r"c\.jsonl:2: not valid JSON"),
+        (
+            "c.jsonl",
+            '{"id": 1}\n{"id": ' + "5" * 5001 + "}\n",
+            r"c\.jsonl:2: a number of 5,001 digits.*\(column 8\)",
+        ),
         ("c.jsonl", '{"id": 1, "labels": 3}\n', r"labels= must be a string or a list of strings"),
         ("c.csv", "id,input\n", r"c\.csv: the cases file holds no rows"),
         # an unquoted line break splits a row in two short rows: never two silently wrong cases

@@ -41,6 +41,8 @@ def test_load__merge_keys_and_aliases_are_resolved() -> None:
         ("a: &x [*x]\n", 1, 4, "refers to its own ancestor"),
         ("? [1]\n: 2\n", 1, 3, "mapping keys must be plain strings"),
         ("a: 1\n---\nb: 2\n", 2, 1, "invalid YAML"),
+        # more digits than Python reads: an internal error (exit 3) before, with no location
+        ("a:\n  b: " + "7" * 4301 + "\n", 2, 6, "a number of 4,301 digits, more than can be read"),
     ],
 )
 def test_load__malformed_yaml__raises_located_error(text: str, line: int, column: int, fragment: str) -> None:

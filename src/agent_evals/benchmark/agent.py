@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.core.executor import run_to_end
-from agent_evals.core.faults import in_daemon_thread
+from agent_evals.core.faults import absorbed, in_daemon_thread
 from agent_evals.core.types import TaskResult
 from agent_evals.errors import AgentLoadError, did_you_mean
 from agent_evals.files.import_path import search_from
@@ -54,7 +54,9 @@ def resolve_reference(ref: str, base_dir: Path | None) -> Any:
         search_from(base_dir)
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except BaseException as exc:  # sys.exit() or any BaseException of the module: it cannot be imported
+        if not absorbed(exc):  # a real Ctrl-C or SIGTERM: the run stops
+            raise
         where = f" (searched {base_dir} and sys.path)" if base_dir is not None else ""
         missing = isinstance(exc, ModuleNotFoundError) and exc.name == module_name and base_dir is not None
         hint = did_you_mean(module_name, _module_names(base_dir)) if missing and base_dir else ""
@@ -92,7 +94,9 @@ class AgentHandle:
         if inspect.isclass(agent):
             try:
                 agent = agent()
-            except Exception as exc:
+            except BaseException as exc:
+                if not absorbed(exc):
+                    raise
                 raise AgentLoadError(f"agent class {agent.__name__} cannot be created: {exc}") from exc
         self.obj = agent
         if callable(getattr(agent, "run_case", None)):

@@ -11,7 +11,7 @@ import click
 class FiniteRange(click.FloatRange):
     """``click.FloatRange`` that refuses ``nan`` and ``inf``: ``--fail-under nan`` was a gate that never failed."""
 
-    name = "finite float range"
+    name = "float range"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)

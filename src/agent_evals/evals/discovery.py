@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from agent_evals.core.faults import absorbed
 from agent_evals.errors import BenchmarkFileError, EvalFileError, UsageError
 from agent_evals.evals.decorator import EvalFunction
 from agent_evals.evals.tracebacks import describe, user_traceback
@@ -147,7 +148,8 @@ def import_eval_file(path: Path) -> ModuleType:
     """Import a Python file by path (its folder goes first on ``sys.path`` so sibling imports work, the
     working directory last: ``files.import_path``).
 
-    Any failure, syntax errors and ``SystemExit`` included, becomes an ``EvalFileError`` naming the file.
+    Any failure, syntax errors and any ``BaseException`` the file raises included (``SystemExit``, a
+    ``KeyboardInterrupt`` with no signal received), becomes an ``EvalFileError`` naming the file.
     """
     resolved = path.resolve()
     name = _module_name(path)  # importing again re-executes the file (regrade wants current code)
@@ -159,8 +161,10 @@ def import_eval_file(path: Path) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
         del sys.modules[name]
+        if not absorbed(exc):  # a real Ctrl-C or SIGTERM: the run stops
+            raise
         raise EvalFileError(f"{path}: failed to import: {describe(exc)}\n{user_traceback(exc)}") from exc
     return module
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_evals.adapters.scorers import AGENTEVALS_SCORERS, AUTOEVALS_SCORERS, NATIVE_SCORERS
+from agent_evals.core.faults import absorbed
 from agent_evals.core.scorer import Scorer
 from agent_evals.errors import AgentEvalsError, UnknownScorer, UsageError
 from agent_evals.files.import_path import search_from
@@ -64,7 +65,9 @@ def custom_factory(ref: str, *, where: str = "", base_dir: Path | None = None) -
     searched = f" (searched {base_dir} and sys.path)" if base_dir is not None else ""
     try:
         module = importlib.import_module(module_name)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if not absorbed(exc):  # a real Ctrl-C or SIGTERM: the run stops
+            raise
         raise UnknownScorer(
             f"{prefix}scorer {ref!r}: cannot import module {module_name!r}{searched}: "
             f"{type(exc).__name__}: {exc}"
@@ -110,7 +113,9 @@ def build_scorer(spec: Mapping[str, Any], *, where: str, base_dir: Path | None =
         raise
     except (TypeError, ValueError) as exc:
         raise UsageError(f"{where}: invalid arguments for scorer {name!r}: {exc}") from exc
-    except Exception as exc:  # a user's constructor may raise anything: still a located refusal
+    except BaseException as exc:  # a user's constructor may raise anything: still a located refusal
+        if not absorbed(exc):
+            raise
         raise UsageError(f"{where}: scorer {name!r} cannot be created: {type(exc).__name__}: {exc}") from exc
     if not callable(built):
         raise UsageError(f"{where}: {name!r} did not build a callable scorer")

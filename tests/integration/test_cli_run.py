@@ -582,3 +582,39 @@ def test_usage_beyond_what_a_record_holds__left_out_the_run_and_its_record_survi
     assert [(u.get("input_tokens"), u.get("cost_usd")) for u in usages] == [(None, None), (3, None)]
     report = subprocess.run([CLI, "report", str(out)], capture_output=True, text=True, check=False)
     assert report.returncode == 0, report.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+@pytest.mark.parametrize("kind", ["def", "async def"])
+def test_eval_that_forks_without_ending_its_child__record_whole_no_orphan(tmp_path: Path, kind: str) -> None:
+    # the child came back into the run: it wrote into the record file (invalid JSON, exit 3) and hung
+    _write(
+        tmp_path,
+        "eval_fork.py",
+        f"""
+        import os
+        from agent_evals import EvalContext, eval
+
+
+        @eval(input="a")
+        {kind} test_a(ctx: EvalContext):
+            ctx.output = "a"
+
+
+        @eval(input="b")
+        {kind} test_b_forks(ctx: EvalContext):
+            pid = os.fork()  # a library that forks a helper and forgets os._exit in the child
+            ctx.output = "child" if pid == 0 else "parent"
+
+
+        @eval(input="c")
+        {kind} test_c(ctx: EvalContext):
+            ctx.output = "c"
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_fork.py", "--output", str(out), cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    outputs = [c["trials"][0]["output"] for c in json.loads(out.read_text())["suites"][0]["cases"]]
+    assert outputs == ["a", "parent", "c"]
+    assert done.stdout.count("Run record written") == 1  # the child said nothing

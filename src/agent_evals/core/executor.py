@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import os
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
@@ -115,16 +116,26 @@ class Deadline:
 def call_now(fn: Callable[..., Any], *args: Any, run_awaitable: bool = False) -> Outcome:
     """Call ``fn(*args)`` in this thread. With ``run_awaitable`` (a worker thread without an event
     loop), an awaitable it returns is run to completion here on a loop of its own."""
-    started = time.perf_counter()
+    started, pid = time.perf_counter(), os.getpid()
     try:
         value = fn(*args)
         if run_awaitable:
             value = run_to_end(value)
     except BaseException as exc:
+        leave_if_forked(pid)
         if not absorbed(exc):
             raise
         return Outcome(fault=exc, elapsed=time.perf_counter() - started)
+    leave_if_forked(pid)
     return Outcome(value=value, elapsed=time.perf_counter() - started)
+
+
+def leave_if_forked(pid: int) -> None:
+    """End this process when it is not ``pid`` (the run's, when user code was called): the code forked
+    and its child came back here instead of ending itself. Left going, it ran the run's other trials
+    and wrote into its record file (invalid JSON), then hung on the run's threads it no longer has."""
+    if os.getpid() != pid:
+        os._exit(0)
 
 
 def run_to_end(value: Any) -> Any:
@@ -139,16 +150,18 @@ async def await_user(awaitable: Awaitable[Any], timeout: float | None = None) ->
     Its own exceptions are wrapped before they reach ``wait_for``, so a ``TimeoutError`` coming out
     of ``wait_for`` is ours and one the code raised is its fault (they are the same class on 3.11+).
     """
-    started = time.perf_counter()
+    started, pid = time.perf_counter(), os.getpid()
     try:
         if timeout is None:
             value = await _guarded(awaitable)
         else:
             value = await asyncio.wait_for(_guarded(awaitable), timeout)
     except TrialFault as wrapped:
+        leave_if_forked(pid)
         return Outcome(fault=wrapped.exc, elapsed=time.perf_counter() - started)
     except asyncio.TimeoutError:
         return Outcome(limit=timeout, elapsed=time.perf_counter() - started)
+    leave_if_forked(pid)
     elapsed = time.perf_counter() - started
     if timeout is not None and elapsed > timeout + OVERRUN_GRACE_S:
         return Outcome(limit=timeout, elapsed=elapsed, late=True)  # late is never passed

@@ -618,3 +618,29 @@ def test_eval_that_forks_without_ending_its_child__record_whole_no_orphan(tmp_pa
     outputs = [c["trials"][0]["output"] for c in json.loads(out.read_text())["suites"][0]["cases"]]
     assert outputs == ["a", "parent", "c"]
     assert done.stdout.count("Run record written") == 1  # the child said nothing
+
+
+@pytest.mark.parametrize("closes", ["sys.stdout.close()", "sys.stdout.close(); sys.stderr.close()"])
+def test_eval_that_closes_the_terminal_streams__summary_still_printed_exit_0(
+    tmp_path: Path, closes: str
+) -> None:
+    # the summary's colour check on a closed sys.stdout ended the run with an internal error (exit 3)
+    _write(
+        tmp_path,
+        "eval_close.py",
+        f"""
+        import sys
+        from agent_evals import EvalContext, eval
+
+
+        @eval(input="a")
+        def test_closes(ctx: EvalContext):
+            {closes}
+            ctx.output = "a"
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_close.py", "--output", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Run: 1 case, 1 passed" in done.stdout
+    assert json.loads(out.read_text())["run"]["complete"] is True

@@ -278,6 +278,7 @@ def _execute(
     """Run everything into ``builder`` and write its record; returns the exit code of an interrupted
     run (130 Ctrl-C, 143 SIGTERM), else 0. A failure exits here, its partial record handled by
     :func:`_failed`. ``options``: the keyword arguments of ``run.session.execute``."""
+    from agent_evals.cli.streams import reopen_streams
     from agent_evals.core.signals import forget_signal, signal_received
     from agent_evals.run.session import execute
 
@@ -305,6 +306,7 @@ def _execute(
         message = f"internal error (please report it):\n{traceback.format_exc()}"
         _failed(builder, progress, message, EXIT_INTERNAL)
     finally:
+        reopen_streams()  # an eval that closed sys.stdout must not take the summary with it
         if not interrupted:  # an interrupted run ignores further signals until it has exited
             for signum, handler in previous.items():
                 if handler is not None:  # None: set outside Python, cannot be put back

@@ -85,6 +85,13 @@ STUCK_IN_OWN_THREAD = "worker = threading.Thread(target=threading.Event().wait, 
 """User code waiting on a (non-daemon) thread of its own that never ends."""
 
 
+SWALLOWS_CANCEL = (
+    "while True:\n            try:\n                await asyncio.sleep(1000)\n"
+    "            except BaseException:\n                pass"
+)
+"""A retry loop that takes its cancellation for one more error: asyncio.run waited for it forever."""
+
+
 def _agent(body: str, *, is_async: bool) -> str:
     return (
         HEAD
@@ -115,6 +122,12 @@ STUCK: dict[str, Stuck] = {
     "benchmark-async-agent-to-thread-never-returns": Stuck(
         {"stuck_agent.py": _agent(STUCK_IN_TO_THREAD, is_async=True), "signals.yaml": BENCHMARK},
         "signals.yaml",
+    ),
+    "async-eval-swallows-its-cancellation": Stuck(
+        {"eval_stuck.py": _eval_file(SWALLOWS_CANCEL, is_async=True)}, "eval_stuck.py"
+    ),
+    "benchmark-async-agent-swallows-its-cancellation": Stuck(
+        {"stuck_agent.py": _agent(SWALLOWS_CANCEL, is_async=True), "signals.yaml": BENCHMARK}, "signals.yaml"
     ),
     "sync-eval-retry-after-60": Stuck(
         {"eval_stuck.py": _eval_file("raise Limited('slow down')", is_async=False, preamble=LIMITED)},

@@ -59,9 +59,7 @@ def _exit_interrupted(code: int) -> NoReturn:
     thread that cannot be stopped (it is abandoned, not joined)."""
     import os
 
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
+    _end_if_abandoned(code)
 
     def end() -> None:
         time.sleep(EXIT_GRACE_S)
@@ -69,6 +67,21 @@ def _exit_interrupted(code: int) -> NoReturn:
 
     threading.Thread(target=end, name="agent-evals-exit", daemon=True).start()
     sys.exit(code)
+
+
+def _end_if_abandoned(code: int) -> None:
+    """Flush stdout and stderr; then, when the run left a task that ignored its cancellation
+    (``core.run_sync``), end the process now with ``code``: the interpreter's teardown would finalize
+    that task and could run its code on forever."""
+    import os
+
+    from agent_evals.core.run_sync import abandoned
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    if abandoned():
+        os._exit(code)
 
 
 @click.command("run", epilog=RUN_EXIT_CODES)
@@ -254,6 +267,7 @@ def run(
     if cache is not None and cache.mode == "replay":
         _warn_unreplayed(cache, builder.digest.replayed_nothing)
     code = _finished_exit_code(builder, fail_under, repo_gate)
+    _end_if_abandoned(code)
     if code:
         sys.exit(code)
 

@@ -246,7 +246,7 @@ def _back_to(cwd: Path) -> None:
 def execute(paths: Sequence[str | Path], builder: RunBuilder, **options: Unpack[RunOptions]) -> None:
     """Synchronous wrapper of :func:`execute_async` (the same keyword options), on a loop of its own
     whose default executor is not waited for after a real signal (``core.workers.LoopPool``)."""
-    asyncio.run(_with_loop_pool(execute_async(paths, builder, **options)))
+    run_sync(_with_loop_pool(execute_async(paths, builder, **options)))
 
 
 async def _with_loop_pool(work: Awaitable[None]) -> None:

@@ -70,6 +70,17 @@ def rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
     )
 
 
+def unsettled_rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
+    """A drop over renamed or replaced cases beyond ``max_drop`` that the test cannot call."""
+    return (
+        f"{label}: the {check.added_graded:,} added cases pass {pct(check.candidate_rate or 0.0)} where the "
+        f"{check.removed_graded:,} removed cases passed {pct(check.baseline_rate or 0.0)} in the baseline: "
+        f"a drop of {points(-(check.delta or 0.0))}, not significant ({pvalue(check.p_adjusted)} adjusted; "
+        f"tolerated drop {points(knobs.max_drop)}; on_inconclusive: {knobs.on_inconclusive}). New cases "
+        "added beside renamed ones dilute this test: on_removed_cases: fail makes every removed case count."
+    )
+
+
 def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> list[Reason]:
     """A suite's reasons for what changed in what it measures (``complete``: the candidate is a whole
     run; a shard or an interrupted run lacks cases and trials without having removed them)."""
@@ -105,6 +116,17 @@ def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> l
     if check is not None and check.failed:
         reasons.append(
             Reason(kind="renamed", message=rename_message(label, check, knobs), suite_id=sid, blocking=True)
+        )
+    elif check is not None and check.delta is not None and check.delta <= -knobs.max_drop:
+        # beyond the tolerated drop but not significant (new cases added beside the renamed ones dilute
+        # it): said as the suite's own inconclusive drop is, never read as "no regression"
+        reasons.append(
+            Reason(
+                kind="renamed",
+                message=unsettled_rename_message(label, check, knobs),
+                suite_id=sid,
+                blocking=knobs.on_inconclusive == "fail",
+            )
         )
     if result.fewer_trials:
         fewer = result.fewer_trials

@@ -140,6 +140,7 @@ def headline(comparison: Comparison, *, icon: bool = True, name: Callable[[str],
         )
     regressed = suites_with(comparison, "regression")
     renamed = {r.suite_id for r in comparison.reasons if r.kind == "renamed" and r.blocking}
+    unsettled = {r.suite_id for r in comparison.reasons if r.kind == "renamed" and not r.blocking}
     if regressed:
         n = sum(regressed_cases_in(s) for s in regressed)
         main = f"{pluralize(max(n, 1), 'regression')} in {pluralize(len(regressed), 'suite')}"
@@ -161,6 +162,11 @@ def headline(comparison: Comparison, *, icon: bool = True, name: Callable[[str],
         main = "every case renamed or replaced, nothing in common with the baseline"
     elif renamed:
         main = f"pass rate dropped over renamed or replaced cases in {pluralize(len(renamed), 'suite')}"
+    elif unsettled:
+        main = (
+            f"pass rate dropped over renamed or replaced cases in {pluralize(len(unsettled), 'suite')}; "
+            f"not enough evidence at alpha {comparison.effective_policy.alpha:g}"
+        )
     elif comparison.baseline.unreadable and comparison.mode == "compare":
         main = "baseline unreadable, nothing compared"
     else:

@@ -371,3 +371,25 @@ def test_compare__few_renamed_cases_with_the_same_input__tested_unpaired(record)
     check = compare(base, cand).suites[0].renamed
     assert check is not None and check.paired_by_input == 0
     assert check.p_value == pytest.approx(1 / 70)
+
+
+@pytest.mark.parametrize(("on_inconclusive", "exit_code"), [("warn", 0), ("fail", 1)])
+def test_compare__renamed_drop_diluted_by_new_cases__said_as_an_unsettled_drop_never_no_regression(
+    record, on_inconclusive: str, exit_code: int
+) -> None:
+    # the 8 cases that broke renamed, 60 easy new ones added: 8 removed (all passed) against 68 added
+    # (8 failing) is an 11.8-point drop the test cannot call; the headline said "no regression"
+    base = record({"home": passing("c", 20)})
+    cand = record(
+        {"home": {**{f"g/c{i}": "P" for i in range(8, 20)}, **passing("r", 8, "F"), **passing("n", 60)}}
+    )
+    result = compare(base, cand, on_inconclusive=on_inconclusive)
+    [suite] = result.suites
+    assert suite.renamed is not None and not suite.renamed.significant
+    assert suite.renamed.delta is not None and suite.renamed.delta < -0.05
+    [reason] = [r for r in result.reasons if r.kind == "renamed"]
+    assert "a drop of 11.8 points, not significant" in reason.message
+    assert reason.blocking is (on_inconclusive == "fail")
+    assert "no regression" not in headline(result)
+    assert "pass rate dropped over renamed or replaced cases in 1 suite" in headline(result)
+    assert result.exit_code == exit_code

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 
 from agent_evals.gate.model import Reason, RenameCheck, SuiteComparison
 from agent_evals.gate.policy import Knobs
+from agent_evals.gate.renamed import drop_p
 from agent_evals.gate.verdict import pct, points, pvalue
 from agent_evals.record.views import SuiteView
 
@@ -70,6 +72,13 @@ def rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
     )
 
 
+def _could_have_called(removed: int, alpha: float) -> bool:
+    """Whether ``removed`` cases that all passed, renamed and all failing with nothing added beside
+    them, would give a significant drop (4 or more at alpha 0.05): fewer, one case retired and one new
+    one failing say, is no hidden regression the dilution could explain."""
+    return removed > 0 and drop_p([Fraction(1)] * removed, [Fraction(0)] * removed)[0] < alpha
+
+
 def unsettled_rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
     """A drop over renamed or replaced cases beyond ``max_drop`` that the test cannot call."""
     return (
@@ -117,9 +126,15 @@ def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> l
         reasons.append(
             Reason(kind="renamed", message=rename_message(label, check, knobs), suite_id=sid, blocking=True)
         )
-    elif check is not None and check.delta is not None and check.delta <= -knobs.max_drop:
-        # beyond the tolerated drop but not significant (new cases added beside the renamed ones dilute
-        # it): said as the suite's own inconclusive drop is, never read as "no regression"
+    elif (
+        check is not None
+        and check.delta is not None
+        and check.delta <= -knobs.max_drop
+        and _could_have_called(check.removed_graded, knobs.alpha)
+    ):
+        # beyond the tolerated drop but not significant, where as many added cases as removed could
+        # have shown it (new cases added beside the renamed ones dilute it): said as the suite's own
+        # inconclusive drop is, never read as "no regression"
         reasons.append(
             Reason(
                 kind="renamed",

@@ -393,3 +393,17 @@ def test_compare__renamed_drop_diluted_by_new_cases__said_as_an_unsettled_drop_n
     assert "no regression" not in headline(result)
     assert "pass rate dropped over renamed or replaced cases in 1 suite" in headline(result)
     assert result.exit_code == exit_code
+
+
+@pytest.mark.parametrize(("renamed", "said"), [(3, False), (4, True)])
+def test_compare__renamed_drop_diluted__said_only_when_that_many_renamed_cases_could_show_a_drop(
+    record, renamed: int, said: bool
+) -> None:
+    # 3 passing cases renamed and failing cannot reach alpha even alone (p = 1/20): retiring a case or
+    # three beside new failing ones is no hidden regression; 4 can (p = 1/70), so their dilution is said
+    base = record({"home": passing("c", 20)})
+    kept = {f"g/c{i}": "P" for i in range(renamed, 20)}
+    cand = record({"home": {**kept, **passing("r", renamed, "F"), **passing("n", 60)}})
+    result = compare(base, cand)
+    assert any(r.kind == "renamed" for r in result.reasons) is said
+    assert ("no regression" in headline(result)) is not said

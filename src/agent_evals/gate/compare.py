@@ -377,10 +377,11 @@ def _holm_families(
         for w in works
         if w.result.error_rise is not None and w.rise_floor < w.pick.knobs.alpha
     ]
-    brought = [u for u in units if floored and u.pull_request_only]
-    _adjust([u for u in units if u not in brought], rises, [] if floored else renames)
-    if floored:
-        _adjust(brought, [], renames)
+    if not floored:
+        _adjust(units, rises, renames)
+        return
+    _adjust([u for u in units if not u.pull_request_only], rises, [])
+    _adjust([u for u in units if u.pull_request_only], [], renames)
 
 
 def _adjust(

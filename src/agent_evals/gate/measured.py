@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
-from fractions import Fraction
 
 from agent_evals.gate.model import Reason, RenameCheck, SuiteComparison
 from agent_evals.gate.policy import Knobs
-from agent_evals.gate.renamed import drop_p
 from agent_evals.gate.verdict import pct, points, pvalue
 from agent_evals.record.views import SuiteView
 
@@ -76,7 +75,7 @@ def _could_have_called(removed: int, alpha: float) -> bool:
     """Whether ``removed`` cases that all passed, renamed and all failing with nothing added beside
     them, would give a significant drop (4 or more at alpha 0.05): fewer, one case retired and one new
     one failing say, is no hidden regression the dilution could explain."""
-    return removed > 0 and drop_p([Fraction(1)] * removed, [Fraction(0)] * removed)[0] < alpha
+    return removed > 0 and 1 / math.comb(2 * removed, removed) < alpha  # Fisher's exact, the extreme
 
 
 def unsettled_rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:

@@ -253,9 +253,17 @@ def usage_problem(usage: dict[str, Any], source: str, where: str) -> None:
 
 
 def _sizes(obj: dict[str, Any], table: Table, source: str, where: str) -> None:
+    key = _oversized_key(obj, table)
+    if key is not None:
+        raise fail(source, f"{where}.{key}", f"a number of at most {MAX_USAGE:g} in size", obj[key])
+
+
+def _oversized_key(obj: dict[str, Any], table: Table) -> str | None:
+    """The first field ``table`` names whose number is beyond :data:`MAX_USAGE` (None: none is)."""
     for key, value in obj.items():
         if key in table and value.__class__ in (int, float) and oversized(value):
-            raise fail(source, f"{where}.{key}", f"a number of at most {MAX_USAGE:g} in size", value)
+            return key
+    return None
 
 
 def fine(obj: dict[str, Any], table: Table) -> bool:
@@ -272,11 +280,8 @@ def models_fine(models: Any) -> bool:
     if models.__class__ is not dict:
         return False
     for tally in models.values():
-        if tally.__class__ is not dict or not fine(tally, MODEL_USAGE):
+        if tally.__class__ is not dict or not fine(tally, MODEL_USAGE) or _oversized_key(tally, MODEL_USAGE):
             return False
-        for value in tally.values():
-            if value.__class__ in (int, float) and oversized(value):
-                return False
     return True
 
 
@@ -285,10 +290,7 @@ def usage_fine(usage: dict[str, Any]) -> bool:
     models, replayed = usage.get("models"), usage.get("replayed")
     return (
         fine(usage, USAGE)
-        and not any(
-            usage.get(k).__class__ in (int, float) and oversized(usage[k])
-            for k in ("input_tokens", "output_tokens", "cost_usd")
-        )
+        and _oversized_key(usage, USAGE) is None
         and (models is None or models_fine(models))
         and (replayed is None or replayed_fine(replayed))
     )
@@ -299,7 +301,7 @@ def replayed_fine(replayed: Any) -> bool:
     return (
         replayed.__class__ is dict
         and fine(replayed, REPLAYED_USAGE)
-        and not any(v.__class__ in (int, float) and oversized(v) for v in replayed.values())
+        and _oversized_key(replayed, REPLAYED_USAGE) is None
     )
 
 

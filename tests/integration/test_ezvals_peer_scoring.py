@@ -325,19 +325,19 @@ def stuck(result):
 async def stuck_async(result):
     await asyncio.sleep(30)
 
-@eval(evaluators=[keyed_pass, stuck], timeout=0.5)
+@eval(evaluators=[keyed_pass, stuck], timeout=3)
 def sync_stores(ctx: EvalContext):
     ctx.store(scores={"key": "q", "passed": True})
 
-@eval(evaluators=[keyed_pass, stuck_async], timeout=0.5)
+@eval(evaluators=[keyed_pass, stuck_async], timeout=3)
 async def async_stores(ctx: EvalContext):
     ctx.store(scores={"key": "q", "passed": True})
 
-@eval(evaluators=[keyed_pass, stuck], timeout=0.5)
+@eval(evaluators=[keyed_pass, stuck], timeout=3)
 def sync_clean(ctx: EvalContext):
     ctx.output = "x"
 
-@eval(evaluators=[keyed_pass, stuck_async], timeout=0.5)
+@eval(evaluators=[keyed_pass, stuck_async], timeout=3)
 async def async_clean(ctx: EvalContext):
     ctx.output = "x"
 """

@@ -180,22 +180,22 @@ def body_stores_then_raises(ctx: EvalContext):
     ctx.store(scores={"key": "q", "passed": True})
     raise KeyError("k")
 
-@eval(evaluators=[keyed_pass], timeout=0.2)
+@eval(evaluators=[keyed_pass], timeout=1)
 def body_times_out(ctx: EvalContext):
     ctx.output = "x"
     ctx.store(scores={"key": "q", "passed": True})
-    time.sleep(1)
+    time.sleep(5)
 
-@eval(evaluators=[keyed_pass], timeout=0.2)
+@eval(evaluators=[keyed_pass], timeout=1)
 def body_times_out_bare(ctx: EvalContext):
     ctx.output = "x"
-    time.sleep(1)
+    time.sleep(5)
 
-@eval(evaluators=[keyed_pass], timeout=0.2)
+@eval(evaluators=[keyed_pass], timeout=1)
 async def async_body_times_out(ctx: EvalContext):
     ctx.output = "x"
     ctx.store(scores={"key": "q", "passed": True})
-    await asyncio.sleep(1)
+    await asyncio.sleep(5)
 """
 
 PASS = {"key": "pass", "passed": True}

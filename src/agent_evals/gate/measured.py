@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from agent_evals.gate.model import Reason, RenameCheck, SuiteComparison
 from agent_evals.gate.policy import Knobs
-from agent_evals.gate.verdict import pct, points, pvalue
+from agent_evals.gate.verdict import count, pct, points, pvalue
 from agent_evals.record.views import SuiteView
 
 NAMED = 5
@@ -63,11 +63,19 @@ def rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
         else "unpaired exact test"
     )
     return (
-        f"{label}: the {check.added_graded:,} added cases pass {pct(check.candidate_rate or 0.0)} where the "
-        f"{check.removed_graded:,} removed cases passed {pct(check.baseline_rate or 0.0)} in the baseline: "
+        f"{label}: {_rates(check)} in the baseline: "
         f"a drop of {points(-(check.delta or 0.0))} ({pvalue(check.p_adjusted)} adjusted, {test}; "
         f"tolerated drop {points(knobs.max_drop)}). Renamed or replaced cases are compared with the "
         f"cases they replace; {ACCEPT}."
+    )
+
+
+def _rates(check: RenameCheck) -> str:
+    """The added cases' pass rate against the removed cases' baseline one, for a sentence."""
+    added, removed = check.added_graded, check.removed_graded
+    return (
+        f"the {count(added, 'added case')} pass{'es' if added == 1 else ''} {pct(check.candidate_rate or 0.0)} "
+        f"where the {count(removed, 'removed case')} passed {pct(check.baseline_rate or 0.0)}"
     )
 
 
@@ -81,8 +89,7 @@ def _could_have_called(removed: int, alpha: float) -> bool:
 def unsettled_rename_message(label: str, check: RenameCheck, knobs: Knobs) -> str:
     """A drop over renamed or replaced cases beyond ``max_drop`` that the test cannot call."""
     return (
-        f"{label}: the {check.added_graded:,} added cases pass {pct(check.candidate_rate or 0.0)} where the "
-        f"{check.removed_graded:,} removed cases passed {pct(check.baseline_rate or 0.0)} in the baseline: "
+        f"{label}: {_rates(check)} in the baseline: "
         f"a drop of {points(-(check.delta or 0.0))}, not significant ({pvalue(check.p_adjusted)} adjusted; "
         f"tolerated drop {points(knobs.max_drop)}; on_inconclusive: {knobs.on_inconclusive}). New cases "
         "added beside renamed ones dilute this test: on_removed_cases: fail makes every removed case count."

@@ -47,6 +47,11 @@ def points(x: float) -> str:
     return percent_points(x, unit="points")
 
 
+def count(n: int, noun: str) -> str:
+    """A count for a sentence: ``1 added case``, ``2,000 added cases``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def pvalue(p: float) -> str:
     """A p-value for a sentence: three significant digits, or ``< 0.001``."""
     return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"

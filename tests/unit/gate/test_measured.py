@@ -186,6 +186,22 @@ def test_compare__what_is_measured_changes__verdict_by_rule(
         assert result.verdict == "failed"
 
 
+@pytest.mark.parametrize(
+    ("removed", "added", "words"),
+    [
+        (20, 1, "the 1 added case passes 0.0% where the 20 removed cases passed 100.0% in the baseline"),
+        (4, 4, "the 4 added cases pass 0.0% where the 4 removed cases passed 100.0% in the baseline"),
+    ],
+)
+def test_compare__renamed_reason__counts_in_words_that_agree(
+    record, removed: int, added: int, words: str
+) -> None:
+    base = record({"home": {**passing("k", 5), **passing("c", removed)}})
+    cand = record({"home": {**passing("k", 5), **passing("n", added, "F")}})
+    [reason] = [r for r in compare(base, cand).reasons if r.kind == "renamed"]
+    assert words in reason.message
+
+
 def test_compare__fewer_trials__named_and_not_a_mismatch_reason(record) -> None:
     result = compare(record({"home": passing("c", 20, "PPP")}), record({"home": passing("c", 20, "P")}))
     assert "trials 3 -> 1" in headline(result)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import compress, filterfalse
 from operator import attrgetter, itemgetter, or_
 
@@ -18,6 +18,7 @@ from agent_evals.record.views import CaseView, Key, SuiteView
 _QUIET: frozenset[str] = frozenset(("stable-pass", "stable-fail"))
 _KEY = attrgetter("key")
 _CRITICAL = attrgetter("critical")
+_GROUP = attrgetter("group")
 _FIRST = itemgetter(0)
 _SECOND = itemgetter(1)
 
@@ -46,6 +47,9 @@ class Pick:
     replaced: SuiteView | None = None
     """The baseline side of a suite that shares no case with it (every case renamed or replaced);
     ``base_view`` is None then."""
+    regrouped: list[tuple[str, str, str]] = field(default_factory=list)
+    """(case id, baseline group, group now) of each case moved to another group: judged in its
+    baseline group (``regroup_as_baseline``)."""
 
     @property
     def knobs(self) -> Knobs:
@@ -60,14 +64,51 @@ def literal_brackets(glob: str) -> str:
     return glob.replace("[", "\0").replace("]", "[]]").replace("\0", "[[]")
 
 
-def _mark_critical(view: SuiteView, globs: Sequence[str]) -> SuiteView:
-    """Flag the cases the policy's critical globs name (a summary has only the recorded flags)."""
+def _mark_critical(view: SuiteView, globs: Sequence[str], ids: Iterable[str] | None = None) -> SuiteView:
+    """Flag the cases the policy's critical globs name (a summary has only the recorded flags);
+    ``ids``: only those cases (a group's)."""
     if globs:
         patterns = [literal_brackets(g) for g in globs]
-        for case in view.cases.values():
+        cases = view.cases.values() if ids is None else map(view.cases.__getitem__, ids)
+        for case in cases:
             if not case.critical:
                 case.critical = any(fnmatch.fnmatchcase(case.id, g) for g in patterns)
     return view
+
+
+def _mark_group_critical(view: SuiteView, resolved: SuiteKnobs, globs: Sequence[str]) -> None:
+    """Flag the cases a group override's critical globs name, in that group only (``globs``: the
+    suite's, already applied to every case)."""
+    for group, ids in view.groups.items():
+        own = [g for g in resolved.group(group).critical_cases if g not in globs]
+        if own:
+            _mark_critical(view, own, ids)
+
+
+def regroup_as_baseline(base: SuiteView, cand: SuiteView) -> list[tuple[str, str, str]]:
+    """Put every case the baseline also ran back in its baseline group; return (case id, baseline
+    group, group now) of each one the candidate moved. A case's group chooses the knobs that judge it
+    (a gated group's floor, its critical globs): relabelling the failing cases (an eval's ``dataset``)
+    must not take them out from under those knobs."""
+    cases, base_cases = cand.cases, base.cases
+    now = list(map(_GROUP, cases.values()))
+    try:  # usually every case is on both sides: then the lookups stay in C
+        before = list(map(_GROUP, map(base_cases.__getitem__, cases)))
+    except KeyError:
+        before = [
+            old.group if (old := base_cases.get(cid)) is not None else g
+            for cid, g in zip(cases, now, strict=True)
+        ]
+    if before == now:
+        return []
+    moved = [(cid, b, g) for cid, b, g in zip(cases, before, now, strict=True) if b != g]
+    groups: dict[str, list[str]] = {}
+    for (cid, case), group in zip(cases.items(), before, strict=True):
+        case.group = group
+        groups.setdefault(group, []).append(cid)
+    cand.groups = groups
+    cand.counted.clear()  # counts by group worked out ahead are stale now
+    return moved
 
 
 def _baseline_globs(base_suite: SuiteSummary, knobs: Knobs) -> tuple[str, ...]:
@@ -107,12 +148,14 @@ def select_cases(
     sid = suite.header["id"]
     resolved = SuiteKnobs(policy, sid)
     knobs = resolved.knobs
-    cand_view = _mark_critical(suite.view, knobs.critical_cases)
-    base_view = (
-        _mark_critical(base_suite.view, _baseline_globs(base_suite, knobs))
-        if base_suite is not None
-        else None
-    )
+    cand_view, base_view = suite.view, base_suite.view if base_suite is not None else None
+    regrouped = regroup_as_baseline(base_view, cand_view) if base_view is not None else []
+    _mark_critical(cand_view, knobs.critical_cases)
+    _mark_group_critical(cand_view, resolved, knobs.critical_cases)
+    if base_suite is not None and base_view is not None:
+        globs = _baseline_globs(base_suite, knobs)
+        _mark_critical(base_view, globs)
+        _mark_group_critical(base_view, resolved, globs)
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     if base is not None:
@@ -132,7 +175,9 @@ def select_cases(
         picked, counts = _pick_each(base or {}, cand, quiet)
         gone = list(map(base.__getitem__, filterfalse(cand.__contains__, base))) if base is not None else []
     counts["removed"] += len(gone)
-    return Pick(suite, sid, resolved, cand_view, base_view, picked, gone, counts, same_ids, pairs, replaced)
+    return Pick(
+        suite, sid, resolved, cand_view, base_view, picked, gone, counts, same_ids, pairs, replaced, regrouped
+    )
 
 
 Picked = list[tuple[CaseView | None, CaseView, CaseClass]]

@@ -1,4 +1,4 @@
-"""Redefined cases: cases on both sides whose recorded definition digests differ (``on_redefined_cases``)."""
+"""Redefined cases: cases on both sides whose definition digests or groups differ (``on_redefined_cases``)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,33 @@ def decide(
         message=message(f"Suite {result.suite_id}", ids, knobs),
         suite_id=result.suite_id,
         case_id=ids[0] if len(ids) == 1 else None,
+        blocking=blocking,
+    )
+    return [("failed", "fail", reason) if blocking else ("passed", "warn", reason)]
+
+
+def regrouped(
+    result: SuiteComparison, moved: list[tuple[str, str, str]], knobs: Knobs
+) -> list[tuple[Verdict, Outcome, Reason]]:
+    """The verdict, outcome and reason of cases moved to another group since the baseline (``moved``:
+    case id, baseline group, group now), judged in their baseline group; none when none moved."""
+    if not moved:
+        return []
+    n = len(moved)
+    shown = ", ".join(f"{cid} ({before} -> {now})" for cid, before, now in moved[:LISTED])
+    more = f" and {n - LISTED:,} more" if n > LISTED else ""
+    one = n == 1
+    blocking = knobs.on_redefined_cases == "fail"
+    reason = Reason(
+        kind="redefined",
+        message=(
+            f"Suite {result.suite_id}: {n:,} {'case was' if one else 'cases were'} moved to another group "
+            f"since the baseline (on_redefined_cases: {knobs.on_redefined_cases}): {shown}{more}. "
+            f"{'It is' if one else 'They are'} judged in the baseline's group, under that group's knobs, "
+            "until a baseline has the new one; if the move is intended, accept it with the accept label."
+        ),
+        suite_id=result.suite_id,
+        case_id=moved[0][0] if one else None,
         blocking=blocking,
     )
     return [("failed", "fail", reason) if blocking else ("passed", "warn", reason)]

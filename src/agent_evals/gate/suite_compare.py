@@ -147,8 +147,10 @@ def prepare(
             rise_floor = error_rise_floor(charged)
     work = SuiteWork(pick, result, unit, lost_trials=lost_trials, rise_floor=rise_floor)
     for row in result.groups:
-        if base is not None and row.delta is not None and pick.resolved.gated(row.key):
-            row.gated = True
+        if not pick.resolved.gated(row.key):
+            continue
+        row.gated = True  # decided without a baseline too: its floor and error budget still apply
+        if base is not None and row.delta is not None:
             work.group_units[row.key] = Unit(
                 row.delta,
                 pairs_of_counts(counts.group_sides(row.key)),
@@ -269,6 +271,7 @@ def finish(
             outcomes.append(group_decision.outcome)
             reasons += group_decision.reasons
     changed = redefined.decide(result, pick.base_view, pick.cand_view, pick.knobs)
+    changed += redefined.regrouped(result, pick.regrouped, pick.knobs)
     for verdict, outcome, reason in usage_gate.decisions(result) + changed:
         verdicts.append(verdict)
         outcomes.append(outcome)
@@ -290,7 +293,8 @@ def _decide_group(row: GroupRow, sid: str, knobs: Knobs) -> Decision:
         knobs=knobs,
         candidate=row.candidate,
         delta=row.delta,
-        has_baseline=True,
+        has_baseline=row.delta is not None,
+        report_missing=False,  # the suite says it has no baseline; a new group is named in its row
     )
     row.verdict = decision.verdict
     row.reasons = decision.reasons

@@ -15,42 +15,70 @@ CLOSEST = 3
 """Closest case ids named beside a glob that matches none."""
 
 
-def _ids_and_groups(runs: Iterable[RunSummary]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def _ids_and_groups(
+    runs: Iterable[RunSummary],
+) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
+    """Case ids per suite, and per suite and group, of the given runs together."""
     ids: dict[str, set[str]] = {}
-    groups: dict[str, set[str]] = {}
+    groups: dict[str, dict[str, set[str]]] = {}
     for run in runs:
         for suite in run.suites:
             sid = suite.header["id"]
             ids.setdefault(sid, set()).update(suite.view.cases)
-            groups.setdefault(sid, set()).update(suite.view.groups)
+            mine = groups.setdefault(sid, {})
+            for group, members in suite.view.groups.items():
+                mine.setdefault(group, set()).update(members)
     return ids, groups
 
 
-def _critical_globs(policy: Policy, suites: Iterable[str]) -> list[tuple[str, str, list[str]]]:
-    """(glob, where it was written, the suites it applies to) of every ``critical_cases`` glob."""
-    suites = list(suites)
-    out = []
+Scope = list[tuple[str, str | None]]
+"""Where a glob applies: (suite id, None) for a whole suite, (suite id, group) for one group."""
+
+
+def _critical_globs(
+    policy: Policy, groups: Mapping[str, Mapping[str, set[str]]]
+) -> list[tuple[str, str, Scope]]:
+    """(glob, where it was written, the suites or groups it applies to) of every ``critical_cases``
+    glob; an override's glob applies to the suites it names or, naming none, to the groups it names."""
+    out: list[tuple[str, str, Scope]] = []
     for layer in policy.layers:
-        scope = [layer.suite] if layer.suite is not None else suites
+        suites = [layer.suite] if layer.suite is not None else list(groups)
+        whole: Scope = [(sid, None) for sid in suites]
         for glob in layer.block.critical_cases or ():
-            out.append((glob, layer.source, scope))
+            out.append((glob, layer.source, whole))
         for pattern, block in layer.block.overrides.items():
-            targets = [s for s in scope if fnmatch.fnmatchcase(s, pattern)]
-            for glob in block.critical_cases or ():
-                out.append((glob, f"{layer.source}, override '{pattern}'", targets))
+            if not block.critical_cases:
+                continue
+            scope: Scope = [(sid, None) for sid in suites if matches_suite(pattern, sid)]
+            if not scope:
+                scope = [
+                    (sid, group)
+                    for sid in suites
+                    for group in groups.get(sid, {})
+                    if matches_group(pattern, sid, group, scoped=layer.suite is not None)
+                ]
+            for glob in block.critical_cases:
+                out.append((glob, f"{layer.source}, override '{pattern}'", scope))
     return out
 
 
 def unmatched_globs(policy: Policy, runs: Iterable[RunSummary]) -> list[str]:
-    """A message for each ``critical_cases`` glob that matches no case id, and each override glob that
-    matches no suite or group, of the given runs (the candidate, and its baseline when there is one)."""
+    """A message for each ``critical_cases`` glob that matches no case id where it applies, and each
+    override glob that matches no suite or group, of the given runs (the candidate, and its baseline
+    when there is one)."""
     ids, groups = _ids_and_groups(runs)
     messages = []
-    for glob, source, scope in _critical_globs(policy, ids):
+    for glob, source, scope in _critical_globs(policy, groups):
         if not scope:
-            continue  # its override matches no suite: said below
+            continue  # its override matches no suite or group: said below
         pattern = literal_brackets(glob)
-        pool = sorted({cid for sid in scope for cid in ids.get(sid, ())})
+        pool = sorted(
+            {
+                cid
+                for sid, group in scope
+                for cid in (ids.get(sid, ()) if group is None else groups[sid][group])
+            }
+        )
         if any(fnmatch.fnmatchcase(cid, pattern) for cid in pool):
             continue
         close = difflib.get_close_matches(glob, pool, n=CLOSEST, cutoff=0.0)
@@ -63,8 +91,11 @@ def unmatched_globs(policy: Policy, runs: Iterable[RunSummary]) -> list[str]:
     return messages
 
 
-def _where(scope: list[str]) -> str:
-    return f"suite {scope[0]}" if len(scope) == 1 else f"the {len(scope)} suites"
+def _where(scope: Scope) -> str:
+    if len(scope) == 1:
+        sid, group = scope[0]
+        return f"suite {sid}" if group is None else f"group {sid}/{group}"
+    return f"the {len(scope)} suites" if scope[0][1] is None else f"the {len(scope)} groups"
 
 
 def refuse_unmatched(policy: Policy, candidate: RunSummary, baseline: RunSummary | None) -> None:

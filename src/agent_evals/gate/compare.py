@@ -25,7 +25,7 @@ from agent_evals.gate.paired import EPS, informative, settle_hint
 from agent_evals.gate.partial import lacks_baseline, mark_not_run, not_run_message, partial_run, run_notes
 from agent_evals.gate.picks import passing_critical, select_cases
 from agent_evals.gate.policy import Knobs, Policy
-from agent_evals.gate.renamed import rename_check
+from agent_evals.gate.renamed import moved_or_renamed
 from agent_evals.gate.reuse import split_reused
 from agent_evals.gate.suite_compare import SuiteWork, Unit, finish, prepare
 from agent_evals.gate.trend import suite_trend
@@ -300,13 +300,13 @@ def _test_together(
     base_suites: Mapping[str, SuiteSummary],
     effective: Knobs,
 ) -> RenameCheck | None:
-    """Gather the renamed-cases tests (within suites, and across the suites renamed as a whole) and
+    """Gather the renamed-cases tests (within suites, and across suites: renamed, or cases moved) and
     adjust them with the suites' tests in one Holm family; returns the across-suites check."""
     # a partial baseline lacks cases that are not new, and a partial candidate lacks cases it did not remove
     whole = partial_run(base.run) is None and partial_run(cand.run) is None if base is not None else False
     for work in works if not whole else ():
         work.result.renamed = None
-    across = _suites_renamed(base_suites, cand) if whole else None
+    across = moved_or_renamed(base_suites, [w.pick for w in works]) if whole else None
     renames = [(w.result.renamed, w.pick.knobs) for w in works if w.result.renamed is not None]
     renames += [(across, effective)] if across is not None else []
     renames = [(check, knobs) for check, knobs in renames if check.p_floor < knobs.alpha]
@@ -410,18 +410,6 @@ def _adjust(
             unit.stat.settle = settle_hint(
                 unit.pairs, unit.stat, alpha=unit.knobs.alpha, max_drop=unit.knobs.max_drop
             )
-
-
-def _suites_renamed(base_suites: Mapping[str, SuiteSummary], cand: RunSummary) -> RenameCheck | None:
-    """The removed suites' baseline cases against the added suites' candidate cases (a suite renamed)."""
-    cand_ids = {s.header["id"] for s in cand.suites}
-    gone = [s for sid, s in base_suites.items() if sid not in cand_ids]
-    new = [s for s in cand.suites if s.header["id"] not in base_suites]
-    return rename_check(
-        [*(s.header["id"] for s in gone), *(s.header["id"] for s in new)],
-        [case for s in gone for case in s.view.cases.values()],
-        [case for s in new for case in s.view.cases.values()],
-    )
 
 
 def _run_reasons(

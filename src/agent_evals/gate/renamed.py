@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from agent_evals.gate.model_stats import RenameCheck
+from agent_evals.gate.picks import Pick
+from agent_evals.record.summary import SuiteSummary
 from agent_evals.record.views import CaseView
 from agent_evals.stats.exact import normal_cdf
 
@@ -201,3 +203,31 @@ def rename_check(
         p_adjusted=p,
         test=method,
     )
+
+
+def moved_or_renamed(base_suites: Mapping[str, SuiteSummary], picks: Sequence[Pick]) -> RenameCheck | None:
+    """The removed and added cases no suite's own test compares, against each other: the removed
+    suites' cases and those removed from a suite that added none, against the new suites' cases and
+    those added to a suite that removed none. A suite renamed, or failing cases moved from one suite
+    into another (a new one, or one that only gained cases), is tested as a rename within a suite is."""
+    ran = {pick.sid for pick in picks}
+    sids = [sid for sid in base_suites if sid not in ran]
+    removed = [case for sid in sids for case in base_suites[sid].view.cases.values()]
+    added: list[CaseView] = []
+    for pick in picks:
+        cases, base = pick.cand_view.cases, pick.base_view
+        if pick.replaced is not None or pick.same_ids:
+            continue  # every case in its own test, or none removed or added
+        new = (
+            list(cases.values()) if base is None else [c for cid, c in cases.items() if cid not in base.cases]
+        )
+        if pick.gone and new:
+            continue  # its own test compares them
+        if pick.gone:
+            removed += pick.gone
+        elif new:
+            added += new
+        else:
+            continue
+        sids.append(pick.sid)
+    return rename_check(sids, removed, added)

@@ -134,6 +134,29 @@ def passing(prefix: str, n: int, codes: str = "P") -> dict[str, str]:
             1,
             ["renamed"],
         ),
+        # the failing cases moved into a new suite, or into one that only gained cases: tested as renamed
+        (
+            {"home": passing("c", 20)},
+            {"home": passing("c", 10), "away": {f"g/c{i}": "F" for i in range(10, 20)}},
+            {},
+            1,
+            ["renamed"],
+        ),
+        (
+            {"home": passing("c", 20), "keep": passing("k", 5)},
+            {"home": passing("c", 10), "keep": passing("k", 5) | {f"g/c{i}": "F" for i in range(10, 20)}},
+            {},
+            1,
+            ["renamed"],
+        ),
+        # moved with their results: passes (a warning names the removed cases)
+        (
+            {"home": passing("c", 20), "keep": passing("k", 5)},
+            {"home": passing("c", 10), "keep": passing("k", 5) | {f"g/c{i}": "P" for i in range(10, 20)}},
+            {},
+            0,
+            [],
+        ),
         # renamed with no real change: passes (a warning names the removed cases)
         ({"home": passing("c", 20)}, {"home": {**passing("c", 10), **passing("n", 10)}}, {}, 0, []),
         # only cases added, failing ones: reported, not gated

@@ -24,10 +24,18 @@ def named(ids: Sequence[str], limit: int = NAMED) -> str:
 
 
 def fewer_trials(
-    base: SuiteView, cand: SuiteView, base_counts: Sequence[int], cand_counts: Sequence[int]
-) -> list[tuple[str, int, int]]:
-    """(case id, baseline trials, candidate trials) of each shared case run with fewer trials now."""
-    if not base_counts or not cand_counts or min(cand_counts) >= max(base_counts):
+    base: SuiteView,
+    cand: SuiteView,
+    base_counts: Sequence[int],
+    cand_counts: Sequence[int],
+    unverdicted: bool = False,
+) -> list[tuple[str, int, int, bool]]:
+    """(case id, baseline trials, candidate trials, counting only those with a verdict) of each shared
+    case run with fewer trials now. With ``unverdicted`` (the candidate has trials without a pass/fail
+    verdict) a case that ran as many trials but gave fewer a verdict or an error counts too, by those
+    trials: the comparison leaves the others out, so two of three trials recorded as a bare number
+    would hide their failures. A case that gave none a verdict lost its grade instead (``lost-grade``)."""
+    if not base_counts or not cand_counts or (min(cand_counts) >= max(base_counts) and not unverdicted):
         return []  # the usual case: the same trials everywhere, nothing to walk
     out = []
     for cid, case in cand.cases.items():
@@ -36,14 +44,16 @@ def fewer_trials(
             continue
         before, now = len(old.raw.get("trials") or ()), len(case.raw.get("trials") or ())
         if now < before:
-            out.append((cid, before, now))
+            out.append((cid, before, now, False))
+        elif unverdicted and 0 < case.key[0] < min(old.key[0], now):
+            out.append((cid, old.key[0], case.key[0], True))
     return out
 
 
-def trials_change(fewer: Sequence[tuple[str, int, int]]) -> str:
-    """The most common change, as ``trials 3 -> 1``."""
-    (before, now), _ = Counter((b, c) for _, b, c in fewer).most_common(1)[0]
-    return f"trials {before} -> {now}"
+def trials_change(fewer: Sequence[tuple[str, int, int, bool]]) -> str:
+    """The most common change, as ``trials 3 -> 1`` (``trials with a verdict 3 -> 1``)."""
+    (before, now, verdicts), _ = Counter((b, c, v) for _, b, c, v in fewer).most_common(1)[0]
+    return f"trials{' with a pass/fail verdict' if verdicts else ''} {before} -> {now}"
 
 
 def replaced_message(label: str, removed: Sequence[str], added: Sequence[str]) -> str:

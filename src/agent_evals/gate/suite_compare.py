@@ -77,14 +77,15 @@ def prepare(
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     differ = not pick.same_ids  # some case ids are on one side only
-    fewer = (
-        fewer_trials(base_view, cand_view, base_suite.trial_counts, suite.trial_counts)
-        if base_view is not None and base_suite is not None
-        else []
-    )
     # every rate and pair below comes from the cases counted once by (group, key)
     counts = breakdown.count_cases(base_view, cand_view, pick.pairs)
     b_keys, c_keys, pb_keys, pc_keys, sides = counts.totals()
+    unverdicted = cand_view.usage.trials > sum(k[0] * n for k, n in c_keys.items())
+    fewer = (
+        fewer_trials(base_view, cand_view, base_suite.trial_counts, suite.trial_counts, unverdicted)
+        if base_view is not None and base_suite is not None
+        else []
+    )
     pairs = pairs_of_counts(sides)
     stat = None
     if base is not None:
@@ -123,7 +124,7 @@ def prepare(
         counts={},
         replaced=pick.replaced is not None,
         renamed=None,
-        fewer_trials=[cid for cid, _, _ in fewer],
+        fewer_trials=[cid for cid, *_ in fewer],
         trials_change=trials_change(fewer) if fewer else None,
     )
     if pick.replaced is not None:

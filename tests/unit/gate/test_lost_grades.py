@@ -143,3 +143,48 @@ def test_compare__lost_case_lowers_nothing_it_should_not__paired_rate_still_over
     suite = compare(base, cand).suites[0]
     assert suite.candidate.rate == 1.0
     assert suite.delta is not None and suite.delta.n_paired == 18
+
+
+def ungrade_trials(doc: dict[str, Any], case_ids: set[str], keep: int) -> dict[str, Any]:
+    """The named cases keep their first ``keep`` trials' verdicts; the rest carry only a number."""
+    for case in doc["suites"][0]["cases"]:
+        if case["id"] in case_ids:
+            for t in case["trials"][keep:]:
+                t.update(passed=False, graded=False, scores={"check": {"value": 0.0, "passed": None}})
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("base_codes", "cand_codes", "keep", "flags", "exit_code", "change"),
+    [
+        # two of three trials failed, recorded as a bare number: fewer trials with a verdict, a failure
+        ("PPP", "PFF", 1, {}, 1, "trials with a pass/fail verdict 3 -> 1"),
+        ("PPP", "PPF", 2, {}, 1, "trials with a pass/fail verdict 3 -> 2"),
+        # on_fewer_trials decides it, as for trials that did not run
+        ("PPP", "PFF", 1, {"on_fewer_trials": "warn"}, 0, "trials with a pass/fail verdict 3 -> 1"),
+        # every trial kept its verdict: nothing to say
+        ("PPP", "PPP", 3, {}, 0, None),
+        # fewer trials run: said as before
+        ("PPP", "P", 1, {}, 1, "trials 3 -> 1"),
+    ],
+)
+def test_compare__trials_that_lost_their_verdict__fewer_trials_when_the_case_kept_some(
+    record,
+    base_codes: str,
+    cand_codes: str,
+    keep: int,
+    flags: dict[str, Any],
+    exit_code: int,
+    change: str | None,
+) -> None:
+    broken = {f"g/c{i}" for i in range(12)}
+    base = record({"home": {f"g/c{i}": base_codes for i in range(40)}})
+    cand = record({"home": {f"g/c{i}": cand_codes if f"g/c{i}" in broken else base_codes for i in range(40)}})
+    ungrade_trials(cand, broken, keep)
+    result = compare(base, cand, **flags)
+    assert result.exit_code == exit_code, [r.message for r in result.reasons]
+    assert result.suites[0].trials_change == change
+    if change is not None:
+        [reason] = [r for r in result.reasons if r.kind == "fewer-trials"]
+        assert reason.message.startswith(f"Suite home: {change}: 12 cases run with fewer trials")
+        assert reason.blocking == (exit_code == 1)

@@ -205,7 +205,7 @@ def _compare(
     removed_knobs = {sid: policy.knobs_for(sid) for sid in removed}
     reasons = [r for s in suites for r in s.reasons]
     reasons += _run_reasons(base_suites, cand, removed_knobs, effective, replaced and not incomplete, across)
-    guarded = _removed_critical(base_suites, removed_knobs)
+    guarded = _removed_critical(base_suites, removed_knobs, policy)
     reasons += [
         Reason(
             kind="critical-case",
@@ -315,7 +315,7 @@ def _test_together(
 
 
 def _removed_critical(
-    base_suites: Mapping[str, SuiteSummary], removed_knobs: Mapping[str, Knobs]
+    base_suites: Mapping[str, SuiteSummary], removed_knobs: Mapping[str, Knobs], policy: Policy
 ) -> list[tuple[str, str, bool]]:
     """(suite id, case id, blocking) of each critical case that passed every baseline trial in a
     suite this run no longer has."""
@@ -323,7 +323,7 @@ def _removed_critical(
         (sid, case_id, knobs.critical == "fail")
         for sid, knobs in removed_knobs.items()
         if knobs.critical != "ignore"
-        for case_id in passing_critical(base_suites[sid], knobs)
+        for case_id in passing_critical(base_suites[sid], policy)
     ]
 
 

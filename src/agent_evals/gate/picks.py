@@ -122,10 +122,14 @@ def _baseline_globs(base_suite: SuiteSummary, knobs: Knobs) -> tuple[str, ...]:
     return (*knobs.critical_cases, *(g for g in own if isinstance(g, str)))
 
 
-def passing_critical(base_suite: SuiteSummary, knobs: Knobs) -> list[str]:
-    """Case ids of a baseline suite that are critical (recorded, or by the policy's globs or the
-    baseline's own block) and passed every trial: what a candidate without that suite drops unguarded."""
-    view = _mark_critical(base_suite.view, _baseline_globs(base_suite, knobs))
+def passing_critical(base_suite: SuiteSummary, policy: Policy) -> list[str]:
+    """Case ids of a baseline suite that are critical (recorded, or by the policy's globs, its groups'
+    or the baseline's own block) and passed every trial: what a candidate without that suite drops
+    unguarded."""
+    resolved = SuiteKnobs(policy, base_suite.header["id"])
+    globs = _baseline_globs(base_suite, resolved.knobs)
+    view = _mark_critical(base_suite.view, globs)
+    _mark_group_critical(view, resolved, globs)
     return [case.id for case in view.cases.values() if case.critical and case.fraction == 1.0]
 
 

@@ -138,3 +138,13 @@ def test_compare__critical_case_moved_out_of_its_group__still_guarded(record: An
     move(cand, {"refunds/c0"}, "general")
     result = compare(base, cand, {"overrides": {"home/refunds": {"critical_cases": ["refunds/*"]}}})
     assert (result.exit_code, blocking(result)) == (1, ["critical-case"])
+
+
+def test_compare__removed_suite__its_group_override_critical_case_still_guarded(
+    record: Any, cases: Any
+) -> None:
+    base = record({"home": cases("general", 20, "P"), "old": cases("refunds", 3, "P")})
+    cand = record({"home": cases("general", 20, "P")})
+    result = compare(base, cand, {"overrides": {"old/refunds": {"critical_cases": ["refunds/c0"]}}})
+    assert result.exit_code == 1
+    assert any(r.kind == "critical-case" and "refunds/c0" in r.message for r in result.reasons)

@@ -26,13 +26,14 @@ BASE, HEAD, MERGE = "b" * 40, "e" * 40, "d" * 40
 CASES = [f"c{i:02d}" for i in range(20)]
 
 AGENT = """
+import ctypes
 import os
 
 
 def answer(prompt):
     if prompt in os.environ.get("DIE_CASES", "").split(","):
         print("dying on", prompt, flush=True)
-        os._exit(int(os.environ.get("DIE_CODE", "1")))
+        ctypes.CDLL(None)._exit(int(os.environ.get("DIE_CODE", "1")))  # as a native library may
     return "bad" if prompt in os.environ.get("FAIL_CASES", "").split(",") else "ok"
 """
 

@@ -620,6 +620,70 @@ def test_eval_that_forks_without_ending_its_child__record_whole_no_orphan(tmp_pa
     assert done.stdout.count("Run record written") == 1  # the child said nothing
 
 
+@pytest.mark.parametrize(
+    ("kind", "call"),
+    [
+        ("def", "os._exit(0)"),
+        ("async def", "os._exit(0)"),
+        ("def", "os._exit(3)"),
+        # a thread the trial started: the thread ends, the run goes on
+        ("def", "t = threading.Thread(target=os._exit, args=(0,)); t.start(); t.join()"),
+    ],
+)
+def test_eval_that_calls_os_exit__its_trial_errors_the_run_finishes_and_fail_under_holds(
+    tmp_path: Path, kind: str, call: str
+) -> None:
+    # the run ended at once with the code user code asked for: exit 0 under --fail-under, no record
+    _write(
+        tmp_path,
+        "eval_exit.py",
+        f"""
+        import os, threading
+        from agent_evals import EvalContext, eval
+
+
+        @eval(cases=[{{"input": i}} for i in range(6)])
+        {kind} test_x(ctx: EvalContext):
+            if ctx.input == 3:
+                {call}
+            assert ctx.input < 2
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_exit.py", "--output", str(out), "--fail-under", "0.9", cwd=tmp_path, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    record = json.loads(out.read_text())
+    assert record["run"]["complete"] is True
+    trials = [case["trials"][0] for case in record["suites"][0]["cases"]]
+    assert [t["passed"] for t in trials] == [True, True, False, False, False, False]
+    if "Thread" not in call:
+        assert (trials[3]["error"] or "").startswith("ExitRefused: os._exit(")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_eval_whose_forked_child_calls_os_exit__the_child_ends_as_asked(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "eval_child.py",
+        """
+        import os
+        from agent_evals import EvalContext, eval
+
+
+        @eval(input="a")
+        def test_child(ctx: EvalContext):
+            pid = os.fork()
+            if pid == 0:
+                os._exit(7)
+            ctx.output = str(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        """,
+    )
+    out = tmp_path / "run.json"
+    done = _run("eval_child.py", "--output", str(out), cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(out.read_text())["suites"][0]["cases"][0]["trials"][0]["output"] == "7"
+
+
 @pytest.mark.parametrize("closes", ["sys.stdout.close()", "sys.stdout.close(); sys.stderr.close()"])
 def test_eval_that_closes_the_terminal_streams__summary_still_printed_exit_0(
     tmp_path: Path, closes: str

@@ -31,7 +31,8 @@ def test_count(ctx: EvalContext):
 """
 
 HOW = {
-    "os._exit": ("os._exit(7)", 7),
+    # the C library's _exit (a native extension ending the process; os._exit is a trial error)
+    "native _exit": ("__import__('ctypes').CDLL(None)._exit(7)", 7),
     "SIGKILL": ("os.kill(os.getpid(), signal.SIGKILL)", -9),
 }
 

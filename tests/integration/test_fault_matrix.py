@@ -250,8 +250,9 @@ def test_fault_in_one_trial__that_trial_errored_neighbours_run_record_written_ga
 
 
 PROCESS: dict[str, Fault] = {
-    "os-exit-0": Fault("os._exit(0)", ""),
-    "os-exit-1": Fault("os._exit(1)", ""),
+    # the C library's _exit, as a native extension may call it (os._exit is a trial error: below)
+    "native-exit-0": Fault("import ctypes\nctypes.CDLL(None)._exit(0)", ""),
+    "native-exit-1": Fault("import ctypes\nctypes.CDLL(None)._exit(1)", ""),
     "killed-like-oom": Fault("os.kill(os.getpid(), 9)", ""),
     "native-crash": Fault("import ctypes\nctypes.string_at(0)", ""),
 }
@@ -287,6 +288,9 @@ USER_RAISES: dict[str, Fault] = {
     ),
     "stop-iteration": Fault("raise StopIteration('done')", "StopIteration"),
     "stop-iteration-async": Fault("raise StopIteration('done')", "StopIteration", is_async=True),
+    # os._exit in the run's process: it ended the run at once, with exit 0 and no finished record
+    "os-exit-0": Fault("import os\nos._exit(0)", "ExitRefused: os._exit(0)"),
+    "os-exit-0-async": Fault("import os\nos._exit(0)", "ExitRefused: os._exit(0)", is_async=True),
 }
 
 
@@ -339,7 +343,9 @@ def test_child_killed_from_outside_mid_run__ci_exit_3_with_the_cases_it_streamed
 @pytest.mark.parametrize("kind", ["benchmark", "eval"])
 def test_child_dies_on_its_first_case__ci_exit_3_never_0(tmp_path: Path, kind: str) -> None:
     work = workspace(tmp_path, Fault("pass", ""), kind)
-    (work / "faulty.py").write_text("import os\n\n\ndef answer(prompt):\n    os._exit(0)\n", encoding="utf-8")
+    (work / "faulty.py").write_text(
+        "import ctypes\n\n\ndef answer(prompt):\n    ctypes.CDLL(None)._exit(0)\n", encoding="utf-8"
+    )
     outcome = run_cli(tmp_path, work, "ci", Fault("", ""))
     assert outcome.code == 3, f"exit {outcome.code}\nstdout:\n{outcome.stdout}\nstderr:\n{outcome.stderr}"
     assert outcome.outputs["status"] in ("error", "incomplete")

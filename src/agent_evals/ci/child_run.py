@@ -293,7 +293,7 @@ def lost_run_markdown(child: ChildRun, gate_id: str) -> str:
         f"### ⛔ agent-evals: no verdict: {head}",
         "",
         "This is an infrastructure error (exit 3), not a pass. An agent or eval that ends the process "
-        "(`os._exit`, a native crash, the OOM killer) takes the run down with it; rerun the job, or run "
+        "(a native crash or exit, the OOM killer, a signal) takes the run down with it; rerun the job, or run "
         "`agent-evals run` locally to find the case.",
     ]
     if child.tail:

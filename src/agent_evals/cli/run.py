@@ -57,13 +57,13 @@ def _exit_interrupted(code: int) -> NoReturn:
     """Exit ``code`` (130/143) now that the record is written: stdout and stderr are flushed, and a
     daemon thread ends the process after :data:`EXIT_GRACE_S` should the interpreter's exit wait on a
     thread that cannot be stopped (it is abandoned, not joined)."""
-    import os
+    from agent_evals.core.hard_exit import leave
 
     _end_if_abandoned(code)
 
     def end() -> None:
         time.sleep(EXIT_GRACE_S)
-        os._exit(code)
+        leave(code)
 
     threading.Thread(target=end, name="agent-evals-exit", daemon=True).start()
     sys.exit(code)
@@ -73,15 +73,14 @@ def _end_if_abandoned(code: int) -> None:
     """Flush stdout and stderr; then, when the run left a task that ignored its cancellation
     (``core.run_sync``), end the process now with ``code``: the interpreter's teardown would finalize
     that task and could run its code on forever."""
-    import os
-
+    from agent_evals.core.hard_exit import leave
     from agent_evals.core.run_sync import abandoned
 
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
     if abandoned():
-        os._exit(code)
+        leave(code)
 
 
 @click.command("run", epilog=RUN_EXIT_CODES)
@@ -239,37 +238,41 @@ def run(
     progress = None
     if not quiet and sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, tally=builder.tally, color=use_colour(sys.stderr))
-    interrupted = _execute(
-        paths,
-        builder,
-        cache,
-        progress,
-        output,
-        agent=agent,
-        trials=trials,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        case_filter=case_filter,
-        datasets=datasets,
-        labels=labels,
-        shard=slicer,
-        retry_errors=retry_errors,
-        skip_files={f.resolve() for f in skip_files},
-        budget_usd=budget_usd,
-        trace=trace,
-    )
-    if progress:
-        progress.clear()
-    _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose, given=given)
-    if interrupted:
-        click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
-        _exit_interrupted(interrupted)
-    if cache is not None and cache.mode == "replay":
-        _warn_unreplayed(cache, builder.digest.replayed_nothing)
-    code = _finished_exit_code(builder, fail_under, repo_gate)
-    _end_if_abandoned(code)
-    if code:
-        sys.exit(code)
+    from agent_evals.core.hard_exit import exits_refused
+
+    # the user code's os._exit in this process is its trial's error, not an exit 0 without a record
+    with exits_refused():
+        interrupted = _execute(
+            paths,
+            builder,
+            cache,
+            progress,
+            output,
+            agent=agent,
+            trials=trials,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            case_filter=case_filter,
+            datasets=datasets,
+            labels=labels,
+            shard=slicer,
+            retry_errors=retry_errors,
+            skip_files={f.resolve() for f in skip_files},
+            budget_usd=budget_usd,
+            trace=trace,
+        )
+        if progress:
+            progress.clear()
+        _print_digest(builder, output, complete=not interrupted, quiet=quiet, verbose=verbose, given=given)
+        if interrupted:
+            click.echo("Interrupted: the results so far were kept (marked incomplete).", err=True)
+            _exit_interrupted(interrupted)
+        if cache is not None and cache.mode == "replay":
+            _warn_unreplayed(cache, builder.digest.replayed_nothing)
+        code = _finished_exit_code(builder, fail_under, repo_gate)
+        _end_if_abandoned(code)
+        if code:
+            sys.exit(code)
 
 
 def _slicer(shard_text: str | None) -> Slicer | None:

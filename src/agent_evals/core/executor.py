@@ -30,6 +30,7 @@ from agent_evals.core.faults import (
     overran,
     user_traceback,
 )
+from agent_evals.core.hard_exit import leave
 from agent_evals.core.retry import NO_RETRIES, RetryPolicy
 from agent_evals.core.tracing import close_trial, open_trial
 
@@ -135,7 +136,7 @@ def leave_if_forked(pid: int) -> None:
     and its child came back here instead of ending itself. Left going, it ran the run's other trials
     and wrote into its record file (invalid JSON), then hung on the run's threads it no longer has."""
     if os.getpid() != pid:
-        os._exit(0)
+        leave(0)
 
 
 def run_to_end(value: Any) -> Any:

@@ -227,25 +227,21 @@ def _emptied(doc: dict[str, Any], how: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("how", "code", "error"),
+    ("how", "code"),
     [
-        # a run whose filter or paths matched nothing: not "no regression"
-        ("no-suites", 2, "error: the candidate has no case while the baseline has 100"),
-        # no writer leaves a suite without cases in a finished run: the record is refused
-        ("suite-without-cases", 2, "invalid run record at 'suites.0.cases': expected at least one case"),
-        ("interrupted", 3, None),  # stopped before any case finished: incomplete, as before
-        ("shard", 3, None),  # a shard holding no case of the slice: incomplete, as before
+        ("no-suites", 2),  # a run whose filter or paths matched nothing: not "no regression"
+        ("suite-without-cases", 2),
+        ("interrupted", 3),  # stopped before any case finished: incomplete, as before
+        ("shard", 3),  # a shard holding no case of the slice: incomplete, as before
     ],
 )
-def test_compare__candidate_without_any_case__never_passes(
-    tmp_path: Path, how: str, code: int, error: str | None
-) -> None:
+def test_compare__candidate_without_any_case__never_passes(tmp_path: Path, how: str, code: int) -> None:
     base = write(tmp_path, "b.json", record(PASSING))
     cand = write(tmp_path, "c.json", _emptied(record(PASSING), how))
     result = CliRunner().invoke(cli, ["compare", base, cand])
     assert result.exit_code == code, result.output
-    if error is not None:
-        assert error in result.output
+    if code == 2:
+        assert result.output.startswith("error: the candidate has no case while the baseline has 100")
 
 
 def test_compare__baseline_without_any_case__no_baseline_not_an_error(tmp_path: Path) -> None:

@@ -256,10 +256,15 @@ def _summaries(
     history: Sequence[Document | RunSummary],
 ) -> tuple[RunSummary | None, RunSummary, list[RunSummary]]:
     """Both sides and the earlier baselines as summaries, the baseline's case ids as the candidate's
-    (a record written before eval ids were project-relative); a candidate that ran nothing is refused."""
+    (a record written before eval ids were project-relative), the candidate's suites without cases
+    left out; a candidate that ran nothing is refused."""
     base = summarise(baseline, "baseline") if isinstance(baseline, dict) else baseline
     earlier = [summarise(h, "history") if isinstance(h, dict) else h for h in history]
     cand = summarise(candidate, "candidate") if isinstance(candidate, dict) else candidate
+    if not all(s.view.cases for s in cand.suites):
+        # a suite without cases ran nothing: absent, so what its baseline ran counts as removed (or,
+        # in a part of a run, not run); kept, it read as a suite without a baseline and hid its cases
+        cand = RunSummary(cand.run, [s for s in cand.suites if s.view.cases])
     if base is not None:
         base = map_legacy_ids(base, cand)
     earlier = [map_legacy_ids(h, cand) for h in earlier]

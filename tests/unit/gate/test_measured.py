@@ -179,6 +179,14 @@ def passing(prefix: str, n: int, codes: str = "P") -> dict[str, str]:
             1,
             ["removed-suite"],
         ),
+        # a suite kept in the record without cases ran nothing: removed, as if it were left out
+        (
+            {"home": passing("c", 20), "x": passing("x", 3)},
+            {"home": passing("c", 20), "x": {}},
+            {"on_removed_cases": "fail"},
+            1,
+            ["removed-suite"],
+        ),
         # fewer trials: fails by default, before on_mismatch (warn) would let it pass
         ({"home": passing("c", 20, "PPP")}, {"home": passing("c", 20, "P")}, {}, 1, ["fewer-trials"]),
         (
@@ -223,6 +231,14 @@ def test_compare__renamed_reason__counts_in_words_that_agree(
     cand = record({"home": {**passing("k", 5), **passing("n", added, "F")}})
     [reason] = [r for r in compare(base, cand).reasons if r.kind == "renamed"]
     assert words in reason.message
+
+
+def test_compare__suite_kept_without_cases__its_critical_cases_guarded_never_no_baseline(record) -> None:
+    base = record({"home": passing("c", 20), "x": passing("x", 3)}, critical=("g/x0",))
+    result = compare(base, record({"home": passing("c", 20), "x": {}}))
+    assert result.exit_code == 1
+    assert sorted(r.kind for r in result.reasons if r.blocking) == ["critical-case"]
+    assert "no baseline" not in headline(result) and "1 suite removed" in headline(result)
 
 
 def test_compare__fewer_trials__named_and_not_a_mismatch_reason(record) -> None:

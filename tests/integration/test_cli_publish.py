@@ -239,12 +239,33 @@ def test_publish__record_claiming_a_stricter_policy__applies(github: GitHubServe
 @pytest.mark.parametrize(
     ("kwargs", "args", "message"),
     [
-        ({"head_sha": "0" * 40}, (), "refusing to publish a report for another commit"),
-        ({"head_repo": "other/demo"}, (), "comes from someone/demo, but the gate ran on other/demo"),
+        ({"head_sha": "0" * 40}, ("--pr", "5"), "refusing to publish a report for another commit"),
+        (
+            {"head_repo": "other/demo"},
+            ("--pr", "5"),
+            "comes from someone/demo, but the gate ran on other/demo",
+        ),
         ({}, ("--pr", "99"), "#99 is not a pull request of octo/demo"),
         ({}, ("--gate-id", "x-->"), "gate id"),
+        (
+            {"head_sha": "0" * 40},
+            (),
+            "no open pull request of octo/demo has 000000000000 from someone/demo as its head",
+        ),
+        (
+            {"head_repo": "other/demo"},
+            (),
+            "no open pull request of octo/demo has eeeeeeeeeeee from other/demo as its head",
+        ),
     ],
-    ids=["head-sha-differs", "cross-repository-head", "pr-not-in-repo", "unsafe-gate-id"],
+    ids=[
+        "head-sha-differs",
+        "cross-repository-head",
+        "pr-not-in-repo",
+        "unsafe-gate-id",
+        "no-pull-request-at-the-commit",
+        "no-pull-request-from-the-head-repository",
+    ],
 )
 def test_publish__pull_request_does_not_match_the_gate_run__refuses_with_exit_2(
     github: GitHubServer, tmp_path: Path, kwargs: dict[str, str], args: tuple[str, ...], message: str

@@ -466,6 +466,7 @@ class _Api:
             ("GET", rf"/repos/{repo}/actions/artifacts/(\d+)/zip", self._artifact_zip),
             ("GET", rf"/repos/{repo}/compare/(.+)", self._compare),
             ("GET", rf"/repos/{repo}/pulls/(\d+)", self._pull),
+            ("GET", rf"/repos/{repo}/commits/([^/]+)/pulls", self._commit_pulls),
             ("GET", rf"/repos/{repo}/issues/(\d+)/labels", self._labels),
             ("GET", rf"/repos/{repo}/issues/(\d+)/comments", self._list_comments),
             ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_comment),
@@ -581,6 +582,18 @@ class _Api:
         pull = dict(self.state.pulls[int(number)])
         pull["labels"] = [objects.label(n, i) for i, n in enumerate(self.state.labels.get(int(number), []))]
         return 200, pull, {}
+
+    def _commit_pulls(self, seen: Seen, sha: str) -> Route:
+        # https://docs.github.com/rest/commits/commits#list-pull-requests-associated-with-a-commit: the
+        # open and merged pull requests associated with the commit (here: those whose head it is), as a
+        # paged list of pull-request-simple objects; a closed, unmerged one is not listed
+        items = [
+            objects.conform(dict(pull), "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls")
+            for _, pull in sorted(self.state.pulls.items())
+            if pull["head"]["sha"] == sha and (pull["state"] == "open" or pull.get("merged_at"))
+        ]
+        chunk, headers = self._page(seen, items)
+        return 200, chunk, headers
 
     def _labels(self, seen: Seen, number: str) -> Route:
         if int(number) not in self.state.labels:

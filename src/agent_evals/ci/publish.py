@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_evals.ci.pull_request import check_pull_request
 from agent_evals.errors import (
     AgentEvalsError,
-    GitHubError,
     GitHubUnavailableError,
     RunRecordError,
     UsageError,
@@ -30,7 +30,7 @@ from agent_evals.github.comments import check_gate_id
 from agent_evals.github.statuses import CommitStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from agent_evals.gate.model import Comparison
     from agent_evals.gate.policy import Policy
@@ -73,15 +73,6 @@ class NoRunRecord(AgentEvalsError):
     """The gate run uploaded no run record (cancelled, timed out, or it died first): no verdict, exit 3."""
 
 
-class NotThisPullRequest(UsageError):
-    """The pull request is not the gate run's: not of this repository, from another head repository,
-    or at another commit (exit 2). Nothing is posted, not even a status."""
-
-
-class PullRequestMoved(NotThisPullRequest):
-    """The pull request's head is no longer the gate run's commit (a newer push superseded it; exit 2)."""
-
-
 class RecordOfAnotherCommit(UsageError):
     """The run record names a pull request head other than the gate run's (exit 2)."""
 
@@ -95,7 +86,8 @@ class ForkRun:
     gate_id: str
     """From ``--gate-id`` or the artifact folder's name."""
     pr: int | None
-    """The pull request number the record names (verified before use)."""
+    """The pull request number the record names: a claim, never used to pick the pull request; a record
+    naming another than GitHub's is refused (:func:`~agent_evals.ci.pull_request.check_record_pr`)."""
 
 
 @dataclass(frozen=True)
@@ -211,49 +203,20 @@ def load_fork_run(source: Path, gate_id: str | None = None, gate_run: GateRun | 
     return ForkRun(record=record, gate_id=gate_id, pr=pr if pr and pr > 0 else None)
 
 
-def check_pull_request(
-    client: GitHubClient, repo: str, pr: int, head_sha: str, head_repo: str | None = None
-) -> dict[str, Any]:
-    """The pull request ``pr`` of ``repo``, refusing (UsageError) unless its head is ``head_sha`` (and
-    comes from ``head_repo`` when given)."""
-    try:
-        data = client.get_json(f"/repos/{repo}/pulls/{pr}", permission="pull-requests: read")
-    except GitHubError as exc:
-        if exc.status == 404:
-            raise NotThisPullRequest(f"#{pr} is not a pull request of {repo}; refusing to publish") from exc
-        raise
-    data = data if isinstance(data, dict) else {}
-    head, base = _obj(data.get("head")), _obj(data.get("base"))
-    actual = head.get("sha")
-    base_repo = _obj(base.get("repo")).get("full_name")
-    actual_head_repo = _obj(head.get("repo")).get("full_name")
-    if base_repo is not None and base_repo != repo:
-        raise NotThisPullRequest(f"pull request #{pr} targets {base_repo}, not {repo}; refusing to publish")
-    if actual != head_sha:
-        raise PullRequestMoved(
-            f"pull request #{pr} is at {str(actual)[:12]}, but the report was made for {head_sha[:12]}; "
-            "refusing to publish a report for another commit"
-        )
-    if head_repo is not None and actual_head_repo != head_repo:
-        raise NotThisPullRequest(
-            f"pull request #{pr} comes from {actual_head_repo}, but the gate ran on {head_repo}; "
-            "refusing to publish"
-        )
-    return data
-
-
 def publish(
     client: GitHubClient,
     repo: str,
     fork: ForkRun,
     *,
     pr: int,
+    pull: dict[str, Any],
     gate_run: GateRun,
     options: PublishOptions,
     cwd: Path,
     env: Mapping[str, str],
 ) -> Published:
-    """Validate the pull request, judge its record against our baseline, comment as asked.
+    """Judge the record of pull request ``pr`` (its data ``pull``, already checked against the gate run:
+    :func:`~agent_evals.ci.pull_request.choose_pull_request`) against our baseline, comment as asked.
 
     The outcome (verdict, acceptance, status) is decided before anything is written; the caller sets
     the commit status after the comment (:func:`outcome_status`).
@@ -261,9 +224,6 @@ def publish(
     from agent_evals.github.comments import upsert_comment
     from agent_evals.github.labels import read_acceptance
 
-    if not gate_run.head_sha:
-        raise UsageError("no head commit to check: pass --head-sha (or run from a workflow_run event)")
-    pull = check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
     label = _Label(lambda: read_acceptance(client, repo, pr, options.accept_label).accepted)
     comparison, base_failed = _judge(client, repo, fork, pull, gate_run, options, cwd, label)
     # the label accepts a failed verdict (exit 1, never a missing one), or lets a looser policy of the
@@ -301,9 +261,10 @@ def comment_no_verdict(
     gate_run: GateRun,
     why: str,
     comment: CommentMode,
+    numbers: Sequence[int] | None = None,
 ) -> list[str]:
-    """Replace the sticky comment of each pull request the event names (verified: its head is the gate
-    run's commit) with "no verdict" and why, so an earlier "gate passed" does not stand beside an error
+    """Replace the sticky comment of each pull request ``numbers`` (default: those the event names;
+    verified: open, its head the gate run's commit) with "no verdict" and why, so an earlier "gate passed" does not stand beside an error
     status; a comment is created only with ``comment`` not ``never``. Returns what was done, per line."""
     from agent_evals.github.comments import marker, upsert_comment
     from agent_evals.report.escape import escape_untrusted
@@ -316,7 +277,7 @@ def comment_no_verdict(
         f"> [!CAUTION]\n> {escape_untrusted(why, 1_000, line_break=' ')}\n"
     )
     done = []
-    for pr in gate_run.pull_requests:
+    for pr in gate_run.pull_requests if numbers is None else numbers:
         try:
             check_pull_request(client, repo, pr, gate_run.head_sha, gate_run.head_repo)
         except UsageError as exc:

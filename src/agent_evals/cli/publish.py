@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     "--pr",
     type=click.IntRange(min=1),
     envvar="AGENT_EVALS_PR",
-    help="Pull request number [default: from the run record; always verified].",
+    help="Pull request number [default: the event's pull requests, else the open ones whose head is the "
+    "gate's commit; never the run record's; always verified].",
 )
 @click.option(
     "--head-sha",
@@ -106,9 +107,11 @@ def publish(
 
     RUN_DIR is the downloaded `agent-evals-run-<gate-id>` artifact folder (or its run.json). The
     publisher finds the base branch's baseline itself, compares, and renders the comment with its own
-    escaping; any report.md in the artifact is ignored. The pull request must belong to this
-    repository, come from the repository the gate ran on, and have the gate's commit as its head;
-    otherwise nothing is posted and the exit code is 2.
+    escaping; any report.md in the artifact is ignored. The pull request is GitHub's, never the
+    record's: the event's list, else the open pull requests whose head is the gate's commit. It must be
+    open, belong to this repository, come from the repository the gate ran on, and have the gate's
+    commit as its head; otherwise nothing is posted and the exit code is 2. Several such pull requests,
+    or a record that names another one, set error (exit 2).
 
     The outcome is also the commit status `agent-evals/<gate-id>` on the gate run's head commit (the
     check to require in branch protection): success (passed, or failed with the accept label),
@@ -167,17 +170,24 @@ def _publish(
     options: PublishOptions,
 ) -> int:
     """Judge, comment, then set the status; the exit code. Every way of not judging sets ``error``."""
-    from agent_evals.ci.publish import (
+    from agent_evals.ci.publish import comment_no_verdict, load_fork_run
+    from agent_evals.ci.publish import publish as post
+    from agent_evals.ci.pull_request import (
         NotThisPullRequest,
         PullRequestMoved,
-        comment_no_verdict,
-        load_fork_run,
+        RecordOfAnotherPullRequest,
+        check_record_pr,
+        choose_pull_request,
     )
-    from agent_evals.ci.publish import publish as post
     from agent_evals.github.statuses import CommitStatus
 
-    def no_verdict(exc: AgentEvalsError) -> int:
+    def no_verdict(exc: AgentEvalsError, numbers: tuple[int, ...] | None = None) -> int:
         click.echo(f"error: {exc}", err=True)
+        try:  # the status says it; so does the comment, where one stands on the pull request
+            for line in comment_no_verdict(client, repo, gate, gate_run, str(exc), options.comment, numbers):
+                click.echo(line)
+        except GitHubError as failed:
+            click.echo(f"::error::could not write the no-verdict comment: {failed}", err=True)
         return (
             _status(client, repo, gate, gate_run, CommitStatus("error", f"no verdict: {exc}"))
             or exc.exit_code
@@ -186,18 +196,31 @@ def _publish(
     try:
         fork = load_fork_run(source, gate, gate_run)
     except AgentEvalsError as exc:  # no record, one that cannot be read, or one of another commit
-        try:  # the status says it; so does the comment, where one stands on the pull request
-            for line in comment_no_verdict(client, repo, gate, gate_run, str(exc), options.comment):
-                click.echo(line)
-        except GitHubError as failed:
-            click.echo(f"::error::could not write the no-verdict comment: {failed}", err=True)
         return no_verdict(exc)
-    number = pr or fork.pr or next(iter(gate_run.pull_requests), None)
     try:
-        if number is None:
-            raise UsageError("no pull request number: pass --pr N (the run record does not name one)")
+        if not gate_run.head_sha:
+            raise UsageError("no head commit to check: pass --head-sha (or run from a workflow_run event)")
+        # GitHub picks the pull request (the event's list, else the open ones at the commit); the record
+        # only has to agree with it
+        number, pull = choose_pull_request(
+            client,
+            repo,
+            head_sha=gate_run.head_sha,
+            head_repo=gate_run.head_repo,
+            listed=gate_run.pull_requests,
+            explicit=pr,
+        )
+        check_record_pr(fork.pr, number)
         result = post(
-            client, repo, fork, pr=number, gate_run=gate_run, options=options, cwd=Path.cwd(), env=os.environ
+            client,
+            repo,
+            fork,
+            pr=number,
+            pull=pull,
+            gate_run=gate_run,
+            options=options,
+            cwd=Path.cwd(),
+            env=os.environ,
         )
     except PullRequestMoved as exc:
         if gate_run.conclusion == "cancelled":  # superseded by a newer push: that run publishes
@@ -208,8 +231,10 @@ def _publish(
     except NotThisPullRequest as exc:  # the pull request does not match the gate run: nothing is posted
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
-    except AgentEvalsError as exc:  # the baseline unknown, the policy or the comment failed: no verdict
-        return no_verdict(exc)
+    except RecordOfAnotherPullRequest as exc:  # the record's claim disagrees with GitHub's pull request
+        return no_verdict(exc, (exc.pr,))
+    except AgentEvalsError as exc:  # several pull requests, the baseline unknown, the policy or the comment
+        return no_verdict(exc, ())
     verdict = result.comparison.verdict + (" (accepted by label)" if result.accepted else "")
     click.echo(f"gate {fork.gate_id} on #{number}: {verdict} (judged by the publisher)")
     status, code = result.status, EXIT_OK

@@ -33,6 +33,7 @@ def _exercise(github: GitHubServer, client: GitHubClient) -> None:
     )  # fmt: skip
     client.get_json(f"/repos/{REPO}")
     client.get_json(f"/repos/{REPO}/pulls/5")
+    list(client.paginate(f"/repos/{REPO}/commits/{'e' * 40}/pulls"))
     client.get_json(f"/repos/{REPO}/actions/runs/{run_id}")
     list(client.paginate(f"/repos/{REPO}/issues/5/labels", params={"per_page": 1}))
     upsert_comment(client, REPO, 5, "g", "one")

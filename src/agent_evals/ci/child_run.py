@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -29,6 +32,14 @@ CHILD_GRACE_S = 3.5
 (it takes about a second; ``ci`` as a whole ends within 5 s of the signal)."""
 POLL_S = 0.1
 """How often ``ci`` looks whether a signal came while it waits for the child."""
+DRAIN_S = 1.0
+"""How long, after the child ended and its process group was killed, its pipes have to reach their end
+(only a process that escaped the group keeps them open), and again to be read out; half that when a
+signal came."""
+DRAIN_BYTES = 1 << 20
+"""At most this much is read out of a pipe still held open by such a process before relaying stops."""
+CHUNK = 1 << 16
+"""Bytes read from a pipe at a time."""
 
 Emit = Callable[[str], None]
 
@@ -120,8 +131,10 @@ def run_child(
 
     In GitHub Actions its output is relayed inside a stop-commands block whose token the child never
     sees, so nothing it prints (``::add-mask::``, ``::error::``, ``::stop-commands::``) acts as a
-    workflow command. SIGINT and SIGTERM received meanwhile are passed on to the child, which then
-    writes its partial record (``complete: false``).
+    workflow command. Once the child has ended, its process group is killed and the relay stops
+    before the block ends: a line that arrives later (from a process that left the group) is dropped.
+    SIGINT and SIGTERM received meanwhile are passed on to the child, which then writes its partial
+    record (``complete: false``).
     """
     from agent_evals.record.stream import partial_path
 
@@ -143,27 +156,20 @@ def run_child(
         start_new_session=True,  # a signal to our group reaches the child once: through us
     )
     assert proc.stdout is not None and proc.stderr is not None
-    relays = [
-        threading.Thread(target=_relay, args=(proc.stdout, emit, tail, scrub), daemon=True),
-        threading.Thread(target=_relay, args=(proc.stderr, emit_err, tail, scrub), daemon=True),
-    ]
-    for relay in relays:
-        relay.start()
+    relay = _Relay([(proc.stdout, emit), (proc.stderr, emit_err)], tail, scrub)
 
     def forward(signum: int, _frame: FrameType | None) -> None:
         received.append(signum)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+        _signal(proc, signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
 
     previous = _install({signal.SIGINT: forward, signal.SIGTERM: forward})
     try:
-        code = _wait(proc, received)
-        for relay in relays:
-            relay.join(timeout=1 if received else 5)
+        code = _wait(proc, received)  # what it left running in its group is killed: no pipe is held
+        relay.finish(DRAIN_S / 2 if received else DRAIN_S)  # within the bound of a signal, too
     finally:
         _install(previous)
-        if in_actions:
-            emit(f"::{pause}::")
+        # nothing read from here on is relayed: the block ends only once the relay has stopped
+        relay.close(lambda: emit(f"::{pause}::") if in_actions else None)
     result = ChildRun(code=code, record=None, interrupted=received[0] if received else None, tail=list(tail))
     for written in (output, streamed):  # a secret it read from elsewhere (a parent's environment)
         redact_file(written, scrub)
@@ -183,20 +189,41 @@ def run_child(
 
 
 def _wait(proc: subprocess.Popen[bytes], received: list[int]) -> int:
-    """The child's exit code. Once a signal was passed on, it has :data:`CHILD_GRACE_S` to write its
-    partial record and end; one that does not is killed (its streamed record stays), so ``ci`` ends
-    within the bound an interrupted ``run`` keeps."""
+    """The child's exit code, once its process group is killed. Once a signal was passed on, it has
+    :data:`CHILD_GRACE_S` to write its partial record and end; one that does not is killed (its
+    streamed record stays), so ``ci`` ends within the bound an interrupted ``run`` keeps."""
     signalled: float | None = None
-    while True:
-        try:
-            return proc.wait(timeout=POLL_S)
-        except subprocess.TimeoutExpired:
-            pass
+    while not _ended(proc):
         if received and signalled is None:
             signalled = time.monotonic()
         if signalled is not None and time.monotonic() - signalled > CHILD_GRACE_S:
-            proc.kill()
-            return proc.wait()
+            _signal(proc, signal.SIGKILL)
+        time.sleep(POLL_S / 4)
+    # the child is not reaped yet (where waitid can wait without reaping): its pid, the id of the group
+    # it leads, cannot have been given to another process, so this kills only what it left behind
+    _kill_group(proc.pid)
+    return proc.wait()
+
+
+def _ended(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, leaving it unreaped where the system can (``waitid`` with
+    ``WNOWAIT``); elsewhere it is reaped."""
+    if _NO_REAP:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    return proc.poll() is not None
+
+
+def _signal(proc: subprocess.Popen[bytes], signum: int) -> None:
+    """Send ``signum`` to the child without reaping it (``Popen.send_signal`` polls, which reaps)."""
+    if not _NO_REAP:
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        return
+    with contextlib.suppress(ProcessLookupError):  # a zombie still takes a signal; a reaped child is gone
+        os.kill(proc.pid, signum)
+
+
+_NO_REAP = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 
 
 def redact_file(path: Path, scrub: Callable[[str], str]) -> None:
@@ -242,12 +269,105 @@ def with_died(comment: str, died: str) -> str:
     return comment
 
 
-def _relay(stream: IO[bytes], emit: Emit, tail: deque[str], scrub: Callable[[str], str]) -> None:
-    for raw in iter(stream.readline, b""):
-        line = scrub(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        tail.append(line)
-        emit(line)
-    stream.close()
+def _kill_group(pgid: int) -> None:
+    """SIGKILL the child's process group (the child leads its own session), once the child has ended:
+    a process it left behind there can neither print into the log nor keep our pipes open."""
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # none left
+            os.killpg(pgid, signal.SIGKILL)
+
+
+class _Relay:
+    """Relays the child's stdout and stderr, line by line, until :meth:`close`; nothing after it.
+
+    One thread reads both pipes (and a wake-up pipe) with a selector, so it can be stopped while a
+    process that escaped the child's group (its own ``setsid``) still holds them open: it then closes
+    our read ends, and what that process prints later is never read, let alone relayed.
+    """
+
+    def __init__(
+        self, streams: Sequence[tuple[IO[bytes], Emit]], tail: deque[str], scrub: Callable[[str], str]
+    ):
+        self._tail, self._scrub = tail, scrub
+        self._lock = threading.Lock()
+        self._open = True
+        self._wake_read, self._wake_write = os.pipe()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(list(streams),), daemon=True)
+        self._thread.start()
+
+    def finish(self, wait_s: float) -> None:
+        """Give the pipes ``wait_s`` to reach their end, then have the thread relay what they hold now
+        and stop."""
+        self._thread.join(timeout=wait_s)
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_write, b"x")
+        self._thread.join(timeout=wait_s or DRAIN_S)
+
+    def close(self, last: Callable[[], object]) -> None:
+        """Stop relaying, then run ``last`` (the end of the stop-commands block) with no line in between;
+        a line the thread still reads after this is dropped."""
+        if not self._stop.is_set():
+            self.finish(0)
+        with self._lock:
+            self._open = False
+            last()
+        if not self._thread.is_alive():
+            with contextlib.suppress(OSError):
+                os.close(self._wake_write)
+                os.close(self._wake_read)
+
+    def _emit(self, emit: Emit, raw: bytes) -> None:
+        line = self._scrub(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        with self._lock:
+            if self._open:
+                self._tail.append(line)
+                emit(line)
+
+    def _run(self, streams: list[tuple[IO[bytes], Emit]]) -> None:
+        selector = selectors.DefaultSelector()
+        pending: dict[int, bytearray] = {}
+        for stream, emit in streams:
+            os.set_blocking(stream.fileno(), False)
+            selector.register(stream.fileno(), selectors.EVENT_READ, (stream, emit))
+            pending[stream.fileno()] = bytearray()
+        selector.register(self._wake_read, selectors.EVENT_READ, None)
+        try:
+            while len(selector.get_map()) > 1 and not self._stop.is_set():
+                for key, _ in selector.select():
+                    if key.data is not None and not self._read(key.data, pending[key.fd], CHUNK):
+                        selector.unregister(key.fd)
+            for key in [k for k in selector.get_map().values() if k.data is not None]:
+                self._read(key.data, pending[key.fd], DRAIN_BYTES)  # what is there now, no more
+        finally:
+            for stream, emit in streams:
+                rest = pending.pop(stream.fileno(), b"")
+                if rest:
+                    self._emit(emit, bytes(rest))
+                stream.close()
+            selector.close()
+
+    def _read(self, source: tuple[IO[bytes], Emit], buffer: bytearray, limit: int) -> bool:
+        """Relay the whole lines read from the pipe, about ``limit`` bytes at most, until it is empty for
+        now (True) or at its end (False)."""
+        stream, emit = source
+        total = 0
+        while True:
+            try:
+                chunk = os.read(stream.fileno(), CHUNK)
+            except BlockingIOError:
+                return True
+            buffer += chunk
+            *lines, rest = buffer.split(b"\n")
+            for line in lines:
+                self._emit(emit, bytes(line))
+            buffer[:] = rest
+            total += len(chunk)
+            if not chunk:
+                return False
+            if total >= limit:
+                return True
 
 
 Handler = Callable[[int, FrameType | None], object] | int | None

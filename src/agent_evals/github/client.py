@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from agent_evals.errors import GitHubError, GitHubPermissionError, GitHubUnavailableError
+from agent_evals.errors import GitHubError, GitHubUnavailableError
+from agent_evals.github.answers import http_error
 from agent_evals.github.deadline import Deadline, earliest, read_body
 
 if TYPE_CHECKING:
@@ -423,60 +424,7 @@ class GitHubClient:
         self._sleep(seconds)
 
     def _error(self, endpoint: str, response: requests.Response, permission: str | None) -> GitHubError:
-        status = response.status_code
-        api_message = _api_message(response)
-        if self.__token:
-            api_message = api_message.replace(self.__token, "***")
-        base = f"GitHub API {endpoint} failed with HTTP {status}" + (
-            f": {api_message}" if api_message else ""
-        )
-        if status == 401:
-            hint = "the token is missing or invalid; pass --github-token or set GITHUB_TOKEN"
-        elif status == 403 and _rate_limited(response):
-            hint = "rate limited for too long; wait for the limit to reset and re-run"
-        elif status == 403:
-            need = f"the `{permission}` permission" if permission else "a permission this call needs"
-            hint = (
-                f"the token lacks {need}; add `permissions: {{{permission or '...'}}}` to the job "
-                "(a pull request from a fork gets a read-only token)"
-            )
-            return GitHubPermissionError(f"{base}; {hint}", status=status, endpoint=endpoint)
-        elif status == 404:
-            hint = "not found; check the repository, workflow and artifact names" + (
-                f", and that the token has `{permission}` (GitHub answers 404 when it may not see a resource)"
-                if permission
-                else ""
-            )
-        elif status == 410:
-            hint = "the resource is gone (expired or deleted)"
-        elif status == 429:
-            hint = "rate limited; wait and re-run"
-        elif status >= 500:
-            hint = (
-                f"GitHub is having trouble (gave up after {self.max_retries} retries); re-run the job later"
-            )
-        else:
-            hint = "check the request's inputs"
-        if status >= 500 or status in (403, 429):  # 403 here is a rate limit (a permission returned above)
-            return GitHubUnavailableError(f"{base}; {hint}", status=status, endpoint=endpoint)
-        return GitHubError(f"{base}; {hint}", status=status, endpoint=endpoint)
-
-
-def _rate_limited(response: requests.Response) -> bool:
-    return (
-        "retry-after" in response.headers
-        or response.headers.get("x-ratelimit-remaining") == "0"
-        or "rate limit" in response.text.lower()
-    )
-
-
-def _api_message(response: requests.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    message = body.get("message") if isinstance(body, dict) else None
-    return str(message)[:300] if message else ""
+        return http_error(endpoint, response, permission, token=self.__token, max_retries=self.max_retries)
 
 
 def _json(response: requests.Response, where: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from agent_evals.errors import GitHubError, GitHubPermissionError, GitHubUnavailableError
 
@@ -67,3 +68,24 @@ def api_message_of(response: requests.Response) -> str:
         return ""
     message = body.get("message") if isinstance(body, dict) else None
     return str(message)[:300] if message else ""
+
+
+def unusable(endpoint: str, url: str, exc: Exception) -> GitHubUnavailableError:
+    """The error for a call ``requests`` gave up on without a usable answer (a redirect loop, a URL it
+    cannot send or parse, a body it cannot decode): not retried, since the same request would fail the
+    same way."""
+    from requests import exceptions as failed
+
+    host = urlsplit(url).netloc or url
+    if isinstance(exc, failed.TooManyRedirects):
+        what = "was redirected too many times (a redirect loop)"
+        todo = f"check GITHUB_API_URL and any proxy in front of {host}, then re-run the job"
+    elif isinstance(exc, (failed.InvalidURL, failed.InvalidSchema, failed.MissingSchema)):
+        what = "was sent to a URL that cannot be requested (GITHUB_API_URL, or where an answer redirected)"
+        todo = "check GITHUB_API_URL, then re-run the job"
+    else:
+        what = f"got an answer from {host} that could not be read"
+        todo = "re-run the job"
+    return GitHubUnavailableError(
+        f"GitHub API {endpoint} {what} ({type(exc).__name__}); {todo}", endpoint=endpoint
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agent_evals.errors import GitHubError, GitHubUnavailableError
-from agent_evals.github.answers import http_error
+from agent_evals.github.answers import http_error, unusable
 from agent_evals.github.deadline import Deadline, earliest, read_body
 
 if TYPE_CHECKING:
@@ -37,7 +37,9 @@ class GitHubClient:
     With ``deadline_s`` every operation (a call with its redirects, retries and waits, or a download
     with its body) ends within that many seconds however slowly the host answers: a stall, a body that
     trickles, or a ``Retry-After`` longer than what is left ends it at once with GitHubDeadlineError (a
-    GitHubUnavailableError). ``within()`` puts several operations under one overall deadline.
+    GitHubUnavailableError). ``within()`` puts several operations under one overall deadline. An answer
+    ``requests`` cannot use (a redirect loop, a Location it cannot parse, a body it cannot decode) is a
+    GitHubUnavailableError at once, naming the endpoint.
     See https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
     """
 
@@ -343,7 +345,11 @@ class GitHubClient:
                 )
                 if deadline is not None and (not stream or response.status_code >= 400):
                     self._read_into(response, deadline, operation)
-            except (requests.ConnectionError, requests.Timeout) as exc:
+            except (
+                requests.ConnectionError,
+                requests.Timeout,
+                requests.exceptions.ChunkedEncodingError,
+            ) as exc:
                 if deadline is not None and (
                     deadline.left(self._monotonic()) <= 0.05
                     or (timeout < self.timeout and isinstance(exc, requests.Timeout))
@@ -361,6 +367,8 @@ class GitHubClient:
                 self._wait(self._backoff(attempt), endpoint, why, deadline, operation, url)
                 attempt += 1
                 continue
+            except (requests.RequestException, ValueError) as exc:  # a redirect loop, a bad URL or body
+                raise unusable(endpoint, url, exc) from exc
             log.debug("%s -> %s", endpoint, response.status_code)
             wait = self._retry_wait(response, attempt)
             if not retry and response.status_code in RETRY_STATUSES:

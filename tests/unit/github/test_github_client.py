@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from agent_evals.errors import GitHubError, GitHubPermissionError
+from agent_evals.errors import GitHubError, GitHubPermissionError, GitHubUnavailableError
 from agent_evals.github.client import GitHubClient
 from servers.github_server import TOKEN, Fault, GitHubServer, record_zip
 
@@ -119,6 +119,40 @@ def test_request__unreachable_host__retries_then_reports_network_error(sleeps: l
         with pytest.raises(GitHubError, match="network error after 4 attempts"):
             client.get_json("/repos/octo/demo")
     assert len(sleeps) == 3
+
+
+def _unusable_answers(github: GitHubServer) -> dict[str, tuple[Fault, str]]:
+    """Answers ``requests`` cannot use, as a proxy or a broken host in front of GitHub gives them."""
+    here = f"{github.api_url}/repos/{REPO}/pulls/5"
+    return {
+        "redirect-loop": (
+            Fault("GET", "/pulls/5$", 302, headers={"Location": here}, times=1000),
+            "was redirected too many times (a redirect loop) (TooManyRedirects); check GITHUB_API_URL",
+        ),
+        "location-unparsable": (
+            Fault("GET", "/pulls/5$", 302, headers={"Location": "http://[::1/pulls/5"}),
+            "could not be read (ValueError); re-run the job",
+        ),
+        "gzip-body-not-gzip": (
+            Fault("GET", "/pulls/5$", 200, {"number": 5}, {"Content-Encoding": "gzip"}),
+            "could not be read (ContentDecodingError); re-run the job",
+        ),
+    }
+
+
+@pytest.mark.parametrize("kind", ["redirect-loop", "location-unparsable", "gzip-body-not-gzip"])
+def test_request__answer_requests_cannot_use__unavailable_naming_the_endpoint_not_retried(
+    github: GitHubServer, client: GitHubClient, sleeps: list[float], kind: str
+) -> None:
+    fault, words = _unusable_answers(github)[kind]
+    github.state.faults.append(fault)
+    with pytest.raises(GitHubUnavailableError) as info:
+        client.get_json(f"/repos/{REPO}/pulls/5")
+    assert info.value.endpoint == f"GET /repos/{REPO}/pulls/5"
+    assert str(info.value).startswith(f"GitHub API GET /repos/{REPO}/pulls/5 ") and words in str(info.value)
+    assert sleeps == []  # the same request would fail the same way: never retried
+    calls = len(github.state.api_requests("GET", "/pulls/5"))
+    assert calls == (31 if kind == "redirect-loop" else 1)  # requests follows 30 redirects, then stops
 
 
 def test_download__redirect_to_storage_host__drops_authorization(

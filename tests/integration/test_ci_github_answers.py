@@ -1,0 +1,55 @@
+"""`ci` and `publish` against GitHub answers that cannot be used (a redirect loop, a garbled or refused
+baseline lookup, pages without end): no verdict (exit 3, status error), never a pass or a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import test_cli_publish as publisher
+from test_cli_ci import CASES, REPO, Harness, Result, _comments, h  # noqa: F401  # h: the fixture
+from test_cli_publish import github  # noqa: F401  # the publisher's fixture
+
+from servers.github_server import TOKEN, Fault, GitHubServer
+
+RUNS = f"/repos/{REPO}/actions/workflows/gate.yml/runs"
+
+
+def _assert_no_verdict(harness: Harness, result: Result, *words: str) -> None:
+    """Exit 3, status error, and the summary, the comment and the log say "no verdict" and why."""
+    out = result.stdout + result.stderr
+    assert result.code == 3, out
+    assert "Traceback" not in out
+    assert result.outputs["status"] == "error"
+    [comment] = _comments(harness)
+    for text in (comment["body"], result.summary):
+        headline = text.splitlines()[1]
+        assert "no verdict" in headline and "passed" not in headline, headline
+    errors = "\n".join(line for line in result.stdout.splitlines() if line.startswith("::error::"))
+    for word in words:
+        assert word in errors, errors
+    assert TOKEN not in out + result.summary + comment["body"]
+
+
+def test_ci__baseline_listing_redirects_in_a_loop__no_verdict_exit_3_naming_the_endpoint(
+    h: Harness,  # noqa: F811
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    loop = f"{h.github.api_url}{RUNS}"
+    h.github.state.faults.append(Fault("GET", f"{RUNS}$", 302, headers={"Location": loop}, times=1000))
+    result = h.run("--on-missing-baseline", "pass", fail=tuple(CASES[:8]))
+    _assert_no_verdict(h, result, f"GET {RUNS}", "redirect loop")
+
+
+def test_publish__pull_request_redirects_in_a_loop__error_status_exit_3_no_traceback(
+    github: GitHubServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    pull = f"{github.api_url}/repos/{REPO}/pulls/5"
+    github.state.faults.append(Fault("GET", "/pulls/5$", 302, headers={"Location": pull}, times=1000))
+    result = publisher._publish(github, tmp_path, str(publisher._artifact(tmp_path)))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"GET /repos/{REPO}/pulls/5 was redirected too many times" in result.stderr
+    status = github.state.latest_status(publisher.HEAD, publisher.CONTEXT)
+    assert status is not None and status["state"] == "error" and "no verdict" in status["description"]
+    assert github.state.api_requests("POST", "/comments") == []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from agent_evals.errors import AgentEvalsError, GitHubError, GitHubPermissionError, GitHubUnavailableError
-from agent_evals.github.deadline import DEFAULT_DEADLINE_S, GitHubDeadlineError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S, BodyTooLargeError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,8 +54,9 @@ class BaselineResult:
     unreadable: str | None = None
     """Why the baseline that was found could not be used (set with ``reason_missing``)."""
     unavailable: str | None = None
-    """Why GitHub could not be asked (5xx, network, rate limit; set with ``reason_missing``): whether a
-    baseline exists, and what it says, is unknown, so there is no verdict (exit 3), never a pass."""
+    """Why GitHub gave no usable answer (5xx, network, rate limit, a refused token, a garbled body; set
+    with ``reason_missing``): whether a baseline exists, and what it says, is unknown, so there is no
+    verdict (exit 3), never a pass."""
 
     def to_info(self) -> BaselineInfo:
         """The gate's provenance model for reports."""
@@ -86,7 +87,7 @@ def unreadable(reason: str, **provenance: Any) -> BaselineResult:
     return BaselineResult(record=None, source="none", reason_missing=reason, unreadable=reason, **provenance)
 
 
-def unavailable(exc: GitHubUnavailableError, **provenance: Any) -> BaselineResult:
+def unavailable(exc: GitHubError, **provenance: Any) -> BaselineResult:
     """GitHub gave no usable answer while the baseline was looked up: unknown, not missing."""
     why = f"GitHub could not be asked for the baseline: {exc}"
     return BaselineResult(record=None, source="none", reason_missing=why, unavailable=why, **provenance)
@@ -97,30 +98,42 @@ def within_deadline(
 ) -> BaselineResult:
     """Run a baseline ``lookup`` under one overall deadline: ``deadline_s``, else the client's own, else
     ``DEFAULT_DEADLINE_S``. Every call and download of it counts against that bound; when it passes the
-    baseline is unknown (``unavailable``: no verdict, exit 3), never missing."""
+    baseline is unknown (``unavailable``: no verdict, exit 3), never missing. A lookup returns ``missing``
+    itself for GitHub's positive answers; any GitHubError it lets out is unknown too."""
     seconds = deadline_s if deadline_s is not None else client.deadline_s or DEFAULT_DEADLINE_S
     try:
         with client.within(seconds, "the baseline lookup"):
             return lookup()
-    except GitHubDeadlineError as exc:  # one raised where no provenance was known yet
+    except GitHubError as exc:  # one raised where no provenance was known yet
         return unavailable(exc)
 
 
+def says_not_there(exc: GitHubError) -> bool:
+    """True for GitHub's positive answers that a thing cannot be had: 404 (not there, or not visible to
+    the token), 410 (expired or deleted), a permission the token lacks (403), a body over its cap.
+    Anything else (a 401, another 4xx, a 5xx, a garbled body) says nothing about what is there."""
+    return isinstance(exc, (GitHubPermissionError, BodyTooLargeError)) or exc.status in (404, 410)
+
+
 def find_merge_base(client: GitHubClient, repo: str, base: str, head: str) -> tuple[str | None, str | None]:
-    """``(sha, date)`` of the merge base of ``base...head`` via the compare API, or ``(None, None)``."""
+    """``(sha, date)`` of the merge base of ``base...head`` via the compare API, or ``(None, None)`` when
+    GitHub says there is none to see (404: unknown commits or no common ancestor; 403: the token lacks
+    ``contents: read``). Any other failure, or an answer without the merge base, raises GitHubError:
+    the baseline it would pick is unknown."""
+    endpoint = f"/repos/{repo}/compare/{quote(base, safe='')}...{quote(head, safe='')}"
     try:
-        body = client.get_json(
-            f"/repos/{repo}/compare/{quote(base, safe='')}...{quote(head, safe='')}",
-            permission="contents: read",
-        )
-    except GitHubDeadlineError:
-        raise  # the lookup's time is up: no later call could be made either
+        body = client.get_json(endpoint, permission="contents: read")
     except GitHubError as exc:
-        log.warning("cannot find the merge base (%s); using the newest older baseline run", exc)
-        return None, None
+        if isinstance(exc, GitHubPermissionError) or exc.status == 404:
+            log.warning("cannot find the merge base (%s); using the newest older baseline run", exc)
+            return None, None
+        raise
     commit = body.get("merge_base_commit") if isinstance(body, dict) else None
     if not isinstance(commit, dict) or not isinstance(commit.get("sha"), str):
-        return None, None
+        raise GitHubUnavailableError(
+            f"GitHub API GET {endpoint} answered without a merge base commit; re-run the job",
+            endpoint=f"GET {endpoint}",
+        )
     inner = commit.get("commit") or {}
     date = ((inner.get("committer") or {}).get("date")) if isinstance(inner, dict) else None
     return commit["sha"], date if isinstance(date, str) else None
@@ -264,21 +277,21 @@ def _find_baseline(
         data = _artifact_zip(client, repo, artifact)
     except GitHubPermissionError as exc:
         return missing(f"the token cannot read workflow artifacts (add `permissions: actions: read`): {exc}")
-    except GitHubUnavailableError as exc:
-        return unavailable(exc, **provenance)
-    except GitHubError as exc:
+    except BodyTooLargeError as exc:
+        return unreadable(f"rejected the baseline artifact: {exc}", **provenance)
+    except GitHubError as exc:  # only GitHub's positive answers mean missing; anything else is unknown
         if exc.status == 410:
             return missing(f"artifact {artifact_name!r} has expired (HTTP 410); re-run the baseline workflow")
         if exc.status == 404 and "/workflows/" in (exc.endpoint or ""):
             return missing(f"workflow {workflow!r} was not found in {repo}; set --baseline-workflow")
-        return missing(f"could not fetch the baseline of {where}: {exc}")
+        return unavailable(exc, **provenance)
     try:
         record = read_run_record(data, source=f"artifact {artifact_name!r} of run {run_id}")
     except AgentEvalsError as exc:
         return unreadable(f"rejected the baseline artifact: {exc}", **provenance)
     try:
         history = _earlier_baselines(client, repo, runs, chosen, names, history_limit)
-    except GitHubUnavailableError as exc:  # a lost earlier baseline changes how flips weigh
+    except GitHubError as exc:  # a lost earlier baseline changes how flips weigh
         return unavailable(exc, **provenance)
     if history:
         how += f"; {len(history)} earlier baseline(s) read as the gate's history"
@@ -303,8 +316,8 @@ def _earlier_baselines(
     names: list[str],
     limit: int,
 ) -> tuple[RunRecord, ...]:
-    """Run records of up to ``limit`` listed runs older than ``chosen``, newest first; unreadable or expired
-    ones skipped (GitHubUnavailableError when GitHub gave no usable answer)."""
+    """Run records of up to ``limit`` listed runs older than ``chosen``, newest first; unreadable, expired or
+    missing ones skipped (``says_not_there``); GitHubError when GitHub gave no usable answer."""
     from agent_evals.github.archive import read_run_record
 
     when = str(chosen.get("created_at") or "")
@@ -322,9 +335,11 @@ def _earlier_baselines(
                 continue
             data = _artifact_zip(client, repo, artifact)
             found.append(read_run_record(data, source=f"artifact of run {run_id}"))
-        except GitHubUnavailableError:
-            raise
-        except (GitHubError, AgentEvalsError) as exc:  # history is extra evidence: a lost one is left out
+        except GitHubError as exc:
+            if not says_not_there(exc):
+                raise
+            log.info("earlier baseline of run %s left out of the history: %s", run_id, exc)
+        except AgentEvalsError as exc:  # history is extra evidence: an unreadable one is left out
             log.info("earlier baseline of run %s left out of the history: %s", run_id, exc)
     return tuple(found)
 

@@ -207,6 +207,7 @@ def _find_branch_baseline(
         choose_run,
         find_merge_base,
         missing,
+        says_not_there,
         unavailable,
         unreadable,
     )
@@ -221,7 +222,9 @@ def _find_branch_baseline(
     except GitHubPermissionError as exc:
         return missing(f"the token cannot read branch {branch!r} (add `permissions: contents: read`): {exc}")
     except GitHubError as exc:
-        return missing(f"could not read the baselines on branch {branch!r}: {exc}")
+        if exc.status is not None:  # a refused token, another 4xx: nothing is known about the branch
+            return unavailable(exc)
+        return missing(f"could not read the baselines on branch {branch!r}: {exc}")  # its index is bad
     if not entries:
         return missing(
             f"no baseline of gate {gate_id!r} on branch {branch!r} yet (or no such branch); the default "
@@ -247,6 +250,8 @@ def _find_branch_baseline(
     except GitHubUnavailableError as exc:
         return unavailable(exc, **provenance)
     except GitHubError as exc:
+        if not says_not_there(exc):
+            return unavailable(exc, **provenance)
         return BaselineResult(
             record=None,
             source="none",
@@ -263,9 +268,11 @@ def _find_branch_baseline(
     ]:
         try:
             history.append(_read_record(client, repo, branch, _entry_path(earlier, gate_id)))
-        except GitHubUnavailableError as exc:  # a lost earlier baseline changes how flips weigh
-            return unavailable(exc, **provenance)
-        except (ValueError, GitHubError, AgentEvalsError) as exc:  # extra evidence: a lost one is left out
+        except GitHubError as exc:  # a lost earlier baseline changes how flips weigh
+            if not says_not_there(exc):
+                return unavailable(exc, **provenance)
+            log.info("earlier baseline %s left out of the history: %s", earlier.get("sha"), exc)
+        except (ValueError, AgentEvalsError) as exc:  # extra evidence: an unreadable one is left out
             log.info("earlier baseline %s left out of the history: %s", earlier.get("sha"), exc)
     note = f"{how}, kept on branch {branch!r}"
     if history:

@@ -198,10 +198,11 @@ class GitHubClient:
             body = _json(response, f"GET {path}")
             items = body.get(item_key) if item_key and isinstance(body, dict) else body
             if not isinstance(items, list):
-                raise GitHubError(
-                    f"GitHub API GET {path} returned an unexpected page shape "
-                    f"(expected a list{f' under {item_key!r}' if item_key else ''})",
-                    endpoint=path,
+                raise GitHubUnavailableError(
+                    f"GitHub API GET {path} answered a page that is not the shape GitHub documents "
+                    f"(expected a list{f' under {item_key!r}' if item_key else ''}); re-run the job",
+                    status=response.status_code,
+                    endpoint=f"GET {path}",
                 )
             yield from (item for item in items if isinstance(item, dict))
             next_url = response.links.get("next", {}).get("url")
@@ -436,7 +437,15 @@ class GitHubClient:
 
 
 def _json(response: requests.Response, where: str) -> Any:
+    """The decoded JSON body; an answer that is not JSON (a proxy's or an outage's HTML page) is no usable
+    answer: GitHubUnavailableError naming the endpoint and the status."""
     try:
         return response.json()
     except ValueError as exc:
-        raise GitHubError(f"GitHub API {where} returned a body that is not JSON; re-run the job") from exc
+        kind = (response.headers.get("Content-Type") or "no content type").split(";")[0]
+        raise GitHubUnavailableError(
+            f"GitHub API {where} answered HTTP {response.status_code} with a body that is not JSON ({kind}); "
+            "a proxy or an outage page may stand in front of GitHub: re-run the job",
+            status=response.status_code,
+            endpoint=where,
+        ) from exc

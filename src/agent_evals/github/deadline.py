@@ -22,6 +22,10 @@ class GitHubDeadlineError(GitHubUnavailableError):
     """An operation did not finish within its deadline: a host that stalled, trickled or never answered."""
 
 
+class BodyTooLargeError(GitHubError):
+    """A download is larger than its cap: GitHub answered, and what it holds cannot be used."""
+
+
 @dataclass(frozen=True)
 class Deadline:
     """When an operation must be over (``at`` on a monotonic clock), and what it bounds."""
@@ -98,7 +102,7 @@ def read_body(
                 break
             total += len(chunk)
             if max_bytes is not None and total > max_bytes:
-                raise GitHubError(
+                raise BodyTooLargeError(
                     f"download of {where} exceeds {max_bytes} bytes; refusing to read further", endpoint=where
                 )
             chunks.append(chunk)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agent_evals.github import baseline
 from agent_evals.github.baseline import BaselineResult, choose_run, find_baseline
 from agent_evals.github.client import GitHubClient
-from servers.github_server import Fault, GitHubServer, make_zip, record_document, record_zip
+from servers.github_server import Fault, GitHubServer, _Raw, make_zip, record_document, record_zip
 
 REPO = "octo/demo"
 BASE, HEAD, MERGE = "b" * 40, "h" * 40, "m" * 40
@@ -252,3 +253,116 @@ def test_find_baseline__no_history_asked__stops_listing_at_the_merge_base_run(
     result = _lookup(client)
     assert result.history == ()
     assert len(state.api_requests("GET", "/artifacts/")) == 1  # only the chosen run's zip
+
+
+RUNS = f"/repos/{REPO}/actions/workflows/baseline.yml/runs"
+COMPARE = f"/repos/{REPO}/compare/{BASE}...{HEAD}"
+HTML = _Raw(b"<html><body><h1>502 Bad Gateway</h1></body></html>")
+
+
+def _answers() -> dict[str, tuple[Fault, str, str]]:
+    """Fresh faults per test: (GitHub's answer, missing / unknown / found, what the reason says)."""
+    return {
+        # GitHub said there is nothing to have: the baseline is missing, on_missing_baseline decides
+        "workflow-404": (Fault("GET", f"{RUNS}$", 404, {"message": "Not Found"}), "missing", "set --baseline-workflow"),
+        "runs-403-permission": (
+            Fault("GET", f"{RUNS}$", 403, {"message": "Resource not accessible by integration"}),
+            "missing", "add `permissions: actions: read`",
+        ),
+        "zip-410-expired": (Fault("GET", "/zip$", 410, {"message": "Artifact has expired"}), "missing", "(HTTP 410)"),
+        # GitHub said nothing usable: whether a baseline exists is unknown (no verdict, never a pass)
+        "runs-html-200": (
+            Fault("GET", f"{RUNS}$", 200, HTML, {"Content-Type": "text/html"}, times=10), "unknown",
+            f"GET {RUNS} answered HTTP 200 with a body that is not JSON (text/html)",
+        ),
+        "runs-wrong-shape": (
+            Fault("GET", f"{RUNS}$", 200, {"total_count": 1, "workflow_runs": {"oops": 1}}, times=10), "unknown",
+            f"GET {RUNS} answered a page that is not the shape GitHub documents (expected a list under 'workflow_runs')",
+        ),
+        "runs-401-expired-token": (
+            Fault("GET", f"{RUNS}$", 401, {"message": "Bad credentials"}, times=10), "unknown",
+            f"GET {RUNS} failed with HTTP 401: Bad credentials; the token is missing or invalid",
+        ),
+        "runs-422": (
+            Fault("GET", f"{RUNS}$", 422, {"message": "Validation Failed"}), "unknown",
+            f"GET {RUNS} failed with HTTP 422: Validation Failed",
+        ),
+        "artifacts-404": (
+            Fault("GET", "/artifacts$", 404, {"message": "Not Found"}), "unknown", "/artifacts failed with HTTP 404",
+        ),
+        "compare-503": (Fault("GET", "/compare/", 503, times=10), "unknown", f"GET {COMPARE} failed with HTTP 503"),
+        "compare-401": (
+            Fault("GET", "/compare/", 401, {"message": "Bad credentials"}, times=10), "unknown",
+            f"GET {COMPARE} failed with HTTP 401",
+        ),
+        "compare-without-merge-base": (
+            Fault("GET", "/compare/", 200, {"status": "ahead"}), "unknown", f"GET {COMPARE} answered without a merge base",
+        ),
+        # no merge base to see: the newest run older than nothing known is taken, as before
+        "compare-404-no-common-ancestor": (
+            Fault("GET", "/compare/", 404, {"message": f"No common ancestor between {BASE} and {HEAD}."}),
+            "found", "",
+        ),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(_answers()))
+def test_find_baseline__each_github_answer__missing_only_when_github_says_so(
+    github: GitHubServer, client: GitHubClient, kind: str
+) -> None:
+    fault, outcome, says = _answers()[kind]
+    github.state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-02T00:00:00Z")
+    github.state.add_run(head_sha=MERGE, created_at="2026-01-02T00:00:00Z", artifact=record_zip())
+    github.state.faults.append(fault)
+    result = _lookup(client)
+    if outcome == "found":
+        assert result.record is not None and result.reason_missing is None
+        assert (
+            result.to_info().selection
+            == "the newest successful run of the base branch (the merge base is unknown)"
+        )
+        return
+    assert result.record is None and says in (result.reason_missing or ""), result.reason_missing
+    assert result.unreadable is None
+    if outcome == "missing":
+        assert result.unavailable is None
+    else:
+        assert result.unavailable == result.reason_missing
+        assert (result.unavailable or "").startswith("GitHub could not be asked for the baseline: ")
+
+
+def test_find_baseline__artifact_over_the_size_cap__unreadable_not_unknown(
+    github: GitHubServer, client: GitHubClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(baseline, "MAX_ARTIFACT_BYTES", 64)
+    run_id = github.state.add_run(head_sha=MERGE, created_at="2026-01-02T00:00:00Z", artifact=record_zip())
+    result = _lookup(client)
+    assert result.record is None and result.unavailable is None and result.run_id == run_id
+    assert result.unreadable == result.reason_missing and "exceeds 64 bytes" in (result.unreadable or "")
+
+
+@pytest.mark.parametrize(
+    ("fault", "kept"),
+    [
+        (Fault("GET", "/zip$", 410, {"message": "Artifact has expired"}), True),
+        (Fault("GET", "/zip$", 401, {"message": "Bad credentials"}), False),
+        (Fault("GET", "/zip$", 400, {"message": "Bad request"}), False),
+    ],
+    ids=["expired-left-out", "401-unknown", "400-unknown"],
+)
+def test_find_baseline__earlier_baseline_github_will_not_give__left_out_only_when_it_says_so(
+    github: GitHubServer, client: GitHubClient, fault: Fault, kept: bool
+) -> None:
+    state = github.state
+    state.merge_bases[f"{BASE}...{HEAD}"] = (MERGE, "2026-01-05T00:00:00Z")
+    state.add_run(head_sha=MERGE, created_at="2026-01-05T00:00:00Z", artifact=record_zip())
+    older = state.add_run(head_sha="4" * 40, created_at="2026-01-04T00:00:00Z", artifact=record_zip())
+    [artifact] = state.artifacts[older]
+    fault.path = f"/artifacts/{artifact['id']}/zip$"
+    state.faults.append(fault)
+    result = find_baseline(
+        client, repo=REPO, workflow="baseline.yml", branch="main", artifact_name="agent-evals-baseline",
+        base_sha=BASE, head_sha=HEAD, history_limit=1,
+    )  # fmt: skip
+    assert (result.record is not None, result.unavailable is None) == (kept, kept), result.reason_missing
+    assert result.history == ()

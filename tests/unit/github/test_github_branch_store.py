@@ -9,7 +9,7 @@ import pytest
 from agent_evals.errors import GitHubError
 from agent_evals.github.branch_store import find_branch_baseline, store_baseline
 from agent_evals.github.client import GitHubClient
-from servers.github_server import GitHubServer, record_document
+from servers.github_server import Fault, GitHubServer, _Raw, record_document
 
 REPO = "octo/demo"
 BRANCH = "agent-evals-data"
@@ -150,3 +150,29 @@ def test_find_branch_baseline__no_baseline_yet__not_marked_unreadable(
     github.state.branches[BRANCH] = {}
     result = find_branch_baseline(client, REPO, branch=BRANCH, gate_id="g", base_sha=None, head_sha=None)
     assert result.reason_missing and result.unreadable is None
+
+
+@pytest.mark.parametrize(
+    ("fault", "unknown", "says"),
+    [
+        (Fault("GET", "/contents/g/index.json$", 401, {"message": "Bad credentials"}), True, "HTTP 401"),
+        (Fault("GET", "/contents/g/index.json$", 200, _Raw(b"<html>"), {"Content-Type": "text/html"}), True, "not JSON"),
+        (Fault("GET", "/contents/g/m+.json$", 401, {"message": "Bad credentials"}), True, "HTTP 401"),
+        (Fault("GET", "/compare/", 401, {"message": "Bad credentials"}), True, "/compare/"),
+        (Fault("GET", "/contents/g/index.json$", 403, {"message": "Resource not accessible by integration"}), False, "contents: read"),
+        (Fault("GET", "/contents/g/m+.json$", 404, {"message": "Not Found"}), False, "HTTP 404"),
+    ],
+    ids=["index-401", "index-html-200", "record-401", "compare-401", "index-403-permission", "record-404"],
+)  # fmt: skip
+def test_find_branch_baseline__each_github_answer__missing_only_when_github_says_so(
+    github: GitHubServer, client: GitHubClient, fault: Fault, unknown: bool, says: str
+) -> None:
+    github.state.branches[BRANCH] = {}
+    _store(client, "m" * 40, 2)
+    github.state.merge_bases[f"{'b' * 40}...{'h' * 40}"] = ("m" * 40, "2026-01-02T00:00:00Z")
+    github.state.faults.append(fault)
+    result = find_branch_baseline(
+        client, REPO, branch=BRANCH, gate_id="g", base_sha="b" * 40, head_sha="h" * 40
+    )
+    assert result.record is None and says in (result.reason_missing or ""), result.reason_missing
+    assert (result.unavailable == result.reason_missing) if unknown else result.unavailable is None

@@ -123,3 +123,43 @@ def test_publish__github_answer_while_the_baseline_is_looked_up__missing_only_wh
     assert result.returncode == 0, result.stdout + result.stderr
     assert status["state"] == "success" and "no baseline" in status["description"]
     assert says in publisher._body(github)
+
+
+def _endless_comment_pages(server: GitHubServer) -> Fault:
+    """Every page of the pull request's comments links to a next page that is the same page again."""
+    again = f'<{server.api_url}/repos/{REPO}/issues/5/comments?per_page=100&page=2>; rel="next"'
+    return Fault("GET", "/issues/5/comments$", 200, [], {"Link": again}, times=10**6)
+
+
+def test_ci__comment_pages_without_end__exit_3_within_the_deadline_no_comment_posted(
+    h: Harness,  # noqa: F811
+) -> None:
+    h.add_baseline_run(h.baseline_zip())
+    h.github.state.faults.append(_endless_comment_pages(h.github))
+    result = h.run("--github-deadline-s", "10")
+    assert result.code == 3, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.outputs["status"] == "error"
+    assert "no verdict" in result.summary.splitlines()[1]
+    assert (
+        f"GET /repos/{REPO}/issues/5/comments: page 2 links as next to a page already read" in result.stdout
+    )
+    assert h.github.state.api_requests("POST", "/comments") == []
+
+
+def test_publish__comment_pages_without_end__error_status_exit_3_no_comment_posted(
+    github: GitHubServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    github.state.faults.append(_endless_comment_pages(github))
+    result = publisher._publish(
+        github, tmp_path, str(publisher._artifact(tmp_path)), "--github-deadline-s", "10"
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"GET /repos/{REPO}/issues/5/comments: page 2 links" in result.stderr
+    status = github.state.latest_status(publisher.HEAD, publisher.CONTEXT)
+    assert (
+        status is not None and status["state"] == "error" and status["description"].startswith("no verdict")
+    )
+    assert github.state.api_requests("POST", "/comments") == []

@@ -25,8 +25,9 @@ def _env(name: str) -> str:
 FILE = click.Path(dir_okay=False, path_type=Path)
 GITHUB_DEADLINE_HELP = (
     "Seconds within which each GitHub call or download, retries, redirects and Retry-After waits "
-    "included, and the whole baseline lookup must end; a GitHub host that stalls, trickles or never "
-    "answers past it gives no verdict (exit 3), naming the host and what timed out "
+    "included, the whole baseline lookup and the whole comment update must end; a GitHub host that "
+    "stalls, trickles or never answers past it gives no verdict (exit 3), naming the host and what "
+    "timed out "
     f"[default: {DEFAULT_DEADLINE_S:g}]."
 )
 

@@ -24,6 +24,8 @@ API_VERSION = "2022-11-28"
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+PAGE_LIMIT = 100
+"""The most pages ``paginate`` reads (10,000 items at 100 a page) before it calls a listing endless."""
 
 
 class GitHubClient:
@@ -182,31 +184,53 @@ class GitHubClient:
         item_key: str | None = None,
         permission: str | None = None,
         max_pages: int | None = None,
+        page_limit: int = PAGE_LIMIT,
     ) -> Iterator[dict[str, Any]]:
         """Yield the items of every page, following ``Link: <...>; rel="next"`` headers.
 
         ``item_key`` names the list inside an object page (``workflow_runs``, ``artifacts``);
-        without it each page is a JSON list. There is no page limit unless ``max_pages`` is given
-        (a caller that wants only the newest items); stop early by leaving the loop.
+        without it each page is a JSON list. ``max_pages`` stops quietly after that many pages (a
+        caller that wants only the newest items); stop early by leaving the loop. Otherwise every page
+        is read, up to ``page_limit``: a listing that goes on past it, or whose ``next`` link points
+        back to a page already read, is GitHubUnavailableError naming the endpoint and the limit,
+        never a list cut short in silence (a caller looking for one item would wrongly miss it).
         """
+        endpoint = f"GET {path}"
         next_url: str | None = path
         query: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
         pages = 0
+        read: set[str] = set()
         while next_url and (max_pages is None or pages < max_pages):
+            if pages >= page_limit:
+                raise GitHubUnavailableError(
+                    f"GitHub API {endpoint} goes on past {page_limit} pages (the most read, of 100 items "
+                    "each); stopped rather than act on part of the list. Check GITHUB_API_URL and any "
+                    "proxy in front of GitHub, then re-run the job",
+                    endpoint=endpoint,
+                )
             response = self.request("GET", next_url, params=query, permission=permission)
             pages += 1
-            body = _json(response, f"GET {path}")
+            read.update((next_url, str(response.url)))
+            body = _json(response, endpoint)
             items = body.get(item_key) if item_key and isinstance(body, dict) else body
             if not isinstance(items, list):
                 raise GitHubUnavailableError(
                     f"GitHub API GET {path} answered a page that is not the shape GitHub documents "
                     f"(expected a list{f' under {item_key!r}' if item_key else ''}); re-run the job",
                     status=response.status_code,
-                    endpoint=f"GET {path}",
+                    endpoint=endpoint,
                 )
             yield from (item for item in items if isinstance(item, dict))
             next_url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the whole query string
+            if next_url in read:
+                raise GitHubUnavailableError(
+                    f"GitHub API {endpoint}: page {pages} links as next to a page already read "
+                    f"({urlsplit(next_url).path}?{urlsplit(next_url).query}), so the listing would never "
+                    "end; stopped rather than act on part of the list. Check any proxy in front of "
+                    "GitHub, then re-run the job",
+                    endpoint=endpoint,
+                )
 
     def download(
         self,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_evals.core.gate_id import GATE_ID_PATTERN, check_gate_id, gate_marker
 from agent_evals.errors import GitHubError, GitHubPermissionError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 __all__ = ["GATE_ID_PATTERN", "check_gate_id", "marker", "upsert_comment"]
 
@@ -96,7 +97,8 @@ def is_ours(comment: dict[str, Any], tag: str, author: str) -> bool:
 
 
 def our_comments(client: GitHubClient, repo: str, pr: int, tag: str, author: str) -> list[dict[str, Any]]:
-    """Every comment of ours with ``tag``, oldest first (every page is read)."""
+    """Every comment of ours with ``tag``, oldest first (every page is read, up to the client's page
+    limit: past it GitHubUnavailableError, since a marker missed would mean a second comment)."""
     found = [
         c
         for c in client.paginate(f"/repos/{repo}/issues/{pr}/comments", permission="pull-requests: read")
@@ -123,6 +125,7 @@ def upsert_comment(
     *,
     create: bool = True,
     author: str | None = None,
+    deadline_s: float | None = None,
 ) -> CommentResult:
     """Update this gate's comment in place, or post it when none exists and ``create`` is true.
 
@@ -133,10 +136,20 @@ def upsert_comment(
     oldest is deleted (the oldest gets this body). A post that fails in a way that may have landed
     (5xx, dropped connection) is never re-sent: the comments are read again instead. A read-only
     token (a pull request from a fork) is not an error: the result is ``forbidden`` with a notice.
+    The whole update (every page read, every write) ends within ``deadline_s``, else the client's own
+    deadline, else ``DEFAULT_DEADLINE_S`` (GitHubDeadlineError past it).
     """
     tag = marker(gate_id)
     if body.split("\n", 1)[0] != tag:
         body = f"{tag}\n{body}"
+    seconds = deadline_s if deadline_s is not None else client.deadline_s or DEFAULT_DEADLINE_S
+    with client.within(seconds, "the comment update"):
+        return _upsert(client, repo, pr, tag, body, create=create, author=author)
+
+
+def _upsert(
+    client: GitHubClient, repo: str, pr: int, tag: str, body: str, *, create: bool, author: str | None
+) -> CommentResult:
     try:
         author = author or comment_author(client)
         ours = our_comments(client, repo, pr, tag, author) if author else []

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_evals.errors import GitHubError
+from agent_evals.github.deadline import DEFAULT_DEADLINE_S
 
 if TYPE_CHECKING:
     from agent_evals.github.client import GitHubClient
@@ -22,12 +23,14 @@ class Acceptance:
 
 
 def live_labels(client: GitHubClient, repo: str, pr: int) -> tuple[str, ...]:
-    """The names of the labels on ``pr`` now (``GET /repos/{repo}/issues/{pr}/labels``, every page)."""
-    return tuple(
-        str(item["name"])
-        for item in client.paginate(f"/repos/{repo}/issues/{pr}/labels", permission="pull-requests: read")
-        if isinstance(item.get("name"), str)
-    )
+    """The names of the labels on ``pr`` now (``GET /repos/{repo}/issues/{pr}/labels``, every page up to
+    the client's page limit), all read within the client's deadline (else ``DEFAULT_DEADLINE_S``)."""
+    with client.within(client.deadline_s or DEFAULT_DEADLINE_S, "the label read"):
+        return tuple(
+            str(item["name"])
+            for item in client.paginate(f"/repos/{repo}/issues/{pr}/labels", permission="pull-requests: read")
+            if isinstance(item.get("name"), str)
+        )
 
 
 def read_acceptance(client: GitHubClient | None, repo: str | None, pr: int | None, label: str) -> Acceptance:

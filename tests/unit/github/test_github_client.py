@@ -32,6 +32,40 @@ def test_paginate__follows_link_headers__yields_every_item(
     assert pages[2].query["page"] == ["3"]
 
 
+@pytest.mark.parametrize(
+    ("comments", "max_pages", "read"),
+    [(10_000, None, 10_000), (10_001, None, None), (10_001, 2, 200)],
+    ids=["exactly-the-page-limit", "one-item-past-it", "max-pages-stops-quietly"],
+)
+def test_paginate__past_the_page_limit__unavailable_naming_the_endpoint_never_cut_short(
+    github: GitHubServer, client: GitHubClient, comments: int, max_pages: int | None, read: int | None
+) -> None:
+    _add_comments(github, comments)
+    pages = client.paginate(f"/repos/{REPO}/issues/7/comments", max_pages=max_pages)
+    if read is not None:
+        assert len(list(pages)) == read
+        return
+    with pytest.raises(GitHubUnavailableError) as info:
+        list(pages)
+    assert info.value.endpoint == f"GET /repos/{REPO}/issues/7/comments"
+    assert f"GitHub API GET /repos/{REPO}/issues/7/comments goes on past 100 pages" in str(info.value)
+    assert len(github.state.api_requests("GET", "/comments")) == 100
+
+
+def test_paginate__next_link_back_to_a_page_already_read__unavailable_at_once(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    again = f'<{github.api_url}/repos/{REPO}/issues/7/comments?per_page=100&page=2>; rel="next"'
+    github.state.faults.append(Fault("GET", "/issues/7/comments$", 200, [], {"Link": again}, times=1000))
+    with pytest.raises(GitHubUnavailableError) as info:
+        list(client.paginate(f"/repos/{REPO}/issues/7/comments"))
+    assert str(info.value).startswith(
+        f"GitHub API GET /repos/{REPO}/issues/7/comments: page 2 links as next to a page already read "
+        f"(/repos/{REPO}/issues/7/comments?per_page=100&page=2)"
+    )
+    assert len(github.state.api_requests("GET", "/comments")) == 2
+
+
 def test_request__transient_502__retries_with_backoff_then_succeeds(
     github: GitHubServer, client: GitHubClient, sleeps: list[float]
 ) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import requests
 
-from agent_evals.errors import GitHubError, UsageError
+from agent_evals.errors import GitHubError, GitHubUnavailableError, UsageError
 from agent_evals.github.client import GitHubClient
 from agent_evals.github.comments import BOT_LOGIN, comment_author, marker, upsert_comment
+from agent_evals.github.deadline import GitHubDeadlineError
 from servers.github_server import TOKEN, Delay, Fault, GitHubServer
 
 REPO = "octo/demo"
@@ -47,6 +49,36 @@ def test_upsert_comment__marker_past_fifty_pages__found_not_duplicated(
     result = upsert_comment(client, REPO, 5, "g", "new")
     assert result.action == "updated" and result.comment_id == ours["id"]
     assert len(github.state.comments[5]) == 5101 and github.state.api_requests("POST", "/comments") == []
+
+
+def test_upsert_comment__comment_pages_without_end__unavailable_and_nothing_posted(
+    github: GitHubServer, client: GitHubClient
+) -> None:
+    # a proxy (or a broken GitHub Enterprise) that links every page to a next one: the marker may be on
+    # a page never read, so posting would make a second comment
+    again = f'<{github.api_url}/repos/{REPO}/issues/5/comments?per_page=100&page=2>; rel="next"'
+    github.state.faults.append(Fault("GET", "/issues/5/comments$", 200, [], {"Link": again}, times=1000))
+    with pytest.raises(GitHubUnavailableError, match=f"GET /repos/{REPO}/issues/5/comments: page 2 links"):
+        upsert_comment(client, REPO, 5, "g", "body")
+    assert github.state.api_requests("POST", "/comments") == []
+
+
+def test_upsert_comment__slow_pages__the_whole_update_ends_within_the_clients_deadline(
+    github: GitHubServer,
+) -> None:
+    # each page answers well within the deadline of one call; thirty of them do not fit in the whole one
+    for i in range(3000):
+        github.state.comments.setdefault(5, []).append(
+            {"id": i + 1, "body": "chatter", "user": {"login": "x"}}
+        )
+    github.state.delays.append(Delay("GET", r"/issues/5/comments$", 0.3))
+    started = time.monotonic()
+    with requests.Session() as session:
+        client = GitHubClient(session, api_url=github.api_url, token=TOKEN, deadline_s=1.5)
+        with pytest.raises(GitHubDeadlineError, match="the comment update did not finish in time"):
+            upsert_comment(client, REPO, 5, "g", "body")
+    assert time.monotonic() - started < 5
+    assert github.state.api_requests("POST", "/comments") == []
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent_evals.cost.prices import PriceTable
 from agent_evals.errors import UsageError
 from agent_evals.gate import usage_gate
-from agent_evals.gate.measured import ACCEPT, named, rename_message
+from agent_evals.gate.measured import ACCEPT, named, rename_reasons
 from agent_evals.gate.model import (
     BaselineInfo,
     Comparison,
@@ -443,11 +443,8 @@ def _run_reasons(
         )
     if replaced and not any(s.header["id"] in base_suites for s in cand.suites):  # else each suite says it
         reasons.append(Reason(kind="replaced", message=_replaced_message(base_suites, cand), blocking=True))
-    if across is not None and across.failed:
-        label = f"Suites {named(across.suite_ids)}"
-        reasons.append(
-            Reason(kind="renamed", message=rename_message(label, across, effective), blocking=True)
-        )
+    if across is not None:
+        reasons += rename_reasons(f"Suites {named(across.suite_ids)}", across, effective, suite_id=None)
     return reasons
 
 

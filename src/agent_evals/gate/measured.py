@@ -106,6 +106,32 @@ def unsettled_rename_message(label: str, check: RenameCheck, knobs: Knobs) -> st
     )
 
 
+def rename_reasons(label: str, check: RenameCheck, knobs: Knobs, *, suite_id: str | None) -> list[Reason]:
+    """What a renamed-cases test says: a failure when it found a significant drop beyond ``max_drop``;
+    such a drop it cannot call, where as many removed cases could have shown it, is inconclusive
+    (new cases added beside the renamed ones dilute it), never read as "no regression"."""
+    if check.failed:
+        return [
+            Reason(
+                kind="renamed", message=rename_message(label, check, knobs), suite_id=suite_id, blocking=True
+            )
+        ]
+    if (
+        check.delta is not None
+        and check.delta <= -knobs.max_drop
+        and _could_have_called(check.removed_graded, knobs.alpha)
+    ):
+        return [
+            Reason(
+                kind="renamed",
+                message=unsettled_rename_message(label, check, knobs),
+                suite_id=suite_id,
+                blocking=knobs.on_inconclusive == "fail",
+            )
+        ]
+    return []
+
+
 def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> list[Reason]:
     """A suite's reasons for what changed in what it measures (``complete``: the candidate is a whole
     run; a shard or an interrupted run lacks cases and trials without having removed them)."""
@@ -137,28 +163,8 @@ def suite_reasons(result: SuiteComparison, knobs: Knobs, *, complete: bool) -> l
                 blocking=action == "fail",
             )
         )
-    check = result.renamed
-    if check is not None and check.failed:
-        reasons.append(
-            Reason(kind="renamed", message=rename_message(label, check, knobs), suite_id=sid, blocking=True)
-        )
-    elif (
-        check is not None
-        and check.delta is not None
-        and check.delta <= -knobs.max_drop
-        and _could_have_called(check.removed_graded, knobs.alpha)
-    ):
-        # beyond the tolerated drop but not significant, where as many added cases as removed could
-        # have shown it (new cases added beside the renamed ones dilute it): said as the suite's own
-        # inconclusive drop is, never read as "no regression"
-        reasons.append(
-            Reason(
-                kind="renamed",
-                message=unsettled_rename_message(label, check, knobs),
-                suite_id=sid,
-                blocking=knobs.on_inconclusive == "fail",
-            )
-        )
+    if result.renamed is not None:
+        reasons += rename_reasons(label, result.renamed, knobs, suite_id=sid)
     if result.fewer_trials:
         fewer = result.fewer_trials
         action = knobs.on_fewer_trials

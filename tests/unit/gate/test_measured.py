@@ -241,6 +241,22 @@ def test_compare__suite_kept_without_cases__its_critical_cases_guarded_never_no_
     assert "no baseline" not in headline(result) and "1 suite removed" in headline(result)
 
 
+@pytest.mark.parametrize(("flags", "exit_code"), [({}, 0), ({"on_inconclusive": "fail"}, 1)])
+def test_compare__failing_cases_moved_to_a_new_suite_beside_easy_ones__inconclusive_never_no_regression(
+    record, flags: dict[str, Any], exit_code: int
+) -> None:
+    # 8 failing cases moved out of home into a new suite with 60 easy new ones: the drop they show
+    # over the removed cases is diluted below significance, as within a suite
+    base = record({"home": passing("c", 20)})
+    moved = {f"g/c{i}": "F" for i in range(12, 20)} | passing("e", 60)
+    result = compare(base, record({"home": passing("c", 12), "away": moved}), **flags)
+    assert result.exit_code == exit_code, [r.message for r in result.reasons]
+    [reason] = [r for r in result.reasons if r.kind == "renamed"]
+    assert reason.suite_id is None and reason.message.startswith("Suites home, away: the 68 added cases")
+    assert "no regression" not in headline(result)
+    assert "pass rate dropped over renamed or replaced cases" in headline(result)
+
+
 def test_compare__fewer_trials__named_and_not_a_mismatch_reason(record) -> None:
     result = compare(record({"home": passing("c", 20, "PPP")}), record({"home": passing("c", 20, "P")}))
     assert "trials 3 -> 1" in headline(result)

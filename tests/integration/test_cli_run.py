@@ -626,6 +626,7 @@ def test_eval_that_forks_without_ending_its_child__record_whole_no_orphan(tmp_pa
         ("def", "os._exit(0)"),
         ("async def", "os._exit(0)"),
         ("def", "os._exit(3)"),
+        ("def", "import posix; posix._exit(0)"),  # the same function under its other name
         # a thread the trial started: the thread ends, the run goes on
         ("def", "t = threading.Thread(target=os._exit, args=(0,)); t.start(); t.join()"),
     ],

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
 _REAL_EXIT = os._exit
 """The interpreter's own ``os._exit``, which our code calls through :func:`leave`."""
+_PLATFORM = sys.modules[os.name]
+"""``posix`` (``nt``): where ``os`` takes ``_exit`` from, reachable under that name too."""
 
 
 class ExitRefused(SystemExit):
@@ -28,7 +31,9 @@ def exits_refused() -> Iterator[None]:
 
     Left as is, an agent, eval or library calling ``os._exit(0)`` ended the run at once with exit 0
     and no finished record: a ``--fail-under`` gate passed on a run that never finished. A forked
-    child (another process id) still ends as it asked."""
+    child (another process id) still ends as it asked. Code that means to end the process can still
+    (``os.execv``, libc's ``_exit``, an ``atexit`` hook): ``run --fail-under`` is no boundary against
+    that, ``ci`` is (it reads the record the child leaves and never passes without a finished one)."""
     pid = os.getpid()
 
     def guarded(status: int) -> NoReturn:
@@ -40,7 +45,9 @@ def exits_refused() -> Iterator[None]:
         )
 
     os._exit = guarded
+    setattr(_PLATFORM, "_exit", guarded)  # noqa: B010 (the module's type does not list it)
     try:
         yield
     finally:
         os._exit = _REAL_EXIT
+        setattr(_PLATFORM, "_exit", _REAL_EXIT)  # noqa: B010

@@ -29,12 +29,13 @@ def fewer_trials(
     base_counts: Sequence[int],
     cand_counts: Sequence[int],
     unverdicted: bool = False,
-) -> list[tuple[str, int, int, bool]]:
-    """(case id, baseline trials, candidate trials, counting only those with a verdict) of each shared
+) -> list[tuple[str, str, str, bool]]:
+    """(case id, baseline trials, candidate trials, counting the trials with a verdict) of each shared
     case run with fewer trials now. With ``unverdicted`` (the candidate has trials without a pass/fail
-    verdict) a case that ran as many trials but gave fewer a verdict or an error counts too, by those
-    trials: the comparison leaves the others out, so two of three trials recorded as a bare number
-    would hide their failures. A case that gave none a verdict lost its grade instead (``lost-grade``)."""
+    verdict) a case counts too when a larger share of its trials has neither a verdict nor an error
+    than in the baseline: the comparison leaves those trials out, so failing trials recorded as a bare
+    number (beside as many verdicts as before, or more trials) would hide their failures; the counts
+    are then ``verdicts of trials``. A case with no verdict at all lost its grade instead (``lost-grade``)."""
     if not base_counts or not cand_counts or (min(cand_counts) >= max(base_counts) and not unverdicted):
         return []  # the usual case: the same trials everywhere, nothing to walk
     out = []
@@ -44,14 +45,18 @@ def fewer_trials(
             continue
         before, now = len(old.raw.get("trials") or ()), len(case.raw.get("trials") or ())
         if now < before:
-            out.append((cid, before, now, False))
-        elif unverdicted and 0 < case.key[0] < min(old.key[0], now):
-            out.append((cid, old.key[0], case.key[0], True))
+            out.append((cid, str(before), str(now), False))
+        elif (
+            unverdicted
+            and 0 < case.key[0] < now
+            and (now - case.key[0]) * before > (before - old.key[0]) * now
+        ):
+            out.append((cid, f"{old.key[0]} of {before}", f"{case.key[0]} of {now}", True))
     return out
 
 
-def trials_change(fewer: Sequence[tuple[str, int, int, bool]]) -> str:
-    """The most common change, as ``trials 3 -> 1`` (``trials with a verdict 3 -> 1``)."""
+def trials_change(fewer: Sequence[tuple[str, str, str, bool]]) -> str:
+    """The most common change, as ``trials 3 -> 1`` (``trials with a pass/fail verdict 3 of 3 -> 1 of 3``)."""
     (before, now, verdicts), _ = Counter((b, c, v) for _, b, c, v in fewer).most_common(1)[0]
     return f"trials{' with a pass/fail verdict' if verdicts else ''} {before} -> {now}"
 

@@ -206,28 +206,26 @@ def rename_check(
 
 
 def moved_or_renamed(base_suites: Mapping[str, SuiteSummary], picks: Sequence[Pick]) -> RenameCheck | None:
-    """The removed and added cases no suite's own test compares, against each other: the removed
-    suites' cases and those removed from a suite that added none, against the new suites' cases and
-    those added to a suite that removed none. A suite renamed, or failing cases moved from one suite
-    into another (a new one, or one that only gained cases), is tested as a rename within a suite is."""
+    """Every case the run removed against every case it added, when they are in more than one suite
+    (a suite renamed, or cases moved from one suite into another); None when they are all in one
+    suite, whose own test compares them. Pooled whole: an unrelated case added or removed beside the
+    moved ones in either suite must not hand them to that suite's own test, where they meet nothing."""
     ran = {pick.sid for pick in picks}
     sids = [sid for sid in base_suites if sid not in ran]
     removed = [case for sid in sids for case in base_suites[sid].view.cases.values()]
     added: list[CaseView] = []
     for pick in picks:
         cases, base = pick.cand_view.cases, pick.base_view
-        if pick.replaced is not None or pick.same_ids:
-            continue  # every case in its own test, or none removed or added
-        new = (
-            list(cases.values()) if base is None else [c for cid, c in cases.items() if cid not in base.cases]
-        )
-        if pick.gone and new:
-            continue  # its own test compares them
-        if pick.gone:
-            removed += pick.gone
-        elif new:
-            added += new
+        if pick.same_ids:
+            continue  # none removed or added
+        if pick.replaced is not None:
+            gone, new = list(pick.replaced.cases.values()), list(cases.values())
+        elif base is None:
+            gone, new = [], list(cases.values())
         else:
-            continue
-        sids.append(pick.sid)
-    return rename_check(sids, removed, added)
+            gone, new = pick.gone, [c for cid, c in cases.items() if cid not in base.cases]
+        if gone or new:
+            removed += gone
+            added += new
+            sids.append(pick.sid)
+    return rename_check(sids, removed, added) if len(sids) > 1 else None

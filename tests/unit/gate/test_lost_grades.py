@@ -158,10 +158,12 @@ def ungrade_trials(doc: dict[str, Any], case_ids: set[str], keep: int) -> dict[s
     ("base_codes", "cand_codes", "keep", "flags", "exit_code", "change"),
     [
         # two of three trials failed, recorded as a bare number: fewer trials with a verdict, a failure
-        ("PPP", "PFF", 1, {}, 1, "trials with a pass/fail verdict 3 -> 1"),
-        ("PPP", "PPF", 2, {}, 1, "trials with a pass/fail verdict 3 -> 2"),
+        ("PPP", "PFF", 1, {}, 1, "trials with a pass/fail verdict 3 of 3 -> 1 of 3"),
+        ("PPP", "PPF", 2, {}, 1, "trials with a pass/fail verdict 3 of 3 -> 2 of 3"),
+        # more trials, the extra failing ones without a verdict: as many verdicts as before, a larger share without
+        ("PPP", "PPPFFF", 3, {}, 1, "trials with a pass/fail verdict 3 of 3 -> 3 of 6"),
         # on_fewer_trials decides it, as for trials that did not run
-        ("PPP", "PFF", 1, {"on_fewer_trials": "warn"}, 0, "trials with a pass/fail verdict 3 -> 1"),
+        ("PPP", "PFF", 1, {"on_fewer_trials": "warn"}, 0, "trials with a pass/fail verdict 3 of 3 -> 1 of 3"),
         # every trial kept its verdict: nothing to say
         ("PPP", "PPP", 3, {}, 0, None),
         # fewer trials run: said as before
@@ -188,3 +190,12 @@ def test_compare__trials_that_lost_their_verdict__fewer_trials_when_the_case_kep
         [reason] = [r for r in result.reasons if r.kind == "fewer-trials"]
         assert reason.message.startswith(f"Suite home: {change}: 12 cases run with fewer trials")
         assert reason.blocking == (exit_code == 1)
+
+
+def test_compare__as_large_a_share_without_a_verdict_as_the_baseline__not_fewer_trials(record) -> None:
+    broken = {f"g/c{i}" for i in range(12)}
+    base = ungrade_trials(record({"home": {f"g/c{i}": "PPP" for i in range(40)}}), broken, 1)
+    cand = ungrade_trials(record({"home": {f"g/c{i}": "PPPPPP" for i in range(40)}}), broken, 2)
+    result = compare(base, cand)  # 2 of 3 without a verdict before, 4 of 6 now: the same share
+    assert result.suites[0].trials_change is None
+    assert "fewer-trials" not in kinds(result)

@@ -149,6 +149,22 @@ def passing(prefix: str, n: int, codes: str = "P") -> dict[str, str]:
             1,
             ["renamed"],
         ),
+        # ... also when either suite adds or removes an unrelated case beside them (no suite's own test
+        # may take the moved cases: there they meet nothing)
+        (
+            {"A": passing("a", 20) | passing("x", 8), "B": passing("b", 20)},
+            {"A": passing("a", 20) | passing("new", 1), "B": passing("b", 20) | passing("y", 8, "F")},
+            {},
+            1,
+            ["renamed"],
+        ),
+        (
+            {"A": passing("a", 20) | passing("x", 8), "B": passing("b", 20)},
+            {"A": passing("a", 20), "B": passing("b", 19) | passing("y", 8, "F")},
+            {},
+            1,
+            ["renamed"],
+        ),
         # moved with their results: passes (a warning names the removed cases)
         (
             {"home": passing("c", 20), "keep": passing("k", 5)},

@@ -76,13 +76,15 @@ def _mark_critical(view: SuiteView, globs: Sequence[str], ids: Iterable[str] | N
     return view
 
 
-def _mark_group_critical(view: SuiteView, resolved: SuiteKnobs, globs: Sequence[str]) -> None:
-    """Flag the cases a group override's critical globs name, in that group only (``globs``: the
-    suite's, already applied to every case)."""
+def _mark_critical_cases(view: SuiteView, resolved: SuiteKnobs, globs: Sequence[str]) -> SuiteView:
+    """Flag the cases the suite's critical ``globs`` name, and in each group those its override's
+    globs name (a case is critical when either does)."""
+    _mark_critical(view, globs)
     for group, ids in view.groups.items():
         own = [g for g in resolved.group(group).critical_cases if g not in globs]
         if own:
             _mark_critical(view, own, ids)
+    return view
 
 
 def regroup_as_baseline(base: SuiteView, cand: SuiteView) -> list[tuple[str, str, str]]:
@@ -127,9 +129,7 @@ def passing_critical(base_suite: SuiteSummary, policy: Policy) -> list[str]:
     or the baseline's own block) and passed every trial: what a candidate without that suite drops
     unguarded."""
     resolved = SuiteKnobs(policy, base_suite.header["id"])
-    globs = _baseline_globs(base_suite, resolved.knobs)
-    view = _mark_critical(base_suite.view, globs)
-    _mark_group_critical(view, resolved, globs)
+    view = _mark_critical_cases(base_suite.view, resolved, _baseline_globs(base_suite, resolved.knobs))
     return [case.id for case in view.cases.values() if case.critical and case.fraction == 1.0]
 
 
@@ -154,12 +154,9 @@ def select_cases(
     knobs = resolved.knobs
     cand_view, base_view = suite.view, base_suite.view if base_suite is not None else None
     regrouped = regroup_as_baseline(base_view, cand_view) if base_view is not None else []
-    _mark_critical(cand_view, knobs.critical_cases)
-    _mark_group_critical(cand_view, resolved, knobs.critical_cases)
-    if base_suite is not None and base_view is not None:
-        globs = _baseline_globs(base_suite, knobs)
-        _mark_critical(base_view, globs)
-        _mark_group_critical(base_view, resolved, globs)
+    _mark_critical_cases(cand_view, resolved, knobs.critical_cases)
+    if base_suite is not None:
+        _mark_critical_cases(base_suite.view, resolved, _baseline_globs(base_suite, knobs))
     cand = cand_view.cases
     base = base_view.cases if base_view is not None else None
     if base is not None:

@@ -60,13 +60,18 @@ def decide(
     for diff in result.cases:
         if diff.case_id in changed:
             diff.redefined = True
+    return _decided(
+        result, message(f"Suite {result.suite_id}", ids, knobs), ids[0] if len(ids) == 1 else None, knobs
+    )
+
+
+def _decided(
+    result: SuiteComparison, text: str, case_id: str | None, knobs: Knobs
+) -> list[tuple[Verdict, Outcome, Reason]]:
+    """A ``redefined`` reason with the verdict and outcome ``on_redefined_cases`` gives it."""
     blocking = knobs.on_redefined_cases == "fail"
     reason = Reason(
-        kind="redefined",
-        message=message(f"Suite {result.suite_id}", ids, knobs),
-        suite_id=result.suite_id,
-        case_id=ids[0] if len(ids) == 1 else None,
-        blocking=blocking,
+        kind="redefined", message=text, suite_id=result.suite_id, case_id=case_id, blocking=blocking
     )
     return [("failed", "fail", reason) if blocking else ("passed", "warn", reason)]
 
@@ -82,17 +87,10 @@ def regrouped(
     shown = ", ".join(f"{cid} ({before} -> {now})" for cid, before, now in moved[:LISTED])
     more = f" and {n - LISTED:,} more" if n > LISTED else ""
     one = n == 1
-    blocking = knobs.on_redefined_cases == "fail"
-    reason = Reason(
-        kind="redefined",
-        message=(
-            f"Suite {result.suite_id}: {n:,} {'case was' if one else 'cases were'} moved to another group "
-            f"since the baseline (on_redefined_cases: {knobs.on_redefined_cases}): {shown}{more}. "
-            f"{'It is' if one else 'They are'} judged in the baseline's group, under that group's knobs, "
-            "until a baseline has the new one; if the move is intended, accept it with the accept label."
-        ),
-        suite_id=result.suite_id,
-        case_id=moved[0][0] if one else None,
-        blocking=blocking,
+    text = (
+        f"Suite {result.suite_id}: {n:,} {'case was' if one else 'cases were'} moved to another group "
+        f"since the baseline (on_redefined_cases: {knobs.on_redefined_cases}): {shown}{more}. "
+        f"{'It is' if one else 'They are'} judged in the baseline's group, under that group's knobs, "
+        "until a baseline has the new one; if the move is intended, accept it with the accept label."
     )
-    return [("failed", "fail", reason) if blocking else ("passed", "warn", reason)]
+    return _decided(result, text, moved[0][0] if one else None, knobs)
